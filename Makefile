@@ -1,0 +1,62 @@
+# poolmem: one entry point.
+#
+#   make            build poolmem.ko (kbuild, W=1) and the C++20 userspace (CMake)
+#   make check      every test: host unit tests, the QEMU guest suites, the
+#                   exporter end-to-end test, the rig self-test; the last line
+#                   is "N passed, N failed" and the exit status follows it
+#   make demo       boot the cxl2 rig, bring pooled memory online, show it
+#   make bench      benchmarks inside the rig (figures are ratios)
+#   make install    module (+ depmod), binaries, man pages, units
+#   make clean
+#
+# KVER selects the kernel (default: newest Debian kernel installed under
+# /boot with modules, the one the rig boots); KDIR overrides its build tree.
+
+KVER ?= $(shell . scripts/rig/lib.sh && rig_kver 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= build
+CMAKE_BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+DESTDIR ?=
+PREFIX ?= /usr/local
+
+.PHONY: all kmod userspace check check-unit check-guest check-rig demo bench install clean
+
+all: kmod userspace
+
+kmod:
+	@test -d "$(KDIR)" || { echo "kmod: no kernel build tree at '$(KDIR)' (run scripts/deps.sh or set KDIR=)"; exit 2; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+
+$(BUILD)/CMakeCache.txt: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+userspace: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+check: all
+	scripts/check
+
+check-unit: userspace
+	scripts/check unit
+
+check-guest: all
+	scripts/check guest $(TOPOLOGIES)
+
+check-rig: all
+	scripts/check rig
+
+demo: all
+	scripts/demo
+
+bench: all
+	scripts/bench
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	rm -rf $(BUILD)

@@ -1,0 +1,111 @@
+// poolctl node: NUMA nodes as the kernel sees them (CPUs, memory, online
+// blocks, distances, HMAT), the raw material pools are made of.
+#include "commands.hpp"
+
+#include <poolmem/size.hpp>
+#include <poolmem/topology.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace poolctl {
+
+namespace {
+
+struct NodeListOptions {
+	bool json = false;
+};
+
+std::string cpus_text(const std::vector<int> &cpus)
+{
+	if (cpus.empty())
+		return "-";
+	std::ostringstream s;
+	for (size_t i = 0; i < cpus.size();) {
+		size_t j = i;
+		while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+			j++;
+		if (i)
+			s << ',';
+		s << cpus[i];
+		if (j > i)
+			s << '-' << cpus[j];
+		i = j + 1;
+	}
+	return s.str();
+}
+
+unsigned online_blocks(const poolmem::Topology &t, int node)
+{
+	unsigned n = 0;
+	for (const auto &mb : t.blocks)
+		if (mb.node == node && mb.state == "online")
+			n++;
+	return n;
+}
+
+void run_node_list(const GlobalOptions &g, const NodeListOptions &o)
+{
+	const poolmem::Topology t = poolmem::read_topology(g.sysfs);
+
+	if (o.json) {
+		nlohmann::json out = nlohmann::json::array();
+		for (const auto &n : t.nodes) {
+			nlohmann::json j = {
+				{"node", n.id},
+				{"cpus", n.cpus},
+				{"mem_total", n.mem_total},
+				{"mem_free", n.mem_free},
+				{"blocks", n.blocks.size()},
+				{"blocks_online", online_blocks(t, n.id)},
+				{"distance", n.distance},
+			};
+			if (n.access0.read_latency_ns) {
+				j["access0"] = {
+					{"initiators", n.access0.initiators},
+					{"read_latency_ns", *n.access0.read_latency_ns},
+					{"read_bandwidth_mbps", n.access0.read_bandwidth_mbps.value_or(0)},
+				};
+			}
+			out.push_back(j);
+		}
+		std::cout << out.dump(2) << '\n';
+		return;
+	}
+
+	std::printf("%-5s %-8s %10s %10s %13s %9s %9s  %s\n", "NODE", "CPUS", "TOTAL", "FREE",
+		    "BLOCKS(ONL)", "LATENCY", "BANDWIDTH", "DISTANCES");
+	for (const auto &n : t.nodes) {
+		const unsigned online = online_blocks(t, n.id);
+		std::ostringstream dist;
+		for (size_t i = 0; i < n.distance.size(); i++)
+			dist << (i ? " " : "") << n.distance[i];
+		std::string lat = n.access0.read_latency_ns ? std::to_string(*n.access0.read_latency_ns) + "ns" : "-";
+		std::string bw = n.access0.read_bandwidth_mbps
+					 ? std::to_string(*n.access0.read_bandwidth_mbps) + "MB/s"
+					 : "-";
+		std::string blocks = std::to_string(n.blocks.size()) + "(" + std::to_string(online) + ")";
+		std::printf("%-5d %-8s %10s %10s %13s %9s %9s  %s\n", n.id, cpus_text(n.cpus).c_str(),
+			    poolmem::format_size(n.mem_total).c_str(), poolmem::format_size(n.mem_free).c_str(),
+			    blocks.c_str(), lat.c_str(), bw.c_str(), dist.str().c_str());
+	}
+	std::printf("memory block size %s, %zu blocks\n", poolmem::format_size(t.block_size).c_str(),
+		    t.blocks.size());
+}
+
+} // namespace
+
+void setup_node(CLI::App &app, const GlobalOptions &g)
+{
+	auto *node = app.add_subcommand("node", "NUMA nodes: CPUs, memory, blocks, distances, HMAT");
+	node->require_subcommand(1);
+	auto opts = std::make_shared<NodeListOptions>();
+	auto *list = node->add_subcommand("list", "list NUMA nodes");
+	list->add_flag("--json", opts->json, "print JSON");
+	list->callback([&g, opts] { run_node_list(g, *opts); });
+}
+
+} // namespace poolctl

@@ -1,0 +1,25 @@
+# cxl2: two CXL type-3 memory devices (persistent-memory capable, as QEMU 7.2
+# emulates them), each behind its own CXL host bridge and root port with its
+# own fixed memory window, so each becomes its own CPU-less NUMA node: two
+# pools. Guest: cxl create-region -> ndctl create-namespace (devdax) ->
+# daxctl reconfigure-device --mode=system-ram.
+# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS.
+for d in A B; do
+	rm -f "$work/cxl$d.img" "$work/lsa$d.img"  # stale labels would hold the space
+	truncate -s 2G "$work/cxl$d.img"
+	truncate -s 1M "$work/lsa$d.img"
+done
+QEMU_ARGS=(
+	-machine q35,cxl=on -smp 2 -m 2G,slots=4,maxmem=12G
+	-object memory-backend-file,id=cm0,share=on,mem-path="$work/cxlA.img",size=2G
+	-object memory-backend-file,id=cl0,share=on,mem-path="$work/lsaA.img",size=1M
+	-object memory-backend-file,id=cm1,share=on,mem-path="$work/cxlB.img",size=2G
+	-object memory-backend-file,id=cl1,share=on,mem-path="$work/lsaB.img",size=1M
+	-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+	-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
+	-device cxl-type3,bus=rp0,memdev=cm0,lsa=cl0,id=cxl-pmem0
+	-device pxb-cxl,bus_nr=222,bus=pcie.0,id=cxl.2
+	-device cxl-rp,port=0,bus=cxl.2,id=rp1,chassis=0,slot=3
+	-device cxl-type3,bus=rp1,memdev=cm1,lsa=cl1,id=cxl-pmem1
+	-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G,cxl-fmw.1.targets.0=cxl.2,cxl-fmw.1.size=4G
+)

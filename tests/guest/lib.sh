@@ -1,0 +1,112 @@
+# Helpers for guest tests (sourced inside the QEMU guest).
+# A test exits 0 to pass, 77 to skip, anything else to fail; the rig's /init
+# also fails it when dmesg shows Call Trace, BUG: or WARNING: afterwards.
+
+TEST=$(basename "$0" .sh)
+err() { echo "$TEST: FAIL at line $1" >&2; exit 1; }
+trap 'err $LINENO' ERR
+set -e
+
+fail() { echo "$TEST: FAIL: $*" >&2; exit 1; }
+skip() { echo "$TEST: SKIP: $*" >&2; exit 77; }
+info() { echo "$TEST: $*"; }
+
+# check_eq WHAT EXPECTED ACTUAL
+check_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+	info "ok: $1 = $3"
+}
+
+# Ask the host runner to do something (scripts/rig/qmp.py actions).
+host_request() { echo "@@RIG HOST $*"; }
+
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local t=$1 i=0; shift
+	while ! "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt $((t * 5)) ] || return 1
+		sleep 0.2
+	done
+}
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+MEMSYS=/sys/devices/system/memory
+NODESYS=/sys/devices/system/node
+block_bytes() { printf '%d\n' "0x$(cat $MEMSYS/block_size_bytes)"; }
+
+# Memory blocks (memoryN names) of NUMA node $1.
+node_blocks() { ls -d $NODESYS/node$1/memory[0-9]* 2>/dev/null | xargs -n1 basename 2>/dev/null || true; }
+
+# MemTotal of node $1 in KiB.
+node_memtotal_kb() { awk '/MemTotal/ { print $4 }' $NODESYS/node$1/meminfo; }
+
+# Online every offline block of node $1 as movable; print how many blocks
+# of the node are online afterwards.
+online_node_blocks() {
+	local n=0 b
+	for b in $(node_blocks "$1"); do
+		[ "$(cat $MEMSYS/$b/state)" = online ] ||
+			echo online_movable > $MEMSYS/$b/state
+		[ "$(cat $MEMSYS/$b/state)" = online ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# The NUMA node (number) a dax device's system-ram memory lives on.
+dax_node() { cat /sys/bus/dax/devices/$1/target_node; }
+
+ndctl_has_region() { ndctl list -R -r "$1" 2>/dev/null | grep -q '"dev"'; }
+
+cxl_pmem_ready() {
+	local d=/sys/bus/cxl/devices
+	[ -e $d/nvdimm-bridge0/driver ] &&
+		[ "$(ls $d | grep -c '^pmem[0-9]')" = "$(ls $d | grep -c '^mem[0-9]')" ] &&
+		for p in $(ls $d | grep '^pmem[0-9]'); do [ -e $d/$p/driver ] || return 1; done
+}
+
+# Hand every dax device to kmem (blocks stay offline) unless it is already
+# in system-ram mode; print the dax device names.
+dax_to_system_ram() {
+	local dax out
+	for dax in $(ls /sys/bus/dax/devices/); do
+		if [ "$(basename "$(readlink /sys/bus/dax/devices/$dax/driver)")" != kmem ]; then
+			out=$(daxctl reconfigure-device --mode=system-ram --no-online "$dax" 2>&1) ||
+				fail "$dax: daxctl reconfigure-device failed: $out"
+		fi
+		echo "$dax"
+	done
+}
+
+# Bring every CXL memdev under its own root decoder into system-ram:
+# create a pmem region per root decoder, a devdax namespace on it, and hand
+# the dax device to kmem (offline). Prints the dax device names.
+cxl_to_system_ram() {
+	local dec r ns dax
+	# wait until cxl_pmem has bound the nvdimm bridge and a pmem device
+	# for every memdev, or regions come up without an nvdimm region
+	wait_for 20 cxl_pmem_ready || fail "cxl_pmem: nvdimm bridge or pmem devices missing"
+	ndctl list >/dev/null 2>&1 || true
+	for dec in $(ls -d /sys/bus/cxl/devices/decoder0.* | xargs -n1 basename); do
+		# idempotent: a root decoder that already has a region keeps it
+		ls -d /sys/bus/cxl/devices/$dec/region[0-9]* >/dev/null 2>&1 && continue
+		r=$(cxl create-region -d "$dec" -t pmem 2>/dev/null | sed -n 's/.*"region":"\(region[0-9]*\)".*/\1/p')
+		[ -n "$r" ] || fail "$dec: cxl create-region failed"
+		# cxl_pmem registers the nvdimm region asynchronously: wait for it
+		wait_for 20 ndctl_has_region "$r" || fail "$r: no nvdimm region appeared"
+		out=$(ndctl create-namespace -r "$r" -m devdax 2>&1) || fail "$r: ndctl create-namespace failed: $out"
+	done
+	dax_to_system_ram
+}
+
+# The same for NVDIMM namespaces (label-less regions on QEMU's nvdimm).
+nvdimm_to_system_ram() {
+	local ns dax
+	ndctl list >/dev/null 2>&1 || true
+	for ns in $(ls -d /sys/bus/nd/devices/namespace*.0 | xargs -n1 basename); do
+		ndctl list -N -n "$ns" 2>/dev/null | grep -q '"mode":"devdax"' && continue
+		ndctl create-namespace -f -e "$ns" -m devdax >/dev/null 2>&1 || fail "$ns: ndctl create-namespace failed"
+	done
+	dax_to_system_ram
+}

@@ -1,0 +1,61 @@
+#include <poolmem/size.hpp>
+
+#include <gtest/gtest.h>
+
+using poolmem::format_size;
+using poolmem::parse_size;
+
+TEST(SizeParse, accepts_plain_bytes) { EXPECT_EQ(parse_size("4096"), 4096u); }
+
+TEST(SizeParse, accepts_binary_suffixes)
+{
+	EXPECT_EQ(parse_size("2M"), 2ull << 20);
+	EXPECT_EQ(parse_size("16G"), 16ull << 30);
+	EXPECT_EQ(parse_size("1T"), 1ull << 40);
+	EXPECT_EQ(parse_size("512k"), 512ull << 10);
+	EXPECT_EQ(parse_size("8GiB"), 8ull << 30);
+	EXPECT_EQ(parse_size("8GB"), 8ull << 30);
+}
+
+TEST(SizeParse, accepts_fractions)
+{
+	EXPECT_EQ(parse_size("1.5G"), 3ull << 29);
+	EXPECT_EQ(parse_size("0.5K"), 512u);
+}
+
+TEST(SizeParse, rejects_trailing_garbage)
+{
+	EXPECT_FALSE(parse_size("12Gx"));
+	EXPECT_FALSE(parse_size("12 G"));
+	EXPECT_FALSE(parse_size("G"));
+	EXPECT_FALSE(parse_size(""));
+	EXPECT_FALSE(parse_size("-1G"));
+	EXPECT_FALSE(parse_size("1.2.3"));
+}
+
+TEST(SizeParse, rejects_fraction_of_a_byte) { EXPECT_FALSE(parse_size("0.5")); }
+
+TEST(SizeParse, rejects_overflow)
+{
+	EXPECT_EQ(parse_size("18446744073709551615"), UINT64_MAX);
+	EXPECT_FALSE(parse_size("18446744073709551616"));
+	EXPECT_FALSE(parse_size("16777216T"));
+	EXPECT_EQ(parse_size("16777215T"), 16777215ull << 40);
+}
+
+TEST(SizeFormat, picks_largest_unit)
+{
+	EXPECT_EQ(format_size(0), "0 B");
+	EXPECT_EQ(format_size(1023), "1023 B");
+	EXPECT_EQ(format_size(1536), "1.5 KiB");
+	EXPECT_EQ(format_size(2ull << 30), "2.0 GiB");
+	EXPECT_EQ(format_size(15ull * (128 << 20)), "1.9 GiB");
+}
+
+TEST(SizeFormat, round_trips_through_parse)
+{
+	for (uint64_t v : {1ull << 20, 3ull << 29, 12ull << 30})
+		EXPECT_EQ(parse_size(format_size(v).substr(0, format_size(v).find(' ')) +
+				     format_size(v).substr(format_size(v).find(' ') + 1, 1)),
+			  v);
+}

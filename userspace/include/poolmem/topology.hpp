@@ -1,0 +1,66 @@
+// The host's memory topology as sysfs shows it: NUMA nodes with their CPUs,
+// memory, distances and HMAT access attributes, and memory blocks with their
+// state and zone. The sysfs root is a parameter so fixture trees can stand in
+// for /sys in tests.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace poolmem {
+
+/// HMAT performance from the node's nearest initiators
+/// (node/nodeN/access0/initiators, Linux 5.6+; absent without ACPI HMAT).
+struct AccessAttrs {
+	std::optional<uint64_t> read_latency_ns;
+	std::optional<uint64_t> write_latency_ns;
+	std::optional<uint64_t> read_bandwidth_mbps;
+	std::optional<uint64_t> write_bandwidth_mbps;
+	std::vector<int> initiators; ///< initiator node numbers
+};
+
+struct MemoryBlock {
+	unsigned index = 0;     ///< memoryN
+	int node = -1;          ///< owning node, -1 if unknown
+	std::string state;      ///< "online", "offline", "going-offline"
+	std::string zone;       ///< zone when online ("Normal", "Movable"), else ""
+	bool removable = false;
+};
+
+struct Node {
+	int id = 0;
+	std::vector<int> cpus;
+	uint64_t mem_total = 0; ///< bytes
+	uint64_t mem_free = 0;  ///< bytes
+	std::vector<int> distance; ///< indexed by position in the online node list
+	AccessAttrs access0;
+	std::vector<unsigned> blocks; ///< memory block indexes
+	bool has_cpus() const { return !cpus.empty(); }
+};
+
+struct Topology {
+	uint64_t block_size = 0; ///< bytes
+	std::vector<Node> nodes;
+	std::vector<MemoryBlock> blocks;
+
+	const Node *node(int id) const;
+};
+
+/// Parse a kernel cpulist/nodelist ("0-3,8,10-11"); throws
+/// std::invalid_argument naming the text on malformed input.
+std::vector<int> parse_list(std::string_view text);
+
+/// Parse a node meminfo file ("Node 1 MemTotal: 1966080 kB") or
+/// /proc/meminfo into field -> bytes.
+std::map<std::string, uint64_t> parse_meminfo(std::string_view text);
+
+/// Read the whole topology below SYSFS (normally "/sys"). Throws
+/// std::runtime_error naming the file that could not be read.
+Topology read_topology(const std::filesystem::path &sysfs = "/sys");
+
+} // namespace poolmem

@@ -1,0 +1,86 @@
+#include "poolmem/size.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace poolmem {
+
+std::optional<uint64_t> parse_size(std::string_view s)
+{
+	size_t i = 0;
+	uint64_t whole = 0;
+	bool digits = false;
+
+	while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+		uint64_t d = static_cast<uint64_t>(s[i] - '0');
+		if (whole > (std::numeric_limits<uint64_t>::max() - d) / 10)
+			return std::nullopt;
+		whole = whole * 10 + d;
+		digits = true;
+		i++;
+	}
+	/* up to 9 fractional digits, kept as an exact fraction num / den */
+	uint64_t num = 0, den = 1;
+	if (i < s.size() && s[i] == '.') {
+		i++;
+		while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+			if (den < 1000000000ULL) {
+				num = num * 10 + static_cast<uint64_t>(s[i] - '0');
+				den *= 10;
+			}
+			digits = true;
+			i++;
+		}
+	}
+	if (!digits)
+		return std::nullopt;
+
+	unsigned shift = 0;
+	if (i < s.size()) {
+		switch (std::toupper(static_cast<unsigned char>(s[i]))) {
+		case 'K': shift = 10; break;
+		case 'M': shift = 20; break;
+		case 'G': shift = 30; break;
+		case 'T': shift = 40; break;
+		case 'P': shift = 50; break;
+		case 'B': break;
+		default: return std::nullopt;
+		}
+		if (shift)
+			i++;
+		std::string_view rest = s.substr(i);
+		if (!(rest.empty() || rest == "B" || rest == "b" || (shift && (rest == "iB" || rest == "ib"))))
+			return std::nullopt;
+	}
+	if (whole > (std::numeric_limits<uint64_t>::max() >> shift))
+		return std::nullopt;
+	uint64_t bytes = whole << shift;
+	/* fraction: num / den * 2^shift, exact in 128 bits */
+	unsigned __int128 frac = (static_cast<unsigned __int128>(num) << shift) / den;
+	if (num && frac == 0)
+		return std::nullopt; /* "0.5" bytes */
+	if (frac > std::numeric_limits<uint64_t>::max() - bytes)
+		return std::nullopt;
+	return bytes + static_cast<uint64_t>(frac);
+}
+
+std::string format_size(uint64_t bytes)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	unsigned u = 0;
+	double v = static_cast<double>(bytes);
+	while (v >= 1024.0 && u < 6) {
+		v /= 1024.0;
+		u++;
+	}
+	char buf[32];
+	if (u == 0)
+		std::snprintf(buf, sizeof(buf), "%llu B", static_cast<unsigned long long>(bytes));
+	else
+		std::snprintf(buf, sizeof(buf), "%.1f %s", v, units[u]);
+	return buf;
+}
+
+} // namespace poolmem
