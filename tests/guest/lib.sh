@@ -110,3 +110,49 @@ nvdimm_to_system_ram() {
 	done
 	dax_to_system_ram
 }
+
+# ---- poolmem module helpers ----
+POOLSYS=/sys/kernel/poolmem/pools
+DOMSYS=/sys/class/poolmem
+MiB=1048576
+
+pm_load() {
+	lsmod | grep -q '^poolmem ' || modprobe poolmem || fail "modprobe poolmem failed"
+	[ -c /dev/poolmem/control ] || fail "/dev/poolmem/control missing"
+}
+
+# Bring the topology's far memory online and register one pool per node,
+# named p0, p1, ... in node order. Prints nothing; sets POOL_NODES.
+pm_pools_up() {
+	local daxes dax node i=0
+	pm_load
+	if [ -d /sys/bus/cxl/devices/mem0 ]; then
+		daxes=$(cxl_to_system_ram)
+	else
+		daxes=$(nvdimm_to_system_ram)
+	fi
+	POOL_NODES=$(for dax in $daxes; do dax_node "$dax"; done | sort -n | xargs)
+	for node in $POOL_NODES; do
+		online_node_blocks "$node" >/dev/null
+		if [ ! -d $POOLSYS/p$i ]; then
+			pmtest pool-add p$i "$node" >/dev/null || fail "pool p$i on node $node: add failed"
+		fi
+		i=$((i + 1))
+	done
+}
+
+pool_attr() { cat $POOLSYS/$1/$2; }
+dom_attr() { cat $DOMSYS/$1/$2; }
+# Chunks of domain $1 in pool $2 (from pool_chunks).
+dom_pool_chunks() { awk -v p="$2" '$1 == p { print $2 }' $DOMSYS/$1/pool_chunks; }
+
+# expect_errno ERRNO CMD...: CMD must fail with ERRNO (pmtest's message).
+expect_errno() {
+	local want=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		fail "'$*' succeeded, expected $want"
+	fi
+	echo "$out" | grep -q ": $want " || fail "'$*': expected $want, got: $out"
+	info "ok: '$*' -> $want"
+}

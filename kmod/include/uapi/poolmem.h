@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * poolmem: pooled memory for VMs with hard per-tier quotas.
+ *
+ * The userspace ABI of /dev/poolmem/control. Every ioctl argument starts
+ * with "size" (set it to sizeof the struct) and "flags" (no flags are
+ * defined yet: must be 0); every reserved field must be zero. Anything else
+ * is refused with -EINVAL; a bad pointer gives -EFAULT. Names are 1 to
+ * POOLMEM_NAME_MAX - 1 characters of [A-Za-z0-9_.-], NUL-terminated, not
+ * starting with '.' or '-'; "control" is reserved.
+ */
+#ifndef _UAPI_LINUX_POOLMEM_H
+#define _UAPI_LINUX_POOLMEM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define POOLMEM_ABI_VERSION	1
+#define POOLMEM_NAME_MAX	32
+#define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
+#define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
+
+/* Tiers: local is the DRAM of a domain's home node, pool is far memory. */
+enum poolmem_tier {
+	POOLMEM_TIER_LOCAL = 0,
+	POOLMEM_TIER_POOL = 1,
+	POOLMEM_NR_TIERS
+};
+
+/* Where a domain's next chunk goes. */
+enum poolmem_tier_policy {
+	POOLMEM_TIER_LOCAL_FIRST = 0,	/* fill the local quota, then pools */
+	POOLMEM_TIER_INTERLEAVE = 1,	/* alternate, weighted by the quotas */
+	POOLMEM_TIER_POOL_FIRST = 2,	/* fill the pool quota, then local */
+	POOLMEM_NR_TIER_POLICIES
+};
+
+/* Which pool a pool-tier chunk comes from. */
+enum poolmem_pool_select {
+	POOLMEM_SELECT_ROUND_ROBIN = 0,
+	POOLMEM_SELECT_RANDOM = 1,
+	POOLMEM_SELECT_NEAREST = 2,	/* lowest NUMA distance from home */
+	POOLMEM_SELECT_SMART_IDLE = 3,	/* lowest access factor, then least allocated */
+	POOLMEM_NR_POOL_SELECTS
+};
+
+struct poolmem_version {
+	__u32 size;
+	__u32 flags;
+	__u32 abi;			/* out: POOLMEM_ABI_VERSION */
+	__u32 reserved;
+};
+
+struct poolmem_pool_add {
+	__u32 size;
+	__u32 flags;
+	char name[POOLMEM_NAME_MAX];
+	__s32 node;			/* NUMA node with memory, no CPUs needed */
+	__u32 tier;			/* POOLMEM_TIER_POOL */
+	__u32 overcommit_pct;		/* 100..1000; 0 = 100 (none) */
+	__u32 id;			/* out: pool id */
+	__u64 reserved[4];
+};
+
+/* POOLMEM_POOL_REMOVE and POOLMEM_DOMAIN_DESTROY take only a name. */
+struct poolmem_name_arg {
+	__u32 size;
+	__u32 flags;
+	char name[POOLMEM_NAME_MAX];
+	__u64 reserved[2];
+};
+
+struct poolmem_pool_info {
+	__u32 size;
+	__u32 flags;
+	char name[POOLMEM_NAME_MAX];	/* in */
+	__u32 id;			/* out from here on */
+	__s32 node;
+	__u32 tier;
+	__u32 overcommit_pct;
+	__u64 capacity_bytes;		/* node's present memory */
+	__u64 free_bytes;		/* node's free memory */
+	__u64 allocated_bytes;		/* held by domain chunks */
+	__u64 committed_bytes;		/* pool quotas of domains allowed here */
+	__u64 chunks;
+	__u64 allocations;		/* chunk allocations, cumulative */
+	__u64 faults;			/* page faults served from here */
+	__u64 failures;			/* chunk allocations that failed here */
+	__u64 access_factor;		/* weighted recent activity */
+	__u64 reserved[4];
+};
+
+/*
+ * POOLMEM_POOL_LIST / POOLMEM_DOMAIN_LIST: "names" points at an array of
+ * "count" entries of POOLMEM_NAME_MAX bytes; the kernel fills up to "count"
+ * and sets "total" to how many exist (call with count 0 to size the array).
+ */
+struct poolmem_list {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 total;			/* out */
+	__u64 names;			/* user pointer */
+	__u64 reserved[2];
+};
+
+struct poolmem_domain_create {
+	__u32 size;
+	__u32 flags;
+	char name[POOLMEM_NAME_MAX];
+	__u64 bytes;			/* size of /dev/poolmem/<name>, chunk multiple */
+	__u64 chunk_bytes;		/* power of two, 2 MiB..1 GiB; 0 = 2 MiB */
+	__u64 quota[POOLMEM_NR_TIERS];	/* hard limits; must add up to >= bytes */
+	__u64 pool_mask;		/* allowed pool ids; 0 = every pool */
+	__s32 home_node;		/* -1 = first node with CPUs */
+	__u32 tier_policy;		/* enum poolmem_tier_policy */
+	__u32 pool_select;		/* enum poolmem_pool_select */
+	__u32 uid;			/* owner of the device node */
+	__u32 gid;
+	__u32 mode;			/* permission bits, 0 = 0600 */
+	__u64 reserved[4];
+};
+
+struct poolmem_domain_info {
+	__u32 size;
+	__u32 flags;
+	char name[POOLMEM_NAME_MAX];	/* in */
+	__u64 bytes;			/* out from here on */
+	__u64 chunk_bytes;
+	__u64 quota[POOLMEM_NR_TIERS];
+	__u64 usage[POOLMEM_NR_TIERS];
+	__u64 pool_mask;
+	__s32 home_node;
+	__u32 tier_policy;
+	__u32 pool_select;
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;
+	__u64 chunks;			/* allocated chunks */
+	__u64 faults;
+	__u64 sigbus;			/* faults refused: no memory within quota */
+	__u64 discards;			/* chunks returned by hole punching */
+	__u64 reserved[4];
+};
+
+/* One coalesced range of a domain's chunk map. */
+struct poolmem_map_range {
+	__u64 offset;			/* in the domain */
+	__u64 length;
+	__u64 phys;			/* host physical address */
+	__u32 pool;			/* pool id, or POOLMEM_POOL_LOCAL */
+	__s32 node;
+};
+
+/*
+ * POOLMEM_MAP: the allocated part of a domain's chunk map from "start" on,
+ * as ranges contiguous in both offset and physical address on one pool.
+ * Fills up to "count" ranges at "ranges"; "nr" says how many, "next" where
+ * to continue (== domain size when done).
+ */
+struct poolmem_map {
+	__u32 size;
+	__u32 flags;
+	char name[POOLMEM_NAME_MAX];
+	__u64 start;
+	__u64 ranges;			/* user pointer to struct poolmem_map_range[] */
+	__u32 count;
+	__u32 nr;			/* out */
+	__u64 next;			/* out */
+	__u64 reserved[2];
+};
+
+/* POOLMEM_MAP_REVERSE: host physical address -> domain, offset (-ENOENT). */
+struct poolmem_map_reverse {
+	__u32 size;
+	__u32 flags;
+	__u64 phys;			/* in */
+	char name[POOLMEM_NAME_MAX];	/* out */
+	__u64 offset;			/* out */
+	__u32 pool;			/* out */
+	__s32 node;			/* out */
+	__u64 reserved[2];
+};
+
+#define POOLMEM_IOC_MAGIC	0xCE
+
+#define POOLMEM_VERSION		_IOWR(POOLMEM_IOC_MAGIC, 0x00, struct poolmem_version)
+#define POOLMEM_POOL_ADD	_IOWR(POOLMEM_IOC_MAGIC, 0x10, struct poolmem_pool_add)
+#define POOLMEM_POOL_REMOVE	_IOW(POOLMEM_IOC_MAGIC, 0x11, struct poolmem_name_arg)
+#define POOLMEM_POOL_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x12, struct poolmem_list)
+#define POOLMEM_POOL_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x13, struct poolmem_pool_info)
+#define POOLMEM_DOMAIN_CREATE	_IOW(POOLMEM_IOC_MAGIC, 0x20, struct poolmem_domain_create)
+#define POOLMEM_DOMAIN_DESTROY	_IOW(POOLMEM_IOC_MAGIC, 0x21, struct poolmem_name_arg)
+#define POOLMEM_DOMAIN_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x22, struct poolmem_list)
+#define POOLMEM_DOMAIN_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x23, struct poolmem_domain_info)
+#define POOLMEM_MAP		_IOWR(POOLMEM_IOC_MAGIC, 0x30, struct poolmem_map)
+#define POOLMEM_MAP_REVERSE	_IOWR(POOLMEM_IOC_MAGIC, 0x31, struct poolmem_map_reverse)
+
+#endif /* _UAPI_LINUX_POOLMEM_H */

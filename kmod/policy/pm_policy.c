@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem placement policy (see pm_policy.h). No kernel headers, no
+ * allocation, no floating point: the same file runs in the module and in
+ * host unit tests.
+ */
+#include "pm_policy.h"
+
+unsigned int pm_tier_order(u32 policy, const struct pm_tier_view *t, u32 order[PM_NR_TIERS])
+{
+	int room_l = t->used[PM_TIER_LOCAL] < t->quota[PM_TIER_LOCAL];
+	int room_p = t->used[PM_TIER_POOL] < t->quota[PM_TIER_POOL];
+	u32 first, second;
+	unsigned int n = 0;
+
+	switch (policy) {
+	case PM_TIER_LOCAL_FIRST:
+		first = PM_TIER_LOCAL;
+		break;
+	case PM_TIER_POOL_FIRST:
+		first = PM_TIER_POOL;
+		break;
+	case PM_TIER_INTERLEAVE:
+		/*
+		 * used_l / quota_l <= used_p / quota_p, cross-multiplied;
+		 * chunk counts stay far below 2^32, so no overflow.
+		 */
+		if (room_l && room_p)
+			first = t->used[PM_TIER_LOCAL] * t->quota[PM_TIER_POOL] <=
+					t->used[PM_TIER_POOL] * t->quota[PM_TIER_LOCAL] ?
+				PM_TIER_LOCAL : PM_TIER_POOL;
+		else
+			first = room_l ? PM_TIER_LOCAL : PM_TIER_POOL;
+		break;
+	default:
+		return 0;
+	}
+	second = first == PM_TIER_LOCAL ? PM_TIER_POOL : PM_TIER_LOCAL;
+
+	if (first == PM_TIER_LOCAL ? room_l : room_p)
+		order[n++] = first;
+	if (second == PM_TIER_LOCAL ? room_l : room_p)
+		order[n++] = second;
+	return n;
+}
+
+void pm_af_advance(struct pm_af *a, u64 epoch)
+{
+	u64 shift;
+	int i;
+
+	if (epoch <= a->epoch)
+		return;
+	shift = epoch - a->epoch;
+	for (i = PM_AF_WINDOWS - 1; i >= 0; i--)
+		a->win[i] = (u64)i >= shift ? a->win[i - shift] : 0;
+	a->epoch = epoch;
+}
+
+void pm_af_add(struct pm_af *a, u64 epoch, u64 n)
+{
+	pm_af_advance(a, epoch);
+	if (epoch == a->epoch)
+		a->win[0] += n;
+	else if (a->epoch - epoch < PM_AF_WINDOWS)
+		a->win[a->epoch - epoch] += n;	/* late event, older window */
+}
+
+u64 pm_af_value(const struct pm_af *a, u64 epoch)
+{
+	u64 age = epoch > a->epoch ? epoch - a->epoch : 0;
+	u64 v = 0;
+	int i;
+
+	for (i = 0; i < PM_AF_WINDOWS; i++) {
+		u64 w = (u64)i + age;
+
+		if (w < PM_AF_WINDOWS)
+			v += a->win[i] << (PM_AF_WINDOWS - 1 - w);
+	}
+	return v;
+}
+
+unsigned int pm_smart_idle_m(unsigned int n)
+{
+	unsigned int m = 0;
+
+	while ((1u << m) < n)
+		m++;
+	return m ? m : 1;
+}
+
+/* Insertion sort of idx[lo..hi) by the key cmp says is smaller. */
+typedef int (*pm_less_fn)(const struct pm_pool_view *a, const struct pm_pool_view *b);
+
+static void sort_idx(const struct pm_pool_view *v, u32 *idx, unsigned int lo, unsigned int hi,
+		     pm_less_fn less)
+{
+	unsigned int i, j;
+
+	for (i = lo + 1; i < hi; i++) {
+		u32 x = idx[i];
+
+		for (j = i; j > lo && less(&v[x], &v[idx[j - 1]]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = x;
+	}
+}
+
+static int less_distance(const struct pm_pool_view *a, const struct pm_pool_view *b)
+{
+	return a->distance != b->distance ? a->distance < b->distance : a->id < b->id;
+}
+
+static int less_af(const struct pm_pool_view *a, const struct pm_pool_view *b)
+{
+	return a->af != b->af ? a->af < b->af : a->id < b->id;
+}
+
+static int less_allocated(const struct pm_pool_view *a, const struct pm_pool_view *b)
+{
+	return a->allocated != b->allocated ? a->allocated < b->allocated : a->id < b->id;
+}
+
+unsigned int pm_pool_order(u32 policy, const struct pm_pool_view *v, unsigned int n,
+			   u32 cursor, u32 rnd, u32 *order)
+{
+	unsigned int i, m;
+
+	if (n == 0 || n > PM_MAX_POOLS)
+		return 0;
+
+	switch (policy) {
+	case PM_SELECT_ROUND_ROBIN:
+	case PM_SELECT_RANDOM: {
+		u32 start = (policy == PM_SELECT_RANDOM ? rnd : cursor) % n;
+
+		for (i = 0; i < n; i++)
+			order[i] = (start + i) % n;
+		return n;
+	}
+	case PM_SELECT_NEAREST:
+		for (i = 0; i < n; i++)
+			order[i] = i;
+		sort_idx(v, order, 0, n, less_distance);
+		return n;
+	case PM_SELECT_SMART_IDLE:
+		for (i = 0; i < n; i++)
+			order[i] = i;
+		sort_idx(v, order, 0, n, less_af);
+		m = pm_smart_idle_m(n);
+		sort_idx(v, order, 0, m, less_allocated);
+		return n;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * poolmem placement policy: plain C with no kernel headers, compiled into
+ * poolmem.ko and into the host unit tests (tests/unit/policy_test.cpp).
+ *
+ * The caller takes a snapshot of the counters (under its own locks), asks
+ * these functions for an order of preference, and tries the candidates in
+ * that order: a tier or pool that turns out to be full is skipped, which is
+ * how "fall back within quota" works.
+ */
+#ifndef POOLMEM_POLICY_H
+#define POOLMEM_POLICY_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PM_TIER_LOCAL	0
+#define PM_TIER_POOL	1
+#define PM_NR_TIERS	2
+
+#define PM_TIER_LOCAL_FIRST	0
+#define PM_TIER_INTERLEAVE	1
+#define PM_TIER_POOL_FIRST	2
+
+#define PM_SELECT_ROUND_ROBIN	0
+#define PM_SELECT_RANDOM	1
+#define PM_SELECT_NEAREST	2
+#define PM_SELECT_SMART_IDLE	3
+
+#define PM_MAX_POOLS		64
+
+/* A domain's tier counters, in chunks. */
+struct pm_tier_view {
+	u64 used[PM_NR_TIERS];
+	u64 quota[PM_NR_TIERS];
+};
+
+/*
+ * Fill @order with the tiers that still have quota for one more chunk, most
+ * preferred first, and return how many (0: every quota is used up).
+ * interleave picks the tier whose used/quota ratio is lower (local on a
+ * tie), which spreads chunks in the ratio of the quotas.
+ */
+unsigned int pm_tier_order(u32 policy, const struct pm_tier_view *t, u32 order[PM_NR_TIERS]);
+
+/*
+ * Access factor of a pool (seed 003's "smart idle"): event counts in
+ * PM_AF_WINDOWS windows of equal length, win[0] the current one. The value
+ * weighs window i by 2^(PM_AF_WINDOWS - 1 - i), so recent activity counts
+ * most and an idle pool decays to 0 after PM_AF_WINDOWS windows.
+ */
+#define PM_AF_WINDOWS	4
+
+struct pm_af {
+	u64 win[PM_AF_WINDOWS];
+	u64 epoch;		/* window number of win[0] */
+};
+
+/* Move the windows forward to window number @epoch (never backwards). */
+void pm_af_advance(struct pm_af *a, u64 epoch);
+/* Count @n events in window @epoch. */
+void pm_af_add(struct pm_af *a, u64 epoch, u64 n);
+/* The weighted access factor as of window @epoch. */
+u64 pm_af_value(const struct pm_af *a, u64 epoch);
+
+/* What pool selection needs to know of one candidate pool. */
+struct pm_pool_view {
+	u32 id;
+	u32 distance;		/* NUMA distance from the domain's home node */
+	u64 allocated;		/* bytes held by chunks */
+	u64 af;			/* pm_af_value() */
+};
+
+/* m = ceil(log2 n), at least 1: how many idle pools smart-idle considers. */
+unsigned int pm_smart_idle_m(unsigned int n);
+
+/*
+ * Fill @order (n entries) with indexes into @v, most preferred first:
+ *  round-robin  v[cursor % n], then the following ones cyclically;
+ *  random       v[rnd % n], then cyclically;
+ *  nearest      by distance, then id;
+ *  smart-idle   the m = ceil(log2 n) pools with the lowest access factor
+ *               ordered by least allocated, then the rest by access factor.
+ * Ties break on the lower id so the order is deterministic. Returns n, or 0
+ * for an unknown policy or n > PM_MAX_POOLS.
+ */
+unsigned int pm_pool_order(u32 policy, const struct pm_pool_view *v, unsigned int n,
+			   u32 cursor, u32 rnd, u32 *order);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* POOLMEM_POLICY_H */

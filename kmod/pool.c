@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem pools: registration, statistics and /sys/kernel/poolmem/pools.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "poolmem.h"
+
+static struct kobject *pm_kobj;		/* /sys/kernel/poolmem */
+static struct kobject *pm_pools_kobj;	/* /sys/kernel/poolmem/pools */
+
+/* Caller holds pm_lock. */
+struct pm_pool *pm_pool_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i] && !strncmp(pm_pools[i]->name, name, POOLMEM_NAME_MAX))
+			return pm_pools[i];
+	return NULL;
+}
+
+/* Admission limit of a pool: capacity * overcommit ratio. */
+u64 pm_pool_limit(const struct pm_pool *p)
+{
+	return div_u64(pm_node_present_bytes(p->node) * p->overcommit_pct, 100);
+}
+
+/* Count @n events (allocations, faults) in the pool's current window. */
+void pm_pool_event(struct pm_pool *p, u64 n)
+{
+	spin_lock(&p->af_lock);
+	pm_af_add(&p->af, pm_epoch(), n);
+	spin_unlock(&p->af_lock);
+}
+
+u64 pm_pool_af(struct pm_pool *p)
+{
+	u64 v, epoch = pm_epoch();
+
+	spin_lock(&p->af_lock);
+	pm_af_advance(&p->af, epoch);
+	v = pm_af_value(&p->af, epoch);
+	spin_unlock(&p->af_lock);
+	return v;
+}
+
+void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info)
+{
+	info->id = p->id;
+	info->node = p->node;
+	info->tier = p->tier;
+	info->overcommit_pct = p->overcommit_pct;
+	info->capacity_bytes = pm_node_present_bytes(p->node);
+	info->free_bytes = pm_node_free_bytes(p->node);
+	info->allocated_bytes = atomic64_read(&p->allocated);
+	info->committed_bytes = p->committed;
+	info->chunks = atomic64_read(&p->chunks);
+	info->allocations = atomic64_read(&p->allocations);
+	info->faults = atomic64_read(&p->faults);
+	info->failures = atomic64_read(&p->failures);
+	info->access_factor = pm_pool_af(p);
+}
+
+/* sysfs: one value per file; see Documentation/ABI/testing/sysfs-kernel-poolmem */
+
+#define to_pool(k) container_of(k, struct pm_pool, kobj)
+
+#define POOL_ATTR_U64(_name, _expr)							\
+static ssize_t _name##_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)	\
+{											\
+	struct pm_pool *p = to_pool(kobj);						\
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)(_expr));			\
+}											\
+static struct kobj_attribute pool_attr_##_name = __ATTR_RO(_name)
+
+POOL_ATTR_U64(id, p->id);
+POOL_ATTR_U64(node, p->node);
+POOL_ATTR_U64(overcommit_pct, p->overcommit_pct);
+POOL_ATTR_U64(capacity_bytes, pm_node_present_bytes(p->node));
+POOL_ATTR_U64(free_bytes, pm_node_free_bytes(p->node));
+POOL_ATTR_U64(allocated_bytes, atomic64_read(&p->allocated));
+POOL_ATTR_U64(committed_bytes, READ_ONCE(p->committed));
+POOL_ATTR_U64(chunks, atomic64_read(&p->chunks));
+POOL_ATTR_U64(allocations, atomic64_read(&p->allocations));
+POOL_ATTR_U64(faults, atomic64_read(&p->faults));
+POOL_ATTR_U64(failures, atomic64_read(&p->failures));
+POOL_ATTR_U64(access_factor, pm_pool_af(p));
+
+static ssize_t tier_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_pool(kobj)->tier == POOLMEM_TIER_POOL ? "pool" : "local");
+}
+static struct kobj_attribute pool_attr_tier = __ATTR_RO(tier);
+
+/* The window counts, newest first: "w0 w1 w2 w3". */
+static ssize_t window_counts_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct pm_pool *p = to_pool(kobj);
+	u64 w[PM_AF_WINDOWS];
+	int i, n = 0;
+
+	spin_lock(&p->af_lock);
+	pm_af_advance(&p->af, pm_epoch());
+	memcpy(w, p->af.win, sizeof(w));
+	spin_unlock(&p->af_lock);
+	for (i = 0; i < PM_AF_WINDOWS; i++)
+		n += sysfs_emit_at(buf, n, "%llu%c", w[i], i == PM_AF_WINDOWS - 1 ? '\n' : ' ');
+	return n;
+}
+static struct kobj_attribute pool_attr_window_counts = __ATTR_RO(window_counts);
+
+static struct attribute *pm_pool_attrs[] = {
+	&pool_attr_id.attr,
+	&pool_attr_node.attr,
+	&pool_attr_tier.attr,
+	&pool_attr_overcommit_pct.attr,
+	&pool_attr_capacity_bytes.attr,
+	&pool_attr_free_bytes.attr,
+	&pool_attr_allocated_bytes.attr,
+	&pool_attr_committed_bytes.attr,
+	&pool_attr_chunks.attr,
+	&pool_attr_allocations.attr,
+	&pool_attr_faults.attr,
+	&pool_attr_failures.attr,
+	&pool_attr_access_factor.attr,
+	&pool_attr_window_counts.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(pm_pool);
+
+static void pm_pool_release(struct kobject *kobj)
+{
+	kfree(to_pool(kobj));
+}
+
+static struct kobj_type pm_pool_ktype = {
+	.release = pm_pool_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = pm_pool_groups,
+};
+
+int pm_pool_add(struct poolmem_pool_add *arg)
+{
+	struct pm_pool *p;
+	int i, id = -1, ret;
+
+	if (!pm_name_valid(arg->name) || arg->tier != POOLMEM_TIER_POOL)
+		return -EINVAL;
+	if (arg->overcommit_pct == 0)
+		arg->overcommit_pct = 100;
+	if (arg->overcommit_pct < 100 || arg->overcommit_pct > 1000)
+		return -EINVAL;
+	if (arg->node < 0 || arg->node >= MAX_NUMNODES || !node_online(arg->node))
+		return -EINVAL;
+	if (!node_state(arg->node, N_MEMORY))
+		return -ENOMEM;	/* no online memory on that node (yet) */
+
+	mutex_lock(&pm_lock);
+	ret = -EEXIST;
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
+		if (!pm_pools[i]) {
+			if (id < 0)
+				id = i;
+			continue;
+		}
+		if (pm_pools[i]->node == arg->node ||
+		    !strncmp(pm_pools[i]->name, arg->name, POOLMEM_NAME_MAX))
+			goto out_unlock;
+	}
+	ret = -ENOSPC;
+	if (id < 0)
+		goto out_unlock;
+
+	ret = -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		goto out_unlock;
+	p->id = id;
+	memcpy(p->name, arg->name, POOLMEM_NAME_MAX);
+	p->node = arg->node;
+	p->tier = arg->tier;
+	p->overcommit_pct = arg->overcommit_pct;
+	spin_lock_init(&p->af_lock);
+	p->af.epoch = pm_epoch();
+	ret = kobject_init_and_add(&p->kobj, &pm_pool_ktype, pm_pools_kobj, "%s", p->name);
+	if (ret) {
+		kobject_put(&p->kobj);	/* frees p */
+		goto out_unlock;
+	}
+	kobject_uevent(&p->kobj, KOBJ_ADD);
+	pm_pools[id] = p;
+	arg->id = id;
+	pr_info("pool %s: node %d, %llu MiB, overcommit %u%%\n", p->name, p->node,
+		pm_node_present_bytes(p->node) >> 20, p->overcommit_pct);
+	ret = 0;
+out_unlock:
+	mutex_unlock(&pm_lock);
+	return ret;
+}
+
+int pm_pool_remove(const char *name)
+{
+	struct pm_pool *p;
+	int ret = 0;
+
+	mutex_lock(&pm_lock);
+	p = pm_pool_find(name);
+	if (!p) {
+		ret = -ENOENT;
+	} else if (p->users || atomic64_read(&p->chunks)) {
+		/* domains may allocate here, or chunks still live here */
+		ret = -EBUSY;
+	} else {
+		pm_pools[p->id] = NULL;
+		kobject_del(&p->kobj);
+		kobject_put(&p->kobj);
+	}
+	mutex_unlock(&pm_lock);
+	return ret;
+}
+
+/* Module exit: no domains exist, so no pool has users. */
+void pm_pools_remove_all(void)
+{
+	int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
+		if (!pm_pools[i])
+			continue;
+		kobject_del(&pm_pools[i]->kobj);
+		kobject_put(&pm_pools[i]->kobj);
+		pm_pools[i] = NULL;
+	}
+}
+
+int pm_pools_sysfs_init(void)
+{
+	pm_kobj = kobject_create_and_add("poolmem", kernel_kobj);
+	if (!pm_kobj)
+		return -ENOMEM;
+	pm_pools_kobj = kobject_create_and_add("pools", pm_kobj);
+	if (!pm_pools_kobj) {
+		kobject_put(pm_kobj);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pm_pools_sysfs_exit(void)
+{
+	kobject_put(pm_pools_kobj);
+	kobject_put(pm_kobj);
+}

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmtest: drives poolmem's kernel ABI directly for the guest tests (the
+ * module is what is under test here, so this deliberately does not go
+ * through libpoolmem). Every command prints what it did; a failing system
+ * call prints "pmtest: <what>: <ERRNO NAME> (<message>)" and exits 1, so
+ * tests can assert the exact error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <grp.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uapi/poolmem.h"
+
+#define CTL "/dev/poolmem/control"
+
+static void die(const char *what)
+{
+	int e = errno;
+
+	printf("pmtest: %s: %s (%s)\n", what, strerrorname_np(e) ? strerrorname_np(e) : "?",
+	       strerror(e));
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: pmtest COMMAND ARGS (see tests/guest/bin/pmtest.c)\n");
+	exit(2);
+}
+
+static uint64_t size_arg(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 'M': case 'm': v <<= 20; end++; break;
+	case 'G': case 'g': v <<= 30; end++; break;
+	}
+	if (*end) {
+		fprintf(stderr, "pmtest: bad size '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int ctl(void)
+{
+	int fd = open(CTL, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open " CTL);
+	return fd;
+}
+
+static const char *opt(int argc, char **argv, const char *key, const char *def)
+{
+	size_t n = strlen(key);
+
+	for (int i = 0; i < argc; i++)
+		if (!strncmp(argv[i], key, n) && argv[i][n] == '=')
+			return argv[i] + n + 1;
+	return def;
+}
+
+static int lookup(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	fprintf(stderr, "pmtest: unknown policy '%s'\n", s);
+	exit(2);
+}
+
+static const char *const tier_names[] = { "local-first", "interleave", "pool-first" };
+static const char *const select_names[] = { "round-robin", "random", "nearest", "smart-idle" };
+
+static void pool_info_by_name(int fd, const char *name, struct poolmem_pool_info *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->size = sizeof(*pi);
+	snprintf(pi->name, sizeof(pi->name), "%s", name);
+	if (ioctl(fd, POOLMEM_POOL_INFO, pi))
+		die("pool info");
+}
+
+/* pools=a,b -> mask */
+static uint64_t pool_mask(int fd, const char *list)
+{
+	uint64_t mask = 0;
+	char *dup = strdup(list), *save, *tok;
+
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct poolmem_pool_info pi;
+
+		pool_info_by_name(fd, tok, &pi);
+		mask |= 1ULL << pi.id;
+	}
+	free(dup);
+	return mask;
+}
+
+static int cmd_pool_add(int argc, char **argv)
+{
+	struct poolmem_pool_add a = { .size = sizeof(a), .tier = POOLMEM_TIER_POOL };
+	int fd = ctl();
+
+	if (argc < 2)
+		usage();
+	snprintf(a.name, sizeof(a.name), "%s", argv[0]);
+	a.node = atoi(argv[1]);
+	a.overcommit_pct = atoi(opt(argc, argv, "overcommit", "0"));
+	if (ioctl(fd, POOLMEM_POOL_ADD, &a))
+		die("pool add");
+	printf("pool %s: id %u node %d\n", a.name, a.id, a.node);
+	return 0;
+}
+
+static int name_ioctl(unsigned long cmd, const char *name, const char *what)
+{
+	struct poolmem_name_arg a = { .size = sizeof(a) };
+	int fd = ctl();
+
+	snprintf(a.name, sizeof(a.name), "%s", name);
+	if (ioctl(fd, cmd, &a))
+		die(what);
+	printf("%s %s: ok\n", what, name);
+	return 0;
+}
+
+static int cmd_pool_info(int argc, char **argv)
+{
+	struct poolmem_pool_info pi;
+
+	if (argc < 1)
+		usage();
+	pool_info_by_name(ctl(), argv[0], &pi);
+	printf("id=%u node=%d capacity=%llu free=%llu allocated=%llu committed=%llu chunks=%llu "
+	       "allocations=%llu faults=%llu failures=%llu af=%llu\n",
+	       pi.id, pi.node, (unsigned long long)pi.capacity_bytes,
+	       (unsigned long long)pi.free_bytes, (unsigned long long)pi.allocated_bytes,
+	       (unsigned long long)pi.committed_bytes, (unsigned long long)pi.chunks,
+	       (unsigned long long)pi.allocations, (unsigned long long)pi.faults,
+	       (unsigned long long)pi.failures, (unsigned long long)pi.access_factor);
+	return 0;
+}
+
+static int cmd_domain_create(int argc, char **argv)
+{
+	struct poolmem_domain_create a = { .size = sizeof(a) };
+	int fd = ctl();
+
+	if (argc < 4)
+		usage();
+	snprintf(a.name, sizeof(a.name), "%s", argv[0]);
+	a.bytes = size_arg(argv[1]);
+	a.quota[POOLMEM_TIER_LOCAL] = size_arg(argv[2]);
+	a.quota[POOLMEM_TIER_POOL] = size_arg(argv[3]);
+	a.chunk_bytes = size_arg(opt(argc, argv, "chunk", "0"));
+	a.tier_policy = lookup(opt(argc, argv, "tier", "local-first"), tier_names, 3);
+	a.pool_select = lookup(opt(argc, argv, "select", "round-robin"), select_names, 4);
+	a.home_node = atoi(opt(argc, argv, "home", "-1"));
+	a.uid = atoi(opt(argc, argv, "uid", "0"));
+	a.gid = atoi(opt(argc, argv, "gid", "0"));
+	a.mode = strtoul(opt(argc, argv, "mode", "0"), NULL, 8);
+	if (opt(argc, argv, "pools", NULL))
+		a.pool_mask = pool_mask(fd, opt(argc, argv, "pools", NULL));
+	if (ioctl(fd, POOLMEM_DOMAIN_CREATE, &a))
+		die("domain create");
+	printf("domain %s: created\n", a.name);
+	return 0;
+}
+
+static int cmd_domain_info(int argc, char **argv)
+{
+	struct poolmem_domain_info di = { .size = sizeof(di) };
+
+	if (argc < 1)
+		usage();
+	snprintf(di.name, sizeof(di.name), "%s", argv[0]);
+	if (ioctl(ctl(), POOLMEM_DOMAIN_INFO, &di))
+		die("domain info");
+	printf("size=%llu chunk=%llu local_quota=%llu pool_quota=%llu local=%llu pool=%llu "
+	       "chunks=%llu faults=%llu sigbus=%llu discards=%llu home=%d\n",
+	       (unsigned long long)di.bytes, (unsigned long long)di.chunk_bytes,
+	       (unsigned long long)di.quota[0], (unsigned long long)di.quota[1],
+	       (unsigned long long)di.usage[0], (unsigned long long)di.usage[1],
+	       (unsigned long long)di.chunks, (unsigned long long)di.faults,
+	       (unsigned long long)di.sigbus, (unsigned long long)di.discards, di.home_node);
+	return 0;
+}
+
+static int cmd_list(int argc, char **argv, int pools)
+{
+	struct poolmem_list l = { .size = sizeof(l) };
+	char names[64][POOLMEM_NAME_MAX];
+	int fd = ctl();
+
+	(void)argc; (void)argv;
+	l.count = 64;
+	l.names = (uintptr_t)names;
+	if (ioctl(fd, pools ? POOLMEM_POOL_LIST : POOLMEM_DOMAIN_LIST, &l))
+		die("list");
+	for (unsigned int i = 0; i < l.total && i < 64; i++)
+		printf("%s\n", names[i]);
+	return 0;
+}
+
+/* ---- mapping a domain ---- */
+
+struct mapping {
+	int fd;
+	uint8_t *p;
+	uint64_t size;
+};
+
+static struct mapping map_domain(const char *name, int prot)
+{
+	struct mapping m;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/poolmem/%s", name);
+	m.fd = open(path, (prot & PROT_WRITE) ? O_RDWR : O_RDONLY);
+	if (m.fd < 0)
+		die("open domain");
+	off_t end = lseek(m.fd, 0, SEEK_END);
+
+	if (end < 0)
+		die("lseek SEEK_END");
+	m.size = end;
+	m.p = mmap(NULL, m.size, prot, MAP_SHARED, m.fd, 0);
+	if (m.p == MAP_FAILED)
+		die("mmap");
+	return m;
+}
+
+static sigjmp_buf sigbus_jmp;
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(sigbus_jmp, 1);
+}
+
+/* touch NAME OFF LEN [value=B]: write one byte per page; reports SIGBUS */
+static int cmd_touch(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
+	int value = atoi(opt(argc, argv, "value", "1"));
+	volatile uint64_t i;
+
+	if (off + len > m.size) {
+		fprintf(stderr, "pmtest: range beyond domain size %" PRIu64 "\n", m.size);
+		return 2;
+	}
+	signal(SIGBUS, on_sigbus);
+	if (sigsetjmp(sigbus_jmp, 1)) {
+		printf("touch: SIGBUS at offset %" PRIu64 "\n", off + i);
+		return 3;
+	}
+	for (i = 0; i < len; i += 4096)
+		m.p[off + i] = value;
+	printf("touch: %" PRIu64 " bytes at %" PRIu64 "\n", len, off);
+	return 0;
+}
+
+/* fill NAME OFF LEN BYTE: memset a range */
+static int cmd_fill(int argc, char **argv)
+{
+	if (argc < 4)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
+
+	memset(m.p + off, (int)strtol(argv[3], NULL, 0), len);
+	printf("fill: %" PRIu64 " bytes at %" PRIu64 "\n", len, off);
+	return 0;
+}
+
+/* expect NAME OFF LEN BYTE: every byte of the range equals BYTE */
+static int cmd_expect(int argc, char **argv)
+{
+	if (argc < 4)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ);
+	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
+	int want = (int)strtol(argv[3], NULL, 0);
+
+	for (uint64_t i = 0; i < len; i++) {
+		if (m.p[off + i] != want) {
+			printf("expect: byte at %" PRIu64 " is %#x, expected %#x\n", off + i,
+			       m.p[off + i], want);
+			return 1;
+		}
+	}
+	printf("expect: %" PRIu64 " bytes at %" PRIu64 " are %#x\n", len, off, want);
+	return 0;
+}
+
+static int cmd_punch(int argc, char **argv)
+{
+	char path[128];
+
+	if (argc < 3)
+		usage();
+	snprintf(path, sizeof(path), "/dev/poolmem/%s", argv[0]);
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0)
+		die("open domain");
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, size_arg(argv[1]),
+		      size_arg(argv[2])))
+		die("fallocate punch");
+	printf("punch: ok\n");
+	return 0;
+}
+
+/* threads NAME N ROUNDS: N threads touch random pages of the domain */
+struct thr {
+	uint8_t *p;
+	uint64_t size;
+	unsigned int seed;
+	int rounds;
+};
+
+static void *touch_thread(void *arg)
+{
+	struct thr *t = arg;
+
+	for (int r = 0; r < t->rounds; r++) {
+		uint64_t page = (uint64_t)rand_r(&t->seed) * 65536 + rand_r(&t->seed);
+
+		page %= t->size / 4096;
+		t->p[page * 4096 + (r % 4096)] = 1;
+	}
+	return NULL;
+}
+
+static int cmd_threads(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	int n = atoi(argv[1]), rounds = atoi(argv[2]);
+	pthread_t tid[64];
+	struct thr t[64];
+
+	if (n < 1 || n > 64)
+		usage();
+	for (int i = 0; i < n; i++) {
+		t[i] = (struct thr){ m.p, m.size, (unsigned int)(i * 7919 + 1), rounds };
+		pthread_create(&tid[i], NULL, touch_thread, &t[i]);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	/* count touched chunks as the kernel must: distinct pages written */
+	printf("threads: %d x %d touches done\n", n, rounds);
+	return 0;
+}
+
+/* chunks-touched NAME CHUNK: how many chunks have a non-zero byte */
+static int cmd_chunks_touched(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ);
+	uint64_t chunk = size_arg(argv[1]), n = 0;
+
+	for (uint64_t c = 0; c < m.size / chunk; c++) {
+		unsigned char vec[512];
+		/* mincore tells which pages are mapped without faulting them */
+		if (mincore(m.p + c * chunk, 4096 * 512 < chunk ? 4096 * 512 : chunk, vec))
+			die("mincore");
+		for (size_t i = 0; i < 512; i++)
+			if (vec[i] & 1) {
+				n++;
+				break;
+			}
+	}
+	printf("%" PRIu64 "\n", n);
+	return 0;
+}
+
+static int cmd_map(int argc, char **argv)
+{
+	struct poolmem_map_range r[256];
+	struct poolmem_map mp = { .size = sizeof(mp) };
+	int fd = ctl();
+
+	if (argc < 1)
+		usage();
+	snprintf(mp.name, sizeof(mp.name), "%s", argv[0]);
+	for (;;) {
+		mp.ranges = (uintptr_t)r;
+		mp.count = (uint32_t)atoi(opt(argc, argv, "batch", "256"));
+		mp.nr = 0;
+		mp.next = 0;
+		if (ioctl(fd, POOLMEM_MAP, &mp))
+			die("map");
+		for (uint32_t i = 0; i < mp.nr; i++)
+			printf("%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %d %d\n", (uint64_t)r[i].offset,
+			       (uint64_t)r[i].length, (uint64_t)r[i].phys, (int)r[i].pool, r[i].node);
+		struct poolmem_domain_info di = { .size = sizeof(di) };
+
+		memcpy(di.name, mp.name, sizeof(di.name));
+		if (ioctl(fd, POOLMEM_DOMAIN_INFO, &di))
+			die("domain info");
+		if (mp.next >= di.bytes)
+			break;
+		if (mp.nr == 0) {
+			printf("pmtest: map made no progress\n");
+			return 1;
+		}
+		mp.start = mp.next;
+	}
+	return 0;
+}
+
+static int cmd_rmap(int argc, char **argv)
+{
+	struct poolmem_map_reverse rv = { .size = sizeof(rv) };
+
+	if (argc < 1)
+		usage();
+	rv.phys = strtoull(argv[0], NULL, 0);
+	if (ioctl(ctl(), POOLMEM_MAP_REVERSE, &rv))
+		die("map reverse");
+	printf("%s %#" PRIx64 " %d %d\n", rv.name, (uint64_t)rv.offset, (int)rv.pool, rv.node);
+	return 0;
+}
+
+/*
+ * fuzz N SEED: N ioctls on the control device with random command numbers
+ * near ours, random sizes/flags, random and half-valid structs, bad
+ * pointers. Every call must fail (or be a harmless query); prints counts.
+ */
+static int cmd_fuzz(int argc, char **argv)
+{
+	static const unsigned long cmds[] = {
+		POOLMEM_VERSION, POOLMEM_POOL_ADD, POOLMEM_POOL_REMOVE, POOLMEM_POOL_LIST,
+		POOLMEM_POOL_INFO, POOLMEM_DOMAIN_CREATE, POOLMEM_DOMAIN_DESTROY,
+		POOLMEM_DOMAIN_LIST, POOLMEM_DOMAIN_INFO, POOLMEM_MAP, POOLMEM_MAP_REVERSE,
+	};
+	long n = argc > 0 ? atol(argv[0]) : 100000;
+	unsigned int seed = argc > 1 ? atoi(argv[1]) : 1;
+	uint64_t buf[64];
+	long ok = 0, einval = 0, efault = 0, other = 0, enotty = 0;
+	int fd = ctl();
+
+	for (long i = 0; i < n; i++) {
+		unsigned long cmd = cmds[rand_r(&seed) % (sizeof(cmds) / sizeof(cmds[0]))];
+		int mode = rand_r(&seed) % 8;
+		void *arg = buf;
+
+		for (size_t j = 0; j < sizeof(buf) / sizeof(buf[0]); j++)
+			buf[j] = ((uint64_t)rand_r(&seed) << 32) | rand_r(&seed);
+		uint32_t *h = (uint32_t *)buf;
+
+		switch (mode) {
+		case 0: /* pure garbage */
+			break;
+		case 1: /* right size, garbage flags and body */
+		case 2:
+			h[0] = _IOC_SIZE(cmd);
+			break;
+		case 3: /* right size and flags, garbage body: names, sizes, pointers */
+		case 4:
+			h[0] = _IOC_SIZE(cmd);
+			h[1] = 0;
+			if (mode == 4) /* a plausible name with junk after it */
+				memcpy(&h[2], "fuzz\0\xff", 6);
+			break;
+		case 5: /* bad pointer */
+			arg = (void *)(uintptr_t)(rand_r(&seed) % 2 ? 0x10 : 0xffffffffff000000ULL);
+			break;
+		case 6: /* unknown command in our magic */
+			cmd = _IOWR(POOLMEM_IOC_MAGIC, rand_r(&seed) % 256, struct poolmem_version);
+			h[0] = sizeof(struct poolmem_version);
+			h[1] = 0;
+			break;
+		case 7: /* huge sizes everywhere */
+			h[0] = _IOC_SIZE(cmd);
+			h[1] = 0;
+			for (size_t j = 1; j < sizeof(buf) / sizeof(buf[0]); j++)
+				buf[j] = ~0ULL - (j & 3);
+			break;
+		}
+		if (ioctl(fd, cmd, arg) == 0) {
+			ok++;
+			/* a successful create/add must not leave anything behind */
+			if (cmd == POOLMEM_DOMAIN_CREATE || cmd == POOLMEM_POOL_ADD) {
+				printf("fuzz: call %ld (cmd %#lx mode %d) created something\n", i, cmd, mode);
+				return 1;
+			}
+		} else if (errno == EINVAL) {
+			einval++;
+		} else if (errno == EFAULT) {
+			efault++;
+		} else if (errno == ENOTTY) {
+			enotty++;
+		} else {
+			other++;
+		}
+	}
+	printf("fuzz: %ld calls: %ld ok (queries), %ld EINVAL, %ld EFAULT, %ld ENOTTY, %ld other\n",
+	       n, ok, einval, efault, enotty, other);
+	return 0;
+}
+
+/*
+ * bench NAME MIB: first-touch throughput of MIB MiB of the domain vs the
+ * same amount of anonymous memory with THP (MADV_HUGEPAGE) and without
+ * (MADV_NOHUGEPAGE), plus fault latency percentiles of the domain read back
+ * from sysfs by the caller. Prints MiB/s for each and the ratios.
+ */
+static double touch_rate(uint8_t *p, uint64_t len)
+{
+	double t0 = now();
+
+	for (uint64_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	return (len >> 20) / (now() - t0);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	uint64_t len = size_arg(argv[1]) << 20;
+	int rounds = atoi(opt(argc, argv, "rounds", "3"));
+	double dom = 0, thp = 0, nothp = 0;
+
+	if (len > m.size)
+		len = m.size;
+	for (int r = 0; r < rounds; r++) {
+		uint8_t *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *b = mmap(NULL, len + (2 << 20), PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED || b == MAP_FAILED)
+			die("mmap anon");
+		uint8_t *bal = (uint8_t *)(((uintptr_t)b + (2 << 20) - 1) & ~((uintptr_t)(2 << 20) - 1));
+
+		madvise(a, len, MADV_NOHUGEPAGE);
+		madvise(bal, len, MADV_HUGEPAGE);
+		/* interleave the three so noise hits them alike */
+		if (fallocate(m.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, len))
+			die("fallocate punch");
+		dom += touch_rate(m.p, len);
+		thp += touch_rate(bal, len);
+		nothp += touch_rate(a, len);
+		munmap(a, len);
+		munmap(b, len + (2 << 20));
+	}
+	dom /= rounds;
+	thp /= rounds;
+	nothp /= rounds;
+	printf("bench: first touch of %" PRIu64 " MiB, %d rounds\n", len >> 20, rounds);
+	printf("bench: domain %.0f MiB/s, anon THP %.0f MiB/s, anon 4K %.0f MiB/s\n", dom, thp, nothp);
+	printf("bench: domain/THP %.2f, domain/4K %.2f\n", dom / thp, dom / nothp);
+	return 0;
+}
+
+/* gup NAME FILE: O_DIRECT read of FILE into the domain, process_vm_readv back */
+static int cmd_gup(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	int fd = open(argv[1], O_RDONLY | O_DIRECT);
+	uint8_t check[4096];
+
+	if (fd < 0)
+		die("open O_DIRECT");
+	ssize_t n = pread(fd, m.p, 1 << 20, 0);
+
+	if (n < 0)
+		die("O_DIRECT read into domain memory");
+	printf("gup: O_DIRECT read %zd bytes into the domain\n", n);
+	struct iovec local = { check, sizeof(check) }, remote = { m.p, sizeof(check) };
+
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != sizeof(check))
+		die("process_vm_readv");
+	if (memcmp(check, m.p, sizeof(check))) {
+		printf("gup: process_vm_readv returned other bytes\n");
+		return 1;
+	}
+	printf("gup: process_vm_readv ok\n");
+	return 0;
+}
+
+/* as UID GID COMMAND...: run a pmtest command as another user */
+static int cmd_as(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	gid_t gid = atoi(argv[1]);
+
+	if (setgroups(1, &gid) || setgid(gid) || setuid(atoi(argv[0])))
+		die("setuid");
+	char self[] = "/proc/self/exe";
+
+	argv[1] = "pmtest";
+	execv(self, argv + 1);
+	die("exec");
+	return 1;
+}
+
+/* try-open NAME [rw|ro]: open and report */
+static int cmd_try_open(int argc, char **argv)
+{
+	char path[128];
+
+	if (argc < 1)
+		usage();
+	snprintf(path, sizeof(path), "%s", argv[0][0] == '/' ? argv[0] : "");
+	if (!path[0])
+		snprintf(path, sizeof(path), "/dev/poolmem/%s", argv[0]);
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0)
+		die("open");
+	printf("open %s: ok\n", path);
+	return 0;
+}
+
+/* mmap-private NAME / mmap-beyond NAME: must be refused */
+static int cmd_mmap_bad(int argc, char **argv, int private)
+{
+	char path[128];
+
+	if (argc < 1)
+		usage();
+	snprintf(path, sizeof(path), "/dev/poolmem/%s", argv[0]);
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0)
+		die("open");
+	off_t size = lseek(fd, 0, SEEK_END);
+	void *p = private ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)
+			  : mmap(NULL, size + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die(private ? "mmap private" : "mmap beyond size");
+	printf("mmap: accepted\n");
+	return 0;
+}
+
+/*
+ * qemu NAME: what QEMU's memory-backend-file does with a char device: open,
+ * lseek(SEEK_END) for the size, mmap MAP_SHARED, touch, discard a range with
+ * fallocate (balloon/virtio-mem), touch again, munmap.
+ */
+static int cmd_qemu(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+
+	for (uint64_t i = 0; i < m.size; i += 4096)
+		m.p[i] = 0xab;
+	if (fallocate(m.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, m.size / 2))
+		die("fallocate punch");
+	for (uint64_t i = 0; i < m.size / 2; i++)
+		if (m.p[i]) {
+			printf("qemu: discarded range not zero at %" PRIu64 "\n", i);
+			return 1;
+		}
+	for (uint64_t i = m.size / 2; i < m.size; i += 4096)
+		if (m.p[i] != 0xab) {
+			printf("qemu: kept range lost data at %" PRIu64 "\n", i);
+			return 1;
+		}
+	for (uint64_t i = 0; i < m.size; i += 4096)
+		m.p[i] = 0xcd;
+	if (munmap(m.p, m.size))
+		die("munmap");
+	printf("qemu: size %" PRIu64 ", touch, punch, retouch, munmap ok\n", m.size);
+	return 0;
+}
+
+/* hold NAME SECONDS: keep a mapping open (for destroy-while-mapped) */
+static int cmd_hold(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+
+	for (uint64_t i = 0; i < m.size; i += 4096)
+		m.p[i] = 0x5a;
+	printf("hold: mapped and touched\n");
+	fflush(stdout);
+	sleep(atoi(argv[1]));
+	for (uint64_t i = 0; i < m.size; i += 4096)
+		if (m.p[i] != 0x5a) {
+			printf("hold: data changed under the mapping\n");
+			return 1;
+		}
+	printf("hold: data intact\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	const char *c = argv[1];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	argc -= 2;
+	argv += 2;
+	if (!strcmp(c, "pool-add"))
+		return cmd_pool_add(argc, argv);
+	if (!strcmp(c, "pool-remove") && argc)
+		return name_ioctl(POOLMEM_POOL_REMOVE, argv[0], "pool remove");
+	if (!strcmp(c, "pool-info"))
+		return cmd_pool_info(argc, argv);
+	if (!strcmp(c, "pool-list"))
+		return cmd_list(argc, argv, 1);
+	if (!strcmp(c, "domain-create"))
+		return cmd_domain_create(argc, argv);
+	if (!strcmp(c, "domain-destroy") && argc)
+		return name_ioctl(POOLMEM_DOMAIN_DESTROY, argv[0], "domain destroy");
+	if (!strcmp(c, "domain-info"))
+		return cmd_domain_info(argc, argv);
+	if (!strcmp(c, "domain-list"))
+		return cmd_list(argc, argv, 0);
+	if (!strcmp(c, "touch"))
+		return cmd_touch(argc, argv);
+	if (!strcmp(c, "fill"))
+		return cmd_fill(argc, argv);
+	if (!strcmp(c, "expect"))
+		return cmd_expect(argc, argv);
+	if (!strcmp(c, "punch"))
+		return cmd_punch(argc, argv);
+	if (!strcmp(c, "threads"))
+		return cmd_threads(argc, argv);
+	if (!strcmp(c, "chunks-touched"))
+		return cmd_chunks_touched(argc, argv);
+	if (!strcmp(c, "map"))
+		return cmd_map(argc, argv);
+	if (!strcmp(c, "rmap"))
+		return cmd_rmap(argc, argv);
+	if (!strcmp(c, "fuzz"))
+		return cmd_fuzz(argc, argv);
+	if (!strcmp(c, "bench"))
+		return cmd_bench(argc, argv);
+	if (!strcmp(c, "gup"))
+		return cmd_gup(argc, argv);
+	if (!strcmp(c, "try-open"))
+		return cmd_try_open(argc, argv);
+	if (!strcmp(c, "mmap-private"))
+		return cmd_mmap_bad(argc, argv, 1);
+	if (!strcmp(c, "mmap-beyond"))
+		return cmd_mmap_bad(argc, argv, 0);
+	if (!strcmp(c, "qemu"))
+		return cmd_qemu(argc, argv);
+	if (!strcmp(c, "as"))
+		return cmd_as(argc, argv);
+	if (!strcmp(c, "hold"))
+		return cmd_hold(argc, argv);
+	usage();
+}
