@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * poolmem domains: /dev/poolmem/<name>, fault-time chunk placement, hole
- * punching, the chunk map and per-domain sysfs statistics.
+ * poolmem domains: /dev/poolmem/<name>, fault-time chunk placement,
+ * discard, the chunk map and per-domain sysfs statistics.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
-#include <linux/falloc.h>
 #include <linux/highmem.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
@@ -17,6 +16,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "poolmem.h"
@@ -379,20 +379,16 @@ static void pm_chunk_zero(struct pm_domain *d, u64 idx, u64 from, u64 to)
 }
 
 /*
- * fallocate(PUNCH_HOLE | KEEP_SIZE): whole chunks go back to their node
+ * Discard [offset, offset + len): whole chunks go back to their node
  * (unmapped from every mapping first); partial chunks are zeroed in place.
  * The next touch of a freed chunk places it anew.
  */
-static long pm_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+static int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 {
-	struct pm_domain *d = file->private_data;
-	u64 start, end, idx;
+	u64 start = offset, end, idx;
 
-	if (mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
-		return -EOPNOTSUPP;
-	if (offset < 0 || len <= 0 || offset >= d->size || len > d->size - offset)
+	if (len == 0 || offset >= d->size || len > d->size - offset)
 		return -EINVAL;
-	start = offset;
 	end = offset + len;
 
 	mutex_lock(&d->lock);
@@ -414,13 +410,30 @@ static long pm_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 	return 0;
 }
 
+static long pm_domain_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct pm_domain *d = file->private_data;
+	struct poolmem_discard a;
+
+	if (cmd != POOLMEM_DISCARD)
+		return -ENOTTY;
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (copy_from_user(&a, (void __user *)arg, sizeof(a)))
+		return -EFAULT;
+	if (a.size != sizeof(a) || a.flags || memchr_inv(a.reserved, 0, sizeof(a.reserved)))
+		return -EINVAL;
+	return pm_discard(d, a.offset, a.length);
+}
+
 static const struct file_operations pm_domain_fops = {
 	.owner = THIS_MODULE,
 	.open = pm_open,
 	.release = pm_release,
 	.llseek = pm_llseek,
 	.mmap = pm_mmap,
-	.fallocate = pm_fallocate,
+	.unlocked_ioctl = pm_domain_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 };
 
 /* ---- sysfs: /sys/class/poolmem/<name>/ ---- */

@@ -35,8 +35,11 @@
  * holds chunks: the pages are not movable, and the kernel would otherwise
  * retry migrating them until the offline request times out.
  *
- * fallocate(PUNCH_HOLE|KEEP_SIZE) unmaps whole chunks from every mapping of
- * the domain and returns them to their node; partial chunks are zeroed.
+ * POOLMEM_DISCARD on a domain device unmaps whole chunks from every mapping
+ * of the domain and returns them to their node; partial chunks are zeroed.
+ * (fallocate(PUNCH_HOLE) would be the natural interface, but the VFS
+ * refuses fallocate on character devices with -ENODEV before any driver
+ * sees it.)
  * Destroying a domain removes its device node (no new opens); its memory is
  * freed when the last open file and mapping go away. Each live domain pins
  * the module, so rmmod fails while domains exist.
@@ -86,9 +89,9 @@ static int pm_fs_init_fs_context(struct fs_context *fc)
 	return init_pseudo(fc, POOLMEM_FS_MAGIC) ? 0 : -ENOMEM;
 }
 
+/* No .owner: the module's own mount would pin it and rmmod could never work. */
 static struct file_system_type pm_fs_type = {
 	.name = "poolmem",
-	.owner = THIS_MODULE,
 	.init_fs_context = pm_fs_init_fs_context,
 	.kill_sb = kill_anon_super,
 };

@@ -121,11 +121,22 @@ pm_load() {
 	[ -c /dev/poolmem/control ] || fail "/dev/poolmem/control missing"
 }
 
+# Destroy every domain a previous test left (a failed test may not have
+# cleaned up), so failures do not cascade.
+pm_clean() {
+	local d
+	for d in $(pmtest domain-list); do
+		pmtest domain-destroy "$d" >/dev/null
+		info "cleaned up domain $d left by an earlier test"
+	done
+}
+
 # Bring the topology's far memory online and register one pool per node,
 # named p0, p1, ... in node order. Prints nothing; sets POOL_NODES.
 pm_pools_up() {
 	local daxes dax node i=0
 	pm_load
+	pm_clean
 	if [ -d /sys/bus/cxl/devices/mem0 ]; then
 		daxes=$(cxl_to_system_ram)
 	else

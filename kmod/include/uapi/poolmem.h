@@ -182,6 +182,22 @@ struct poolmem_map_reverse {
 	__u64 reserved[2];
 };
 
+/*
+ * POOLMEM_DISCARD, on an open /dev/poolmem/<name> (not the control device):
+ * whole chunks in [offset, offset + length) go back to their pools (they
+ * are unmapped from every mapping and placed anew on the next touch);
+ * the parts of partially covered chunks are zeroed. What
+ * fallocate(PUNCH_HOLE) does for a regular file: the VFS refuses
+ * fallocate() on character devices before a driver sees it.
+ */
+struct poolmem_discard {
+	__u32 size;
+	__u32 flags;
+	__u64 offset;
+	__u64 length;
+	__u64 reserved[2];
+};
+
 #define POOLMEM_IOC_MAGIC	0xCE
 
 #define POOLMEM_VERSION		_IOWR(POOLMEM_IOC_MAGIC, 0x00, struct poolmem_version)
@@ -195,5 +211,6 @@ struct poolmem_map_reverse {
 #define POOLMEM_DOMAIN_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x23, struct poolmem_domain_info)
 #define POOLMEM_MAP		_IOWR(POOLMEM_IOC_MAGIC, 0x30, struct poolmem_map)
 #define POOLMEM_MAP_REVERSE	_IOWR(POOLMEM_IOC_MAGIC, 0x31, struct poolmem_map_reverse)
+#define POOLMEM_DISCARD		_IOW(POOLMEM_IOC_MAGIC, 0x40, struct poolmem_discard)
 
 #endif /* _UAPI_LINUX_POOLMEM_H */

@@ -1,0 +1,50 @@
+# rig-topologies: cxl2 nvdimm-numa
+# THEORY OF OPERATION: pool-tier-only domains (local quota 0) touched chunk
+# by chunk show the pool-selection policy directly in pool_chunks and in the
+# chunk map:
+#   round-robin  alternates p0 p1 p0 p1 ...;
+#   nearest      every chunk on the pool with the lowest NUMA distance from
+#                the home node (nvdimm-numa: 21 vs 31; cxl2: equal distances,
+#                so the lower id);
+#   smart-idle   with one pool made busy by another domain (its access
+#                factor is high), every new chunk goes to the idle pool.
+#   random       both pools get chunks over 32 draws.
+. /rig/tests/lib.sh
+pm_pools_up
+
+touch_n() { local c=0; while [ $c -lt $2 ]; do pmtest touch "$1" $((c * 2))M 4K >/dev/null; c=$((c + 1)); done; }
+
+pmtest domain-create rr 32M 0 32M tier=pool-first select=round-robin >/dev/null
+touch_n rr 8
+order=$(pmtest map rr | awk '{ print $4 }' | xargs)
+check_eq "round-robin order" "0 1 0 1 0 1 0 1" "$order"
+pmtest domain-destroy rr >/dev/null
+
+pmtest domain-create near 16M 0 16M tier=pool-first select=nearest >/dev/null
+touch_n near 8
+d0=$(cut -d' ' -f$(($(pool_attr p0 node) + 1)) $NODESYS/node0/distance)
+d1=$(cut -d' ' -f$(($(pool_attr p1 node) + 1)) $NODESYS/node0/distance)
+if [ "$d1" -lt "$d0" ]; then near=p1; else near=p0; fi
+info "distances from node 0: p0 $d0, p1 $d1 -> nearest $near"
+check_eq "nearest: chunks on $near" 8 "$(dom_pool_chunks near $near)"
+pmtest domain-destroy near >/dev/null
+
+# make p0 busy: 24 chunk allocations and faults in the current windows
+pmtest domain-create busy 48M 0 48M tier=pool-first pools=p0 >/dev/null
+touch_n busy 24
+info "access factor: p0 $(pool_attr p0 access_factor), p1 $(pool_attr p1 access_factor)"
+[ "$(pool_attr p0 access_factor)" -gt "$(pool_attr p1 access_factor)" ] || fail "p0 not busier than p1"
+pmtest domain-create idle 16M 0 16M tier=pool-first select=smart-idle >/dev/null
+touch_n idle 6
+check_eq "smart-idle: chunks on idle p1" 6 "$(dom_pool_chunks idle p1)"
+check_eq "smart-idle: chunks on busy p0" 0 "$(dom_pool_chunks idle p0)"
+pmtest domain-destroy idle >/dev/null
+pmtest domain-destroy busy >/dev/null
+
+pmtest domain-create rnd 64M 0 64M tier=pool-first select=random >/dev/null
+touch_n rnd 32
+a=$(dom_pool_chunks rnd p0) b=$(dom_pool_chunks rnd p1)
+info "random: p0 $a, p1 $b"
+[ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "random used one pool only ($a/$b)"
+check_eq "random: all chunks placed" 32 $((a + b))
+pmtest domain-destroy rnd >/dev/null

@@ -1,0 +1,169 @@
+// The module's placement policy (kmod/policy/pm_policy.c), compiled for the host.
+#include "policy/pm_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace {
+
+/// Run the tier policy for N chunks from empty and return the tier sequence.
+std::vector<u32> tier_sequence(u32 policy, u64 local_quota, u64 pool_quota, int n)
+{
+	pm_tier_view t{{0, 0}, {local_quota, pool_quota}};
+	std::vector<u32> seq;
+	for (int i = 0; i < n; i++) {
+		u32 order[PM_NR_TIERS];
+		if (pm_tier_order(policy, &t, order) == 0)
+			break;
+		seq.push_back(order[0]);
+		t.used[order[0]]++;
+	}
+	return seq;
+}
+
+constexpr u32 L = PM_TIER_LOCAL, P = PM_TIER_POOL;
+
+} // namespace
+
+TEST(TierPolicy, local_first_fills_local_then_pool)
+{
+	EXPECT_EQ(tier_sequence(PM_TIER_LOCAL_FIRST, 2, 3, 10), (std::vector<u32>{L, L, P, P, P}));
+}
+
+TEST(TierPolicy, pool_first_fills_pool_then_local)
+{
+	EXPECT_EQ(tier_sequence(PM_TIER_POOL_FIRST, 2, 3, 10), (std::vector<u32>{P, P, P, L, L}));
+}
+
+TEST(TierPolicy, interleave_follows_quota_ratio)
+{
+	EXPECT_EQ(tier_sequence(PM_TIER_INTERLEAVE, 1, 3, 8), (std::vector<u32>{L, P, P, P}));
+	EXPECT_EQ(tier_sequence(PM_TIER_INTERLEAVE, 2, 2, 4), (std::vector<u32>{L, P, L, P}));
+	EXPECT_EQ(tier_sequence(PM_TIER_INTERLEAVE, 4, 12, 8), (std::vector<u32>{L, P, P, P, L, P, P, P}));
+}
+
+TEST(TierPolicy, quotas_are_hard)
+{
+	pm_tier_view t{{4, 12}, {4, 12}};
+	u32 order[PM_NR_TIERS];
+	for (u32 p : {PM_TIER_LOCAL_FIRST, PM_TIER_INTERLEAVE, PM_TIER_POOL_FIRST})
+		EXPECT_EQ(pm_tier_order(p, &t, order), 0u);
+	t.used[P] = 11; // one pool chunk left: only the pool is offered
+	ASSERT_EQ(pm_tier_order(PM_TIER_LOCAL_FIRST, &t, order), 1u);
+	EXPECT_EQ(order[0], P);
+}
+
+TEST(TierPolicy, falls_back_to_the_other_tier)
+{
+	pm_tier_view t{{0, 0}, {4, 12}};
+	u32 order[PM_NR_TIERS];
+	ASSERT_EQ(pm_tier_order(PM_TIER_LOCAL_FIRST, &t, order), 2u);
+	EXPECT_EQ(order[1], P);
+}
+
+TEST(TierPolicy, rejects_unknown_policy)
+{
+	pm_tier_view t{{0, 0}, {4, 4}};
+	u32 order[PM_NR_TIERS];
+	EXPECT_EQ(pm_tier_order(7, &t, order), 0u);
+}
+
+TEST(AccessFactor, weighs_recent_windows_more)
+{
+	pm_af a{};
+	pm_af_add(&a, 10, 1); // epoch 10: one event
+	EXPECT_EQ(pm_af_value(&a, 10), 8u);
+	EXPECT_EQ(pm_af_value(&a, 11), 4u);
+	EXPECT_EQ(pm_af_value(&a, 13), 1u);
+	EXPECT_EQ(pm_af_value(&a, 14), 0u); // decayed after PM_AF_WINDOWS windows
+}
+
+TEST(AccessFactor, advance_shifts_and_drops_old_windows)
+{
+	pm_af a{};
+	pm_af_add(&a, 5, 3);
+	pm_af_add(&a, 6, 2);
+	pm_af_advance(&a, 7);
+	EXPECT_EQ(a.win[0], 0u);
+	EXPECT_EQ(a.win[1], 2u);
+	EXPECT_EQ(a.win[2], 3u);
+	pm_af_advance(&a, 100);
+	for (u64 w : a.win)
+		EXPECT_EQ(w, 0u);
+	pm_af_advance(&a, 50); // never backwards
+	EXPECT_EQ(a.epoch, 100u);
+}
+
+TEST(AccessFactor, late_events_count_in_their_window)
+{
+	pm_af a{};
+	pm_af_add(&a, 9, 1);
+	pm_af_add(&a, 8, 1); // late, one window old
+	EXPECT_EQ(a.win[0], 1u);
+	EXPECT_EQ(a.win[1], 1u);
+	pm_af_add(&a, 1, 1); // older than every window: dropped
+	EXPECT_EQ(pm_af_value(&a, 9), 8u + 4u);
+}
+
+TEST(SmartIdle, m_is_ceil_log2_n)
+{
+	EXPECT_EQ(pm_smart_idle_m(1), 1u);
+	EXPECT_EQ(pm_smart_idle_m(2), 1u);
+	EXPECT_EQ(pm_smart_idle_m(3), 2u);
+	EXPECT_EQ(pm_smart_idle_m(4), 2u);
+	EXPECT_EQ(pm_smart_idle_m(6), 3u);
+	EXPECT_EQ(pm_smart_idle_m(64), 6u);
+}
+
+TEST(PoolOrder, round_robin_rotates_from_cursor)
+{
+	pm_pool_view v[3]{{0, 10, 0, 0}, {1, 10, 0, 0}, {2, 10, 0, 0}};
+	u32 order[3];
+	ASSERT_EQ(pm_pool_order(PM_SELECT_ROUND_ROBIN, v, 3, 4, 0, order), 3u);
+	EXPECT_EQ(std::vector<u32>(order, order + 3), (std::vector<u32>{1, 2, 0}));
+}
+
+TEST(PoolOrder, random_starts_at_draw)
+{
+	pm_pool_view v[3]{{0, 10, 0, 0}, {1, 10, 0, 0}, {2, 10, 0, 0}};
+	u32 order[3];
+	pm_pool_order(PM_SELECT_RANDOM, v, 3, 0, 5, order);
+	EXPECT_EQ(std::vector<u32>(order, order + 3), (std::vector<u32>{2, 0, 1}));
+}
+
+TEST(PoolOrder, nearest_sorts_by_distance_then_id)
+{
+	pm_pool_view v[4]{{0, 31, 0, 0}, {1, 21, 0, 0}, {2, 21, 0, 0}, {3, 12, 0, 0}};
+	u32 order[4];
+	pm_pool_order(PM_SELECT_NEAREST, v, 4, 0, 0, order);
+	EXPECT_EQ(std::vector<u32>(order, order + 4), (std::vector<u32>{3, 1, 2, 0}));
+}
+
+TEST(PoolOrder, smart_idle_picks_least_allocated_of_idlest)
+{
+	// 6 pools -> m = 3 idlest by Af: ids 1 (af 0), 4 (af 1), 5 (af 2);
+	// of those the least allocated is 5, then 1, then 4; the rest by Af.
+	pm_pool_view v[6]{{0, 10, 100, 50}, {1, 10, 300, 0}, {2, 10, 0, 90},
+			  {3, 10, 0, 40},   {4, 10, 900, 1}, {5, 10, 10, 2}};
+	u32 order[6];
+	ASSERT_EQ(pm_pool_order(PM_SELECT_SMART_IDLE, v, 6, 0, 0, order), 6u);
+	EXPECT_EQ(std::vector<u32>(order, order + 6), (std::vector<u32>{5, 1, 4, 3, 0, 2}));
+}
+
+TEST(PoolOrder, smart_idle_steers_away_from_busy_pool)
+{
+	pm_pool_view v[2]{{0, 10, 0, 500}, {1, 10, 1000, 3}};
+	u32 order[2];
+	pm_pool_order(PM_SELECT_SMART_IDLE, v, 2, 0, 0, order);
+	EXPECT_EQ(order[0], 1u); // idle, although it holds more
+}
+
+TEST(PoolOrder, rejects_bad_input)
+{
+	pm_pool_view v[1]{{0, 10, 0, 0}};
+	u32 order[1];
+	EXPECT_EQ(pm_pool_order(PM_SELECT_NEAREST, v, 0, 0, 0, order), 0u);
+	EXPECT_EQ(pm_pool_order(99, v, 1, 0, 0, order), 0u);
+	EXPECT_EQ(pm_pool_order(PM_SELECT_NEAREST, v, PM_MAX_POOLS + 1, 0, 0, order), 0u);
+}
