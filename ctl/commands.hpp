@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+
 #include <string>
 
 namespace poolctl {
@@ -9,15 +10,29 @@ namespace poolctl {
 /// Exit codes scripts can rely on (documented in poolctl(8)).
 enum Exit : int {
 	EXIT_OK = 0,
-	EXIT_FAILURE_ = 1, ///< the operation failed (message names object and cause)
-	EXIT_USAGE = 2,    ///< bad command line
+	EXIT_FAILED = 1,   ///< the operation failed (message names object and cause)
+	EXIT_USAGE = 2,    ///< bad command line or bad value (size, policy, ...)
+	EXIT_NOTFOUND = 3, ///< no such pool, domain, device or user
+	EXIT_REFUSED = 4,  ///< refused: busy, exists, over capacity, no permission
 };
 
 /// Options every subcommand shares.
 struct GlobalOptions {
 	std::string sysfs = "/sys"; ///< sysfs root (fixtures in tests)
+	std::string control = "/dev/poolmem/control";
+};
+
+/// Thrown for a bad value the parser could not catch (exit code 2).
+struct UsageError : std::runtime_error {
+	using std::runtime_error::runtime_error;
 };
 
 void setup_node(CLI::App &app, const GlobalOptions &g);
+void setup_pool(CLI::App &app, const GlobalOptions &g);
+void setup_vm(CLI::App &app, const GlobalOptions &g);
+void setup_status(CLI::App &app, const GlobalOptions &g);
+
+/// Size option value: "16G" -> bytes, or UsageError naming OPTION.
+uint64_t size_value(const std::string &option, const std::string &text);
 
 } // namespace poolctl

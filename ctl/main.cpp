@@ -2,26 +2,69 @@
 // and parses; each noun lives in its own file.
 #include "commands.hpp"
 
+#include <poolmem/error.hpp>
+#include <poolmem/size.hpp>
+
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 
+namespace poolctl {
+
+uint64_t size_value(const std::string &option, const std::string &text)
+{
+	auto v = poolmem::parse_size(text);
+	if (!v)
+		throw UsageError(option + ": invalid size '" + text + "' (use e.g. 512M, 16G)");
+	return *v;
+}
+
+static int exit_code(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENODEV:
+		return EXIT_NOTFOUND;
+	case EBUSY:
+	case EEXIST:
+	case ENOSPC:
+	case EPERM:
+	case EACCES:
+		return EXIT_REFUSED;
+	default:
+		return EXIT_FAILED;
+	}
+}
+
+} // namespace poolctl
+
 int main(int argc, char **argv)
 {
-	CLI::App app{"poolctl: manage pooled memory (CXL, DAX, PMem) for VMs", "poolctl"};
+	CLI::App app{"poolctl: pooled memory (CXL, DAX, PMem) for VMs with per-tier quotas", "poolctl"};
 	app.require_subcommand(1);
 	poolctl::GlobalOptions g;
 	app.add_option("--sysfs", g.sysfs, "sysfs root (for testing)")->default_val("/sys");
+	app.add_option("--control", g.control, "control device")->default_val("/dev/poolmem/control");
 
 	poolctl::setup_node(app, g);
+	poolctl::setup_pool(app, g);
+	poolctl::setup_vm(app, g);
+	poolctl::setup_status(app, g);
 
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
 		int rc = app.exit(e);
 		return rc == 0 ? poolctl::EXIT_OK : poolctl::EXIT_USAGE;
+	} catch (const poolctl::UsageError &e) {
+		std::fprintf(stderr, "poolctl: %s\n", e.what());
+		return poolctl::EXIT_USAGE;
+	} catch (const poolmem::Error &e) {
+		std::fprintf(stderr, "poolctl: %s\n", e.what());
+		return poolctl::exit_code(e.code());
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
-		return poolctl::EXIT_FAILURE_;
+		return poolctl::EXIT_FAILED;
 	}
 	return poolctl::EXIT_OK;
 }

@@ -57,6 +57,41 @@ online_node_blocks() {
 # The NUMA node (number) a dax device's system-ram memory lives on.
 dax_node() { cat /sys/bus/dax/devices/$1/target_node; }
 
+# Make every CXL memdev (own region per root decoder) or NVDIMM namespace a
+# devdax device, stopping before system-ram: what "poolctl pool online"
+# starts from. Prints the dax device names.
+make_devdax() {
+	local dec r out ns
+	ndctl list >/dev/null 2>&1 || true
+	if [ -d /sys/bus/cxl/devices/mem0 ]; then
+		wait_for 20 cxl_pmem_ready || fail "cxl_pmem: nvdimm bridge or pmem devices missing"
+		for dec in $(ls -d /sys/bus/cxl/devices/decoder0.* | xargs -n1 basename); do
+			ls -d /sys/bus/cxl/devices/$dec/region[0-9]* >/dev/null 2>&1 && continue
+			r=$(cxl create-region -d "$dec" -t pmem 2>/dev/null | sed -n 's/.*"region":"\(region[0-9]*\)".*/\1/p')
+			[ -n "$r" ] || fail "$dec: cxl create-region failed"
+			wait_for 20 ndctl_has_region "$r" || fail "$r: no nvdimm region appeared"
+			out=$(ndctl create-namespace -r "$r" -m devdax 2>&1) || fail "$r: ndctl create-namespace failed: $out"
+		done
+	else
+		for ns in $(ls -d /sys/bus/nd/devices/namespace*.0 | xargs -n1 basename); do
+			ndctl list -N -n "$ns" 2>/dev/null | grep -q '"mode":"devdax"' && continue
+			out=$(ndctl create-namespace -f -e "$ns" -m devdax 2>&1) || fail "$ns: ndctl create-namespace failed: $out"
+		done
+	fi
+	ls /sys/bus/dax/devices/
+}
+
+# expect_exit CODE MESSAGE-PATTERN CMD...: CMD must exit with CODE and print
+# a line matching MESSAGE-PATTERN (grep -E) on stderr or stdout.
+expect_exit() {
+	local code=$1 pat=$2 out rc
+	shift 2
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	[ "$rc" = "$code" ] || fail "'$*': exit $rc, expected $code; output: $out"
+	echo "$out" | grep -qE "$pat" || fail "'$*': output does not match '$pat': $out"
+	info "ok: '$*' -> exit $code: $out"
+}
+
 ndctl_has_region() { ndctl list -R -r "$1" 2>/dev/null | grep -q '"dev"'; }
 
 cxl_pmem_ready() {

@@ -662,6 +662,20 @@ static int cmd_as(int argc, char **argv)
 	return 1;
 }
 
+/* run-as UID GID PROGRAM ARGS...: run any program as another user */
+static int cmd_run_as(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	gid_t gid = atoi(argv[1]);
+
+	if (setgroups(1, &gid) || setgid(gid) || setuid(atoi(argv[0])))
+		die("setuid");
+	execvp(argv[2], argv + 2);
+	die("exec");
+	return 1;
+}
+
 /* try-open NAME [rw|ro]: open and report */
 static int cmd_try_open(int argc, char **argv)
 {
@@ -817,6 +831,8 @@ int main(int argc, char **argv)
 		return cmd_mmap_bad(argc, argv, 0);
 	if (!strcmp(c, "qemu"))
 		return cmd_qemu(argc, argv);
+	if (!strcmp(c, "run-as"))
+		return cmd_run_as(argc, argv);
 	if (!strcmp(c, "as"))
 		return cmd_as(argc, argv);
 	if (!strcmp(c, "hold"))

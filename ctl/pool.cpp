@@ -1,0 +1,395 @@
+// poolctl pool: bring DAX memory online as a pool, list, show, offline and
+// remove pools.
+#include "commands.hpp"
+#include "table.hpp"
+
+#include <poolmem/control.hpp>
+#include <poolmem/dax.hpp>
+#include <poolmem/error.hpp>
+#include <poolmem/kmod.hpp>
+#include <poolmem/size.hpp>
+#include <poolmem/stats.hpp>
+#include <poolmem/topology.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace poolctl {
+
+namespace {
+
+const fs::path state_dir = "/run/poolmem";
+
+struct OnlineOptions {
+	std::string dax;
+	std::string name;
+	std::string zone = "movable";
+	bool async = false;
+	std::string first = "1G";
+	bool force = false;
+	unsigned overcommit = 100;
+};
+
+struct NameOptions {
+	std::string name;
+	bool json = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Progress of background onlining, kept in /run/poolmem/<pool>.online as
+/// "done total seconds state".
+struct OnlineState {
+	unsigned done = 0, total = 0;
+	double seconds = 0;
+	std::string state; ///< "running", "done", "failed: ..."
+};
+
+void write_state(const std::string &pool, const OnlineState &s)
+{
+	fs::create_directories(state_dir);
+	fs::path tmp = state_dir / (pool + ".online.tmp");
+	{
+		std::ofstream f(tmp);
+		f << s.done << ' ' << s.total << ' ' << s.seconds << ' ' << s.state << '\n';
+	}
+	fs::rename(tmp, state_dir / (pool + ".online"));
+}
+
+std::optional<OnlineState> read_state(const std::string &pool)
+{
+	std::ifstream f(state_dir / (pool + ".online"));
+	OnlineState s;
+	if (!(f >> s.done >> s.total >> s.seconds))
+		return std::nullopt;
+	std::getline(f >> std::ws, s.state);
+	return s;
+}
+
+void progress_bar(unsigned done, unsigned total)
+{
+	int width = 40, fill = total ? static_cast<int>(width * done / total) : width;
+	std::fprintf(stderr, "\r[%s%s] %u/%u blocks", std::string(fill, '#').c_str(),
+		     std::string(width - fill, ' ').c_str(), done, total);
+	if (done == total)
+		std::fprintf(stderr, "\n");
+}
+
+void run_online(const GlobalOptions &g, const OnlineOptions &o)
+{
+	if (o.zone != "movable" && o.zone != "normal")
+		throw UsageError("--zone: must be movable or normal, not '" + o.zone + "'");
+	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
+	const std::string name = o.name.empty() ? o.dax : o.name;
+	const uint64_t first_bytes = o.async ? size_value("--first", o.first) : 0;
+
+	poolmem::load_module("kmem");
+	poolmem::load_module("poolmem");
+	poolmem::Control ctl(g.control);
+	poolmem::Dax dax(g.sysfs);
+
+	poolmem::DaxInfo before = dax.device(o.dax);
+	if (!before.system_ram && !o.force && dax.will_auto_online(o.dax))
+		throw poolmem::Error::plain(o.dax, "the kernel would online this memory by itself "
+						   "(auto_online_blocks), racing poolctl; use --force",
+					   EBUSY);
+	for (const auto &p : poolmem::read_pools(g.sysfs))
+		if (p.name == name)
+			throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
+
+	auto t0 = std::chrono::steady_clock::now();
+	dax.to_system_ram(o.dax);
+	const int node = dax.device(o.dax).target_node;
+	const std::vector<unsigned> blocks = dax.blocks(o.dax);
+	const uint64_t block_size = poolmem::read_topology(g.sysfs).block_size;
+	if (blocks.empty() || block_size == 0) {
+		if (!before.system_ram)
+			dax.to_devdax(o.dax);
+		throw poolmem::Error(o.dax, "no whole memory block in the device");
+	}
+
+	size_t sync_n = blocks.size();
+	if (o.async)
+		sync_n = std::min(blocks.size(), std::max<size_t>(1, (first_bytes + block_size - 1) / block_size));
+	const std::vector<unsigned> first(blocks.begin(), blocks.begin() + static_cast<long>(sync_n));
+	const std::vector<unsigned> rest(blocks.begin() + static_cast<long>(sync_n), blocks.end());
+	const bool tty = isatty(STDERR_FILENO);
+	std::vector<unsigned> were_offline;
+	for (const auto &b : poolmem::read_topology(g.sysfs).blocks)
+		if (b.state != "online" && std::find(blocks.begin(), blocks.end(), b.index) != blocks.end())
+			were_offline.push_back(b.index);
+
+	/* undo everything this command did, leaving the device as it was */
+	auto rollback = [&] {
+		poolmem::offline_blocks(g.sysfs, were_offline);
+		if (!before.system_ram) {
+			try {
+				dax.to_devdax(o.dax);
+			} catch (const poolmem::Error &) {
+			}
+		}
+	};
+	try {
+		poolmem::online_blocks(g.sysfs, first, zone,
+				       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, blocks.size()); })
+					   : poolmem::Progress());
+		ctl.pool_add(name, node, o.overcommit);
+	} catch (...) {
+		rollback();
+		throw;
+	}
+	const double t_first = seconds_since(t0);
+	const uint64_t first_b = first.size() * block_size;
+
+	if (rest.empty()) {
+		write_state(name, {static_cast<unsigned>(blocks.size()), static_cast<unsigned>(blocks.size()), t_first, "done"});
+		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s\n",
+			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), o.dax.c_str(), node,
+			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str());
+		return;
+	}
+
+	/* progressive onlining: the rest continues in a detached child */
+	write_state(name, {static_cast<unsigned>(first.size()), static_cast<unsigned>(blocks.size()), t_first, "running"});
+	std::fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		throw poolmem::Error(name, "cannot start background onlining", errno);
+	if (pid == 0) {
+		setsid();
+		unsigned done = static_cast<unsigned>(first.size());
+		std::string st = "done";
+		try {
+			poolmem::online_blocks(g.sysfs, rest, zone, [&](unsigned d, unsigned) {
+				write_state(name, {done + d, static_cast<unsigned>(blocks.size()), seconds_since(t0), "running"});
+			});
+		} catch (const std::exception &e) {
+			st = std::string("failed: ") + e.what();
+		}
+		auto s = read_state(name).value_or(OnlineState{});
+		write_state(name, {s.done, static_cast<unsigned>(blocks.size()), seconds_since(t0), st});
+		_exit(st == "done" ? 0 : 1);
+	}
+	std::printf("%s: onlined %zu of %zu blocks (%s) of %s on node %d in %.2f s, zone %s; "
+		    "the rest continues in the background (poolctl pool show %s)\n",
+		    name.c_str(), first.size(), blocks.size(), poolmem::format_size(first_b).c_str(), o.dax.c_str(),
+		    node, t_first, o.zone.c_str(), name.c_str());
+}
+
+nlohmann::json pool_json(const poolmem::PoolStats &p)
+{
+	nlohmann::json j = {
+		{"name", p.name},
+		{"id", p.id},
+		{"node", p.node},
+		{"tier", p.tier},
+		{"overcommit_pct", p.overcommit_pct},
+		{"capacity_bytes", p.capacity_bytes},
+		{"free_bytes", p.free_bytes},
+		{"allocated_bytes", p.allocated_bytes},
+		{"committed_bytes", p.committed_bytes},
+		{"chunks", p.chunks},
+		{"allocations", p.allocations},
+		{"faults", p.faults},
+		{"failures", p.failures},
+		{"access_factor", p.access_factor},
+		{"window_counts", p.window_counts},
+	};
+	if (auto s = read_state(p.name))
+		j["online"] = {{"blocks_done", s->done}, {"blocks_total", s->total}, {"seconds", s->seconds}, {"state", s->state}};
+	return j;
+}
+
+std::vector<poolmem::PoolStats> pools_or_throw(const GlobalOptions &g)
+{
+	if (!poolmem::module_sysfs_present(g.sysfs))
+		throw poolmem::Error::plain("poolmem", "module not loaded (poolctl pool online loads it)", ENOENT);
+	return poolmem::read_pools(g.sysfs);
+}
+
+poolmem::PoolStats pool_or_throw(const GlobalOptions &g, const std::string &name)
+{
+	pools_or_throw(g);
+	auto p = poolmem::read_pool(g.sysfs, name);
+	if (!p)
+		throw poolmem::Error::plain(name, "no such pool", ENOENT);
+	return *p;
+}
+
+void run_list(const GlobalOptions &g, bool json)
+{
+	auto pools = pools_or_throw(g);
+	if (json) {
+		nlohmann::json out = nlohmann::json::array();
+		for (const auto &p : pools)
+			out.push_back(pool_json(p));
+		std::cout << out.dump(2) << '\n';
+		return;
+	}
+	Table t({"NAME", ">ID", ">NODE", ">CAPACITY", ">ALLOCATED", ">FREE", ">CHUNKS", ">AF", ">FAILURES", "ONLINE"});
+	for (const auto &p : pools) {
+		auto s = read_state(p.name);
+		std::string online = s ? (s->state == "running" ? std::to_string(s->done) + "/" + std::to_string(s->total)
+								: s->state)
+				       : "-";
+		t.row({p.name, std::to_string(p.id), std::to_string(p.node), poolmem::format_size(p.capacity_bytes),
+		       poolmem::format_size(p.allocated_bytes), poolmem::format_size(p.free_bytes),
+		       std::to_string(p.chunks), std::to_string(p.access_factor), std::to_string(p.failures), online});
+	}
+	t.print();
+}
+
+/// Domains holding chunks in POOL: name -> chunks.
+std::map<std::string, uint64_t> holders(const GlobalOptions &g, const std::string &pool)
+{
+	std::map<std::string, uint64_t> out;
+	for (const auto &d : poolmem::read_domains(g.sysfs)) {
+		auto it = d.pool_chunks.find(pool);
+		if (it != d.pool_chunks.end() && it->second)
+			out[d.name] = it->second;
+	}
+	return out;
+}
+
+void run_show(const GlobalOptions &g, const NameOptions &o)
+{
+	auto p = pool_or_throw(g, o.name);
+	auto h = holders(g, p.name);
+	if (o.json) {
+		auto j = pool_json(p);
+		j["domains"] = h;
+		std::cout << j.dump(2) << '\n';
+		return;
+	}
+	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%\n", p.name.c_str(), p.id, p.node,
+		    p.tier.c_str(), static_cast<unsigned long>(p.overcommit_pct));
+	std::printf("  capacity   %s\n  allocated  %s in %lu chunks\n  free       %s\n  committed  %s\n",
+		    poolmem::format_size(p.capacity_bytes).c_str(), poolmem::format_size(p.allocated_bytes).c_str(),
+		    static_cast<unsigned long>(p.chunks), poolmem::format_size(p.free_bytes).c_str(),
+		    poolmem::format_size(p.committed_bytes).c_str());
+	std::printf("  activity   %lu allocations, %lu faults, %lu failures; access factor %lu (windows",
+		    static_cast<unsigned long>(p.allocations), static_cast<unsigned long>(p.faults),
+		    static_cast<unsigned long>(p.failures), static_cast<unsigned long>(p.access_factor));
+	for (auto w : p.window_counts)
+		std::printf(" %lu", static_cast<unsigned long>(w));
+	std::printf(")\n");
+	if (auto s = read_state(p.name))
+		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
+	for (const auto &[dom, chunks] : h)
+		std::printf("  domain     %s: %lu chunks\n", dom.c_str(), static_cast<unsigned long>(chunks));
+}
+
+void refuse_if_held(const GlobalOptions &g, const poolmem::PoolStats &p, const char *action)
+{
+	auto h = holders(g, p.name);
+	if (h.empty() && p.chunks == 0)
+		return;
+	std::string who;
+	for (const auto &[dom, chunks] : h)
+		who += (who.empty() ? "" : ", ") + dom + " (" + std::to_string(chunks) + " chunks)";
+	throw poolmem::Error::plain(p.name, std::string("cannot ") + action + ": chunks of domains live there: " +
+						    (who.empty() ? "destroyed domains still mapped" : who),
+				    EBUSY);
+}
+
+std::vector<unsigned> node_blocks(const GlobalOptions &g, int node)
+{
+	auto t = poolmem::read_topology(g.sysfs);
+	const auto *n = t.node(node);
+	return n ? n->blocks : std::vector<unsigned>{};
+}
+
+void offline_node(const GlobalOptions &g, const std::string &pool, int node)
+{
+	auto blocks = node_blocks(g, node);
+	std::vector<int> errs;
+	auto refused = poolmem::offline_blocks(g.sysfs, blocks, &errs);
+	if (!refused.empty())
+		throw poolmem::Error(pool, "cannot offline memory" + std::string(" (memory") +
+						   std::to_string(refused[0]) + " and " + std::to_string(refused.size() - 1) +
+						   " more)",
+				     errs[0]);
+	std::printf("%s: offlined %zu blocks on node %d\n", pool.c_str(), blocks.size(), node);
+}
+
+void run_offline(const GlobalOptions &g, const NameOptions &o)
+{
+	auto p = pool_or_throw(g, o.name);
+	refuse_if_held(g, p, "offline");
+	offline_node(g, p.name, p.node);
+}
+
+void run_remove(const GlobalOptions &g, const NameOptions &o)
+{
+	auto p = pool_or_throw(g, o.name);
+	refuse_if_held(g, p, "remove");
+	poolmem::Control ctl(g.control);
+	ctl.pool_remove(p.name);
+	offline_node(g, p.name, p.node);
+	poolmem::Dax dax(g.sysfs);
+	for (const auto &d : dax.devices()) {
+		if (d.system_ram && d.target_node == p.node) {
+			dax.to_devdax(d.name);
+			std::printf("%s: %s handed back to devdax\n", p.name.c_str(), d.name.c_str());
+		}
+	}
+	std::error_code ec;
+	fs::remove(state_dir / (p.name + ".online"), ec);
+}
+
+} // namespace
+
+void setup_pool(CLI::App &app, const GlobalOptions &g)
+{
+	auto *pool = app.add_subcommand("pool", "pools: far memory registered with poolmem");
+	pool->require_subcommand(1);
+
+	auto on = std::make_shared<OnlineOptions>();
+	auto *online = pool->add_subcommand("online", "online a dax device's memory and register it as a pool");
+	online->add_option("device", on->dax, "dax device (e.g. dax0.0)")->required();
+	online->add_option("--name", on->name, "pool name (default: the device name)");
+	online->add_option("--zone", on->zone, "movable (default: can be unplugged, not pinned) or normal")
+		->check(CLI::IsMember({"movable", "normal"}));
+	online->add_flag("--async", on->async, "return once --first is online; finish in the background");
+	online->add_option("--first", on->first, "with --async: how much to online synchronously (default 1G)");
+	online->add_flag("--force", on->force, "online even if the kernel's auto-online policy would race");
+	online->add_option("--overcommit", on->overcommit, "admission limit in percent of capacity (100..1000)")
+		->check(CLI::Range(100, 1000));
+	online->callback([&g, on] { run_online(g, *on); });
+
+	auto lo = std::make_shared<NameOptions>();
+	auto *list = pool->add_subcommand("list", "list pools");
+	list->add_flag("--json", lo->json, "print JSON");
+	list->callback([&g, lo] { run_list(g, lo->json); });
+
+	auto so = std::make_shared<NameOptions>();
+	auto *show = pool->add_subcommand("show", "show one pool, its activity and the domains in it");
+	show->add_option("name", so->name, "pool")->required();
+	show->add_flag("--json", so->json, "print JSON");
+	show->callback([&g, so] { run_show(g, *so); });
+
+	auto oo = std::make_shared<NameOptions>();
+	auto *off = pool->add_subcommand("offline", "offline a pool's memory (refused while chunks live there)");
+	off->add_option("name", oo->name, "pool")->required();
+	off->callback([&g, oo] { run_offline(g, *oo); });
+
+	auto ro = std::make_shared<NameOptions>();
+	auto *rm = pool->add_subcommand("remove", "unregister a pool, offline it and hand the device back to devdax");
+	rm->add_option("name", ro->name, "pool")->required();
+	rm->callback([&g, ro] { run_remove(g, *ro); });
+}
+
+} // namespace poolctl

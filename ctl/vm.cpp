@@ -1,0 +1,280 @@
+// poolctl vm: per-VM domains (/dev/poolmem/<name>) with tier quotas.
+#include "commands.hpp"
+#include "table.hpp"
+
+#include <poolmem/control.hpp>
+#include <poolmem/error.hpp>
+#include <poolmem/size.hpp>
+#include <poolmem/stats.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <grp.h>
+#include <iostream>
+#include <pwd.h>
+
+namespace poolctl {
+
+namespace {
+
+struct CreateOptions {
+	std::string name, size, local = "0", pool = "0", chunk = "2M";
+	std::string tier_policy = "local-first", pool_select = "smart-idle";
+	std::vector<std::string> pools;
+	int home_node = -1;
+	std::string owner, mode = "0600";
+	bool libvirt = false;
+};
+
+struct NameOptions {
+	std::string name;
+	bool json = false;
+};
+
+/// "user[:group]" -> uid, gid (the user's primary group by default).
+std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner)
+{
+	std::string user = owner.substr(0, owner.find(':'));
+	std::string group = owner.find(':') == std::string::npos ? "" : owner.substr(owner.find(':') + 1);
+	const passwd *pw = getpwnam(user.c_str());
+	if (!pw)
+		throw poolmem::Error::plain(user, "no such user", ENOENT);
+	uint32_t gid = pw->pw_gid;
+	if (!group.empty()) {
+		const struct group *gr = getgrnam(group.c_str());
+		if (!gr)
+			throw poolmem::Error::plain(group, "no such group", ENOENT);
+		gid = gr->gr_gid;
+	}
+	return {pw->pw_uid, gid};
+}
+
+void run_create(const GlobalOptions &g, const CreateOptions &o)
+{
+	poolmem::DomainSpec s;
+	s.name = o.name;
+	s.bytes = size_value("--size", o.size);
+	s.local_quota = size_value("--local", o.local);
+	s.pool_quota = size_value("--pool", o.pool);
+	s.chunk_bytes = size_value("--chunk", o.chunk);
+	auto tp = poolmem::parse_tier_policy(o.tier_policy);
+	auto ps = poolmem::parse_pool_select(o.pool_select);
+	if (!tp)
+		throw UsageError("--tier-policy: unknown policy '" + o.tier_policy + "'");
+	if (!ps)
+		throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
+	s.tier_policy = *tp;
+	s.pool_select = *ps;
+	s.pools = o.pools;
+	s.home_node = o.home_node;
+	if (s.local_quota + s.pool_quota < s.bytes)
+		throw UsageError(o.name + ": --local + --pool (" + poolmem::format_size(s.local_quota + s.pool_quota) +
+				 ") must cover --size (" + poolmem::format_size(s.bytes) + ")");
+	if (!o.owner.empty())
+		std::tie(s.uid, s.gid) = parse_owner(o.owner);
+	size_t pos = 0;
+	try {
+		s.mode = static_cast<uint32_t>(std::stoul(o.mode, &pos, 8));
+	} catch (const std::exception &) {
+		pos = 0;
+	}
+	if (pos != o.mode.size() || s.mode > 0777)
+		throw UsageError("--mode: invalid mode '" + o.mode + "' (octal, e.g. 0660)");
+
+	poolmem::Control ctl(g.control);
+	ctl.domain_create(s);
+	const std::string dev = "/dev/poolmem/" + s.name;
+	const std::string backend = "memory-backend-file,id=" + s.name + ",mem-path=" + dev +
+				    ",size=" + std::to_string(s.bytes) + ",share=on";
+	if (o.libvirt) {
+		std::printf("<!-- inside <domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'> -->\n"
+			    "<qemu:commandline>\n"
+			    "  <qemu:arg value='-object'/>\n  <qemu:arg value='%s'/>\n"
+			    "  <qemu:arg value='-machine'/>\n  <qemu:arg value='memory-backend=%s'/>\n"
+			    "</qemu:commandline>\n",
+			    backend.c_str(), s.name.c_str());
+		return;
+	}
+	std::printf("%s\n-object %s -machine memory-backend=%s\n", dev.c_str(), backend.c_str(), s.name.c_str());
+}
+
+nlohmann::json domain_json(const poolmem::DomainStats &d)
+{
+	return {
+		{"name", d.name},
+		{"size_bytes", d.size_bytes},
+		{"chunk_bytes", d.chunk_bytes},
+		{"local_quota_bytes", d.local_quota_bytes},
+		{"pool_quota_bytes", d.pool_quota_bytes},
+		{"local_bytes", d.local_bytes},
+		{"pool_bytes", d.pool_bytes},
+		{"chunks", d.chunks},
+		{"faults", d.faults},
+		{"sigbus", d.sigbus},
+		{"discards", d.discards},
+		{"home_node", d.home_node},
+		{"tier_policy", d.tier_policy},
+		{"pool_select", d.pool_select},
+		{"pool_chunks", d.pool_chunks},
+		{"fault_latency_histogram", d.fault_latency_histogram},
+	};
+}
+
+std::string usage(uint64_t used, uint64_t quota)
+{
+	return poolmem::format_size(used) + "/" + poolmem::format_size(quota);
+}
+
+void run_list(const GlobalOptions &g, bool json)
+{
+	if (!poolmem::module_sysfs_present(g.sysfs))
+		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
+	auto doms = poolmem::read_domains(g.sysfs);
+	if (json) {
+		nlohmann::json out = nlohmann::json::array();
+		for (const auto &d : doms)
+			out.push_back(domain_json(d));
+		std::cout << out.dump(2) << '\n';
+		return;
+	}
+	Table t({"NAME", ">SIZE", ">LOCAL", ">POOL", ">CHUNKS", "TIER-POLICY", "POOL-SELECT", ">FAULTS", ">SIGBUS"});
+	for (const auto &d : doms)
+		t.row({d.name, poolmem::format_size(d.size_bytes), usage(d.local_bytes, d.local_quota_bytes),
+		       usage(d.pool_bytes, d.pool_quota_bytes), std::to_string(d.chunks), d.tier_policy, d.pool_select,
+		       std::to_string(d.faults), std::to_string(d.sigbus)});
+	t.print();
+}
+
+poolmem::DomainStats domain_or_throw(const GlobalOptions &g, const std::string &name)
+{
+	if (!poolmem::module_sysfs_present(g.sysfs))
+		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
+	auto d = poolmem::read_domain(g.sysfs, name);
+	if (!d)
+		throw poolmem::Error::plain(name, "no such domain", ENOENT);
+	return *d;
+}
+
+/// Upper bound in ns of the bucket holding percentile P of histogram H.
+uint64_t percentile_ns(const std::vector<uint64_t> &h, double p)
+{
+	uint64_t n = 0, s = 0;
+	for (auto c : h)
+		n += c;
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < h.size(); i++) {
+		s += h[i];
+		if (static_cast<double>(s) >= p / 100.0 * static_cast<double>(n))
+			return 2ULL << i;
+	}
+	return 2ULL << (h.size() - 1);
+}
+
+void run_show(const GlobalOptions &g, const NameOptions &o)
+{
+	auto d = domain_or_throw(g, o.name);
+	if (o.json) {
+		auto j = domain_json(d);
+		j["fault_latency_p50_ns_max"] = percentile_ns(d.fault_latency_histogram, 50);
+		j["fault_latency_p99_ns_max"] = percentile_ns(d.fault_latency_histogram, 99);
+		std::cout << j.dump(2) << '\n';
+		return;
+	}
+	std::printf("domain %s: /dev/poolmem/%s, %s in %s chunks\n", d.name.c_str(), d.name.c_str(),
+		    poolmem::format_size(d.size_bytes).c_str(), poolmem::format_size(d.chunk_bytes).c_str());
+	std::printf("  local   %s (home node %d)\n  pool    %s\n", usage(d.local_bytes, d.local_quota_bytes).c_str(),
+		    d.home_node, usage(d.pool_bytes, d.pool_quota_bytes).c_str());
+	std::printf("  policy  %s, %s\n", d.tier_policy.c_str(), d.pool_select.c_str());
+	std::printf("  faults  %lu (p50 < %lu ns, p99 < %lu ns), SIGBUS denials %lu, discards %lu\n",
+		    static_cast<unsigned long>(d.faults),
+		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 50)),
+		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 99)),
+		    static_cast<unsigned long>(d.sigbus), static_cast<unsigned long>(d.discards));
+	for (const auto &[pool, chunks] : d.pool_chunks)
+		std::printf("  pool %s: %lu chunks (%s)\n", pool.c_str(), static_cast<unsigned long>(chunks),
+			    poolmem::format_size(chunks * d.chunk_bytes).c_str());
+}
+
+void run_map(const GlobalOptions &g, const NameOptions &o)
+{
+	poolmem::Control ctl(g.control);
+	auto ranges = ctl.domain_map(o.name);
+	std::map<uint32_t, std::string> names;
+	for (const auto &p : poolmem::read_pools(g.sysfs))
+		names[p.id] = p.name;
+	auto pool_name = [&](uint32_t id) {
+		return id == poolmem::local_pool ? std::string("local") : names.count(id) ? names[id] : std::to_string(id);
+	};
+	if (o.json) {
+		nlohmann::json out = nlohmann::json::array();
+		for (const auto &r : ranges)
+			out.push_back({{"offset", r.offset}, {"length", r.length}, {"phys", r.phys},
+				       {"pool", pool_name(r.pool)}, {"node", r.node}});
+		std::cout << out.dump(2) << '\n';
+		return;
+	}
+	Table t({"OFFSET", "LENGTH", "HOST-PHYS", "POOL", ">NODE"});
+	char a[32], b[32];
+	for (const auto &r : ranges) {
+		std::snprintf(a, sizeof(a), "0x%012lx", static_cast<unsigned long>(r.offset));
+		std::snprintf(b, sizeof(b), "0x%012lx", static_cast<unsigned long>(r.phys));
+		t.row({a, poolmem::format_size(r.length), b, pool_name(r.pool), std::to_string(r.node)});
+	}
+	t.print();
+}
+
+void run_destroy(const GlobalOptions &g, const NameOptions &o)
+{
+	poolmem::Control ctl(g.control);
+	ctl.domain_destroy(o.name);
+	std::printf("%s: destroyed (memory returns when the last mapping goes)\n", o.name.c_str());
+}
+
+} // namespace
+
+void setup_vm(CLI::App &app, const GlobalOptions &g)
+{
+	auto *vm = app.add_subcommand("vm", "VM domains: /dev/poolmem/<name> with per-tier quotas");
+	vm->require_subcommand(1);
+
+	auto c = std::make_shared<CreateOptions>();
+	auto *create = vm->add_subcommand("create", "create a domain and print the QEMU argument");
+	create->add_option("name", c->name, "domain name")->required();
+	create->add_option("--size", c->size, "guest RAM size (e.g. 16G)")->required();
+	create->add_option("--local", c->local, "local DRAM quota (default 0)");
+	create->add_option("--pool", c->pool, "pool quota (default 0); --local + --pool must cover --size");
+	create->add_option("--tier-policy", c->tier_policy, "local-first (default), interleave, pool-first");
+	create->add_option("--pool-select", c->pool_select, "smart-idle (default), round-robin, random, nearest");
+	create->add_option("--pools", c->pools, "allowed pools (default: all)")->delimiter(',');
+	create->add_option("--home-node", c->home_node, "node whose DRAM is the local tier (default: first with CPUs)");
+	create->add_option("--chunk", c->chunk, "chunk size, power of two 2M..1G (default 2M)");
+	create->add_option("--owner", c->owner, "USER[:GROUP] owning /dev/poolmem/<name> (e.g. libvirt-qemu)");
+	create->add_option("--mode", c->mode, "permission bits of the device node (default 0600)");
+	create->add_flag("--libvirt", c->libvirt, "print a libvirt XML snippet instead of the QEMU argument");
+	create->callback([&g, c] { run_create(g, *c); });
+
+	auto l = std::make_shared<NameOptions>();
+	auto *list = vm->add_subcommand("list", "list domains with per-tier usage against quota");
+	list->add_flag("--json", l->json, "print JSON");
+	list->callback([&g, l] { run_list(g, l->json); });
+
+	auto s = std::make_shared<NameOptions>();
+	auto *show = vm->add_subcommand("show", "usage, faults, denials and placement of one domain");
+	show->add_option("name", s->name, "domain")->required();
+	show->add_flag("--json", s->json, "print JSON");
+	show->callback([&g, s] { run_show(g, *s); });
+
+	auto m = std::make_shared<NameOptions>();
+	auto *map = vm->add_subcommand("map", "guest offset ranges -> pool and host physical range");
+	map->add_option("name", m->name, "domain")->required();
+	map->add_flag("--json", m->json, "print JSON");
+	map->callback([&g, m] { run_map(g, *m); });
+
+	auto d = std::make_shared<NameOptions>();
+	auto *destroy = vm->add_subcommand("destroy", "destroy a domain (memory returns with the last mapping)");
+	destroy->add_option("name", d->name, "domain")->required();
+	destroy->callback([&g, d] { run_destroy(g, *d); });
+}
+
+} // namespace poolctl

@@ -1,0 +1,102 @@
+# rig-topologies: cxl2 nvdimm-numa
+# THEORY OF OPERATION: the operator's flow with poolctl alone, checked
+# against the module's sysfs and node meminfo: online two devdax devices as
+# pools (one synchronously, one --async with a 256M first step), create two
+# VMs with different policies, touch their memory, compare show/map/--json
+# with sysfs, destroy, offline, remove (device back to devdax). Every failure
+# path gives one line naming the object and the cause, the documented exit
+# code, and leaves nothing half-done.
+. /rig/tests/lib.sh
+pm_load
+pm_clean
+set -- $(make_devdax)
+[ $# -eq 2 ] || fail "expected two dax devices, got: $*"
+da=$1 db=$2
+
+# --- failure paths before anything exists ---
+expect_exit 3 "^poolctl: dax9.9: no such dax device" poolctl pool online dax9.9
+expect_exit 2 "invalid size" poolctl vm create x --size 12Q --pool 12Q
+expect_exit 2 "must cover --size" poolctl vm create x --size 64M --local 8M --pool 8M
+expect_exit 2 "" poolctl vm create
+expect_exit 3 "^poolctl: poolmem: module not loaded" poolctl --sysfs /tmp pool list
+expect_exit 4 "control: cannot open: Permission denied" pmtest run-as 65534 65534 poolctl vm destroy x
+
+# --- online: synchronous ---
+out=$(poolctl pool online $da --name pa)
+echo "$out"
+echo "$out" | grep -qE "^pa: onlined [0-9]+ blocks \([0-9.]+ [GM]iB\) of $da on node [0-9]+ in [0-9.]+ s" ||
+	fail "summary line: $out"
+na=$(pool_attr pa node)
+check_eq "pa: node blocks online" "$(node_blocks $na | wc -w)" "$(online_node_blocks $na)"
+check_eq "pa: capacity = node MemTotal" $(($(node_memtotal_kb $na) * 1024)) "$(pool_attr pa capacity_bytes)"
+check_eq "pa: zone" Movable "$(cat $MEMSYS/$(node_blocks $na | head -n1)/valid_zones)"
+
+# a failed online leaves the device as it was (duplicate pool name -> rollback)
+expect_exit 4 "^poolctl: pa: cannot register pool: a pool of that name exists" poolctl pool online $db --name pa
+check_eq "$db still devdax after the refused online" device_dax "$(basename $(readlink /sys/bus/dax/devices/$db/driver))"
+
+# --- online: progressive ---
+t0=$(uptime_s)
+out=$(poolctl pool online $db --name pb --async --first 256M)
+t1=$(uptime_s)
+echo "$out"
+echo "$out" | grep -qE "^pb: onlined 2 of [0-9]+ blocks .*continues in the background" || fail "async summary: $out"
+async_done() { poolctl pool show pb --json | grep -q '"state": "done"'; }
+wait_for 60 async_done || fail "background onlining did not finish: $(poolctl pool show pb)"
+nb=$(pool_attr pb node)
+check_eq "pb: node blocks online" "$(node_blocks $nb | wc -w)" "$(online_node_blocks $nb)"
+poolctl pool list
+check_eq "pool list --json pools" 2 "$(poolctl pool list --json | grep -c '"name"')"
+
+# --- VMs ---
+out=$(poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin)
+echo "$out"
+check_eq "device path line" /dev/poolmem/web1 "$(echo "$out" | head -n1)"
+echo "$out" | grep -q -- "-object memory-backend-file,id=web1,mem-path=/dev/poolmem/web1,size=67108864,share=on" ||
+	fail "QEMU argument: $out"
+poolctl vm create db --size 32M --pool 32M --tier-policy pool-first --pool-select smart-idle --pools pb \
+	--owner tenant --mode 0600 >/dev/null
+check_eq "db owner" "1000 1000" "$(stat -c '%u %g' /dev/poolmem/db)"
+poolctl vm create lv --size 16M --pool 16M --libvirt | grep -q "<qemu:arg value='memory-backend=lv'/>" || fail "libvirt snippet"
+poolctl vm destroy lv >/dev/null
+
+expect_exit 4 "^poolctl: web1: cannot create domain: a domain of that name exists" \
+	poolctl vm create web1 --size 64M --pool 64M
+expect_exit 4 "^poolctl: huge: cannot create domain: quotas exceed" poolctl vm create huge --size 64G --pool 64G
+expect_exit 3 "^poolctl: nosuchuser: no such user" poolctl vm create x --size 16M --pool 16M --owner nosuchuser
+expect_exit 3 "^poolctl: nosuch: no such domain" poolctl vm show nosuch
+
+pmtest touch web1 0 64M >/dev/null
+pmtest run-as 1000 1000 pmtest touch db 0 32M >/dev/null
+poolctl vm list
+poolctl vm show web1
+poolctl vm map web1
+poolctl status
+
+j=$(poolctl vm show web1 --json)
+for f in local_bytes pool_bytes chunks faults; do
+	check_eq "vm show --json $f = sysfs" "$(dom_attr web1 $f)" \
+		"$(echo "$j" | sed -n "s/^  \"$f\": \([0-9]*\),*/\1/p")"
+done
+check_eq "web1 interleave 16:48" "$((16 * MiB)) $((48 * MiB))" "$(dom_attr web1 local_bytes) $(dom_attr web1 pool_bytes)"
+maptotal=$(poolctl vm map web1 --json | sed -n 's/.*"length": \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }')
+check_eq "vm map --json covers the domain" $((64 * MiB)) "$maptotal"
+check_eq "db all in pb" 16 "$(dom_pool_chunks db pb)"
+check_eq "status --json domains" 2 "$(poolctl status --json | grep -c '"sigbus"')"
+poolctl top --iterations 2 --interval 0.2 >/dev/null
+
+# --- offline and remove refuse while chunks live there, naming the domains ---
+expect_exit 4 "^poolctl: pb: cannot offline: chunks of domains live there: .*db \(16 chunks\)" poolctl pool offline pb
+expect_exit 4 "^poolctl: pa: cannot remove: chunks of domains live there: web1" poolctl pool remove pa
+
+poolctl vm destroy web1
+poolctl vm destroy db
+check_eq "pools empty" "0 0" "$(pool_attr pa allocated_bytes) $(pool_attr pb allocated_bytes)"
+poolctl pool offline pb
+check_eq "pb: blocks online after offline" 0 "$(node_blocks $nb | while read b; do grep -l online $MEMSYS/$b/state; done | wc -l)"
+poolctl pool remove pa
+poolctl pool remove pb
+check_eq "pools after remove" "" "$(ls $POOLSYS)"
+for d in $da $db; do
+	check_eq "$d back to devdax" device_dax "$(basename $(readlink /sys/bus/dax/devices/$d/driver))"
+done

@@ -1,0 +1,105 @@
+// The poolmem kernel module's control interface (/dev/poolmem/control).
+// Only libpoolmem issues its ioctls; see kmod/include/uapi/poolmem.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace poolmem {
+
+enum class TierPolicy { local_first = 0, interleave = 1, pool_first = 2 };
+enum class PoolSelect { round_robin = 0, random = 1, nearest = 2, smart_idle = 3 };
+
+std::string to_string(TierPolicy p);
+std::string to_string(PoolSelect p);
+/// "local-first" etc.; nullopt for an unknown name.
+std::optional<TierPolicy> parse_tier_policy(std::string_view s);
+std::optional<PoolSelect> parse_pool_select(std::string_view s);
+
+/// A pool-tier chunk's pool id in MapRange::pool when it is local.
+constexpr uint32_t local_pool = 0xffffffffu;
+
+struct PoolInfo {
+	std::string name;
+	uint32_t id = 0;
+	int node = -1;
+	uint32_t overcommit_pct = 100;
+	uint64_t capacity_bytes = 0, free_bytes = 0, allocated_bytes = 0, committed_bytes = 0;
+	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
+};
+
+struct DomainSpec {
+	std::string name;
+	uint64_t bytes = 0;
+	uint64_t chunk_bytes = 0; ///< 0 = 2 MiB
+	uint64_t local_quota = 0, pool_quota = 0;
+	std::vector<std::string> pools; ///< allowed pools; empty = all
+	int home_node = -1;             ///< -1 = first node with CPUs
+	TierPolicy tier_policy = TierPolicy::local_first;
+	PoolSelect pool_select = PoolSelect::round_robin;
+	uint32_t uid = 0, gid = 0, mode = 0600;
+};
+
+struct DomainInfo {
+	std::string name;
+	uint64_t bytes = 0, chunk_bytes = 0;
+	uint64_t local_quota = 0, pool_quota = 0, local_bytes = 0, pool_bytes = 0;
+	uint64_t pool_mask = 0;
+	int home_node = -1;
+	TierPolicy tier_policy = TierPolicy::local_first;
+	PoolSelect pool_select = PoolSelect::round_robin;
+	uint32_t uid = 0, gid = 0, mode = 0;
+	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
+};
+
+struct MapRange {
+	uint64_t offset = 0, length = 0, phys = 0;
+	uint32_t pool = local_pool;
+	int node = -1;
+};
+
+struct ReverseHit {
+	std::string domain;
+	uint64_t offset = 0;
+	uint32_t pool = local_pool;
+	int node = -1;
+};
+
+/// An open control device. Not copyable; movable. Methods are not
+/// thread-safe on one object (use one Control per thread). Every failure
+/// throws poolmem::Error naming the pool or domain and the kernel's cause.
+class Control {
+public:
+	/// Open /dev/poolmem/control (or PATH). Throws when the module is not
+	/// loaded or the caller lacks CAP_SYS_ADMIN.
+	explicit Control(const std::string &path = "/dev/poolmem/control");
+	~Control();
+	Control(const Control &) = delete;
+	Control &operator=(const Control &) = delete;
+	Control(Control &&other) noexcept;
+	Control &operator=(Control &&other) noexcept;
+
+	uint32_t abi_version();
+
+	uint32_t pool_add(const std::string &name, int node, uint32_t overcommit_pct = 100);
+	void pool_remove(const std::string &name);
+	std::vector<std::string> pool_names();
+	PoolInfo pool_info(const std::string &name);
+
+	void domain_create(const DomainSpec &spec);
+	void domain_destroy(const std::string &name);
+	std::vector<std::string> domain_names();
+	DomainInfo domain_info(const std::string &name);
+	/// The whole chunk map of NAME, coalesced by the kernel.
+	std::vector<MapRange> domain_map(const std::string &name);
+	/// Which domain holds host physical address PHYS (nullopt: none).
+	std::optional<ReverseHit> reverse(uint64_t phys);
+
+private:
+	int fd_ = -1;
+};
+
+} // namespace poolmem

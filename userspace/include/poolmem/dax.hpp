@@ -1,0 +1,70 @@
+// DAX devices as pool memory: reconfiguration with libdaxctl, and block
+// onlining that daxctl lacks (progress, time per GiB, progressive onlining).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace poolmem {
+
+struct DaxInfo {
+	std::string name;        ///< "dax0.0"
+	int target_node = -1;    ///< node its memory joins in system-ram mode
+	uint64_t resource = 0;   ///< host physical start
+	uint64_t size = 0;
+	bool system_ram = false; ///< bound to kmem
+	bool enabled = false;
+};
+
+/// Which zone onlined blocks go to.
+enum class Zone { movable, normal };
+
+/// Progress of onlining: blocks done so far out of total.
+using Progress = std::function<void(unsigned done, unsigned total)>;
+
+/// A libdaxctl context. Not copyable; not thread-safe.
+class Dax {
+public:
+	explicit Dax(std::filesystem::path sysfs = "/sys");
+	~Dax();
+	Dax(const Dax &) = delete;
+	Dax &operator=(const Dax &) = delete;
+
+	std::vector<DaxInfo> devices();
+	/// Throws Error("NAME: no such dax device").
+	DaxInfo device(const std::string &name);
+	/// True when the kernel would online NAME's memory by itself
+	/// (memhp_default_state / auto_online_blocks), racing our onlining.
+	bool will_auto_online(const std::string &name);
+	/// devdax -> system-ram (kmem), blocks left offline. No-op when
+	/// already in system-ram mode. Throws naming the device and cause.
+	void to_system_ram(const std::string &name);
+	/// system-ram -> devdax; every block must be offline.
+	void to_devdax(const std::string &name);
+
+	/// Memory blocks (indexes) covering the device's range.
+	std::vector<unsigned> blocks(const std::string &name);
+
+private:
+	struct Impl;
+	std::unique_ptr<Impl> impl_;
+	std::filesystem::path sysfs_;
+};
+
+/// Online BLOCKS (memoryN indexes) in ZONE, calling PROGRESS after each.
+/// Blocks already online are counted as done. Throws Error naming the
+/// first block that fails; blocks onlined before it stay online (the
+/// caller decides whether to roll back with offline_blocks).
+void online_blocks(const std::filesystem::path &sysfs, const std::vector<unsigned> &blocks, Zone zone,
+		   const Progress &progress = {});
+
+/// Offline BLOCKS; returns the blocks that refused (state unchanged), with
+/// the errno of each in ERRS when given.
+std::vector<unsigned> offline_blocks(const std::filesystem::path &sysfs, const std::vector<unsigned> &blocks,
+				     std::vector<int> *errs = nullptr);
+
+} // namespace poolmem

@@ -1,0 +1,56 @@
+// poolmem's statistics as sysfs shows them (Documentation/ABI/testing/
+// sysfs-kernel-poolmem, sysfs-class-poolmem). Reading needs no privilege
+// and no open control device; the sysfs root is a parameter for fixtures.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace poolmem {
+
+struct PoolStats {
+	std::string name;
+	unsigned id = 0;
+	int node = -1;
+	std::string tier;
+	uint64_t overcommit_pct = 100;
+	uint64_t capacity_bytes = 0, free_bytes = 0, allocated_bytes = 0, committed_bytes = 0;
+	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
+	std::vector<uint64_t> window_counts; ///< newest first
+};
+
+struct DomainStats {
+	std::string name;
+	uint64_t size_bytes = 0, chunk_bytes = 0;
+	uint64_t local_quota_bytes = 0, pool_quota_bytes = 0, local_bytes = 0, pool_bytes = 0;
+	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
+	int home_node = -1;
+	std::string tier_policy, pool_select;
+	std::map<std::string, uint64_t> pool_chunks;  ///< pool name -> chunks
+	std::vector<uint64_t> fault_latency_histogram; ///< bucket i: [2^i, 2^(i+1)) ns
+};
+
+/// "p0 3\np1 5\n" -> {p0: 3, p1: 5}; throws std::invalid_argument on junk.
+std::map<std::string, uint64_t> parse_pool_chunks(std::string_view text);
+/// "1 2 3" -> {1, 2, 3}; throws std::invalid_argument on junk.
+std::vector<uint64_t> parse_u64_list(std::string_view text);
+
+/// Whether the module's sysfs is there (module loaded).
+bool module_sysfs_present(const std::filesystem::path &sysfs = "/sys");
+
+/// Every pool, sorted by id. Empty when the module is not loaded. A pool
+/// removed while it is being read is skipped.
+std::vector<PoolStats> read_pools(const std::filesystem::path &sysfs = "/sys");
+std::optional<PoolStats> read_pool(const std::filesystem::path &sysfs, const std::string &name);
+
+/// Every live domain, sorted by name. A domain destroyed while it is being
+/// read is skipped.
+std::vector<DomainStats> read_domains(const std::filesystem::path &sysfs = "/sys");
+std::optional<DomainStats> read_domain(const std::filesystem::path &sysfs, const std::string &name);
+
+} // namespace poolmem

@@ -1,0 +1,305 @@
+#include "poolmem/control.hpp"
+
+#include "poolmem/error.hpp"
+
+#include <uapi/poolmem.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace poolmem {
+
+namespace {
+
+constexpr std::array<const char *, 3> tier_names = {"local-first", "interleave", "pool-first"};
+constexpr std::array<const char *, 4> select_names = {"round-robin", "random", "nearest", "smart-idle"};
+
+template <typename T> T arg()
+{
+	T a;
+	std::memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	return a;
+}
+
+void set_name(char (&dst)[POOLMEM_NAME_MAX], const std::string &name, const char *what)
+{
+	if (name.empty() || name.size() >= POOLMEM_NAME_MAX)
+		throw Error(std::string(what) + " '" + name + "'",
+			    "invalid name (1 to " + std::to_string(POOLMEM_NAME_MAX - 1) + " characters)");
+	std::memcpy(dst, name.data(), name.size());
+}
+
+std::string get_name(const char (&src)[POOLMEM_NAME_MAX])
+{
+	return std::string(src, strnlen(src, POOLMEM_NAME_MAX));
+}
+
+} // namespace
+
+std::string to_string(TierPolicy p) { return tier_names.at(static_cast<size_t>(p)); }
+std::string to_string(PoolSelect p) { return select_names.at(static_cast<size_t>(p)); }
+
+std::optional<TierPolicy> parse_tier_policy(std::string_view s)
+{
+	for (size_t i = 0; i < tier_names.size(); i++)
+		if (s == tier_names[i])
+			return static_cast<TierPolicy>(i);
+	return std::nullopt;
+}
+
+std::optional<PoolSelect> parse_pool_select(std::string_view s)
+{
+	for (size_t i = 0; i < select_names.size(); i++)
+		if (s == select_names[i])
+			return static_cast<PoolSelect>(i);
+	return std::nullopt;
+}
+
+Control::Control(const std::string &path)
+{
+	fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+	if (fd_ < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			throw Error(path, "cannot open (is the poolmem module loaded?)", e);
+		throw Error(path, "cannot open", e);
+	}
+}
+
+Control::~Control()
+{
+	if (fd_ >= 0)
+		::close(fd_);
+}
+
+Control::Control(Control &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+
+Control &Control::operator=(Control &&o) noexcept
+{
+	if (this != &o) {
+		if (fd_ >= 0)
+			::close(fd_);
+		fd_ = o.fd_;
+		o.fd_ = -1;
+	}
+	return *this;
+}
+
+uint32_t Control::abi_version()
+{
+	auto a = arg<poolmem_version>();
+	if (ioctl(fd_, POOLMEM_VERSION, &a))
+		throw Error("poolmem", "cannot read ABI version", errno);
+	return a.abi;
+}
+
+uint32_t Control::pool_add(const std::string &name, int node, uint32_t overcommit_pct)
+{
+	auto a = arg<poolmem_pool_add>();
+	set_name(a.name, name, "pool");
+	a.node = node;
+	a.tier = POOLMEM_TIER_POOL;
+	a.overcommit_pct = overcommit_pct;
+	if (ioctl(fd_, POOLMEM_POOL_ADD, &a)) {
+		int e = errno;
+		if (e == EEXIST)
+			throw Error::plain(name, "cannot register pool: a pool of that name or on node " +
+							 std::to_string(node) + " exists", e);
+		throw Error(name, "cannot register pool on node " + std::to_string(node), e);
+	}
+	return a.id;
+}
+
+void Control::pool_remove(const std::string &name)
+{
+	auto a = arg<poolmem_name_arg>();
+	set_name(a.name, name, "pool");
+	if (ioctl(fd_, POOLMEM_POOL_REMOVE, &a)) {
+		int e = errno;
+		if (e == EBUSY)
+			throw Error::plain(name, "cannot unregister pool: domains may allocate from it", e);
+		throw Error(name, "cannot unregister pool", e);
+	}
+}
+
+PoolInfo Control::pool_info(const std::string &name)
+{
+	auto a = arg<poolmem_pool_info>();
+	set_name(a.name, name, "pool");
+	if (ioctl(fd_, POOLMEM_POOL_INFO, &a)) {
+		int e = errno;
+		if (e == ENOENT)
+			throw Error::plain(name, "no such pool", e);
+		throw Error(name, "cannot read pool", e);
+	}
+	PoolInfo p;
+	p.name = name;
+	p.id = a.id;
+	p.node = a.node;
+	p.overcommit_pct = a.overcommit_pct;
+	p.capacity_bytes = a.capacity_bytes;
+	p.free_bytes = a.free_bytes;
+	p.allocated_bytes = a.allocated_bytes;
+	p.committed_bytes = a.committed_bytes;
+	p.chunks = a.chunks;
+	p.allocations = a.allocations;
+	p.faults = a.faults;
+	p.failures = a.failures;
+	p.access_factor = a.access_factor;
+	return p;
+}
+
+static std::vector<std::string> list_names(int fd, unsigned long cmd)
+{
+	for (;;) {
+		auto a = arg<poolmem_list>();
+		if (ioctl(fd, cmd, &a))
+			throw Error("poolmem", "cannot list", errno);
+		std::vector<char> buf(static_cast<size_t>(a.total) * POOLMEM_NAME_MAX);
+		uint32_t want = a.total;
+		a = arg<poolmem_list>();
+		a.count = want;
+		a.names = reinterpret_cast<uintptr_t>(buf.data());
+		if (ioctl(fd, cmd, &a))
+			throw Error("poolmem", "cannot list", errno);
+		if (a.total > want)
+			continue; /* grew in between: again */
+		std::vector<std::string> out;
+		for (uint32_t i = 0; i < a.total; i++) {
+			const char *n = buf.data() + static_cast<size_t>(i) * POOLMEM_NAME_MAX;
+			out.emplace_back(n, strnlen(n, POOLMEM_NAME_MAX));
+		}
+		return out;
+	}
+}
+
+std::vector<std::string> Control::pool_names() { return list_names(fd_, POOLMEM_POOL_LIST); }
+std::vector<std::string> Control::domain_names() { return list_names(fd_, POOLMEM_DOMAIN_LIST); }
+
+void Control::domain_create(const DomainSpec &s)
+{
+	auto a = arg<poolmem_domain_create>();
+	set_name(a.name, s.name, "domain");
+	a.bytes = s.bytes;
+	a.chunk_bytes = s.chunk_bytes;
+	a.quota[POOLMEM_TIER_LOCAL] = s.local_quota;
+	a.quota[POOLMEM_TIER_POOL] = s.pool_quota;
+	for (const auto &p : s.pools)
+		a.pool_mask |= 1ULL << pool_info(p).id;
+	a.home_node = s.home_node;
+	a.tier_policy = static_cast<uint32_t>(s.tier_policy);
+	a.pool_select = static_cast<uint32_t>(s.pool_select);
+	a.uid = s.uid;
+	a.gid = s.gid;
+	a.mode = s.mode;
+	if (ioctl(fd_, POOLMEM_DOMAIN_CREATE, &a)) {
+		int e = errno;
+		switch (e) {
+		case EEXIST:
+			throw Error::plain(s.name, "cannot create domain: a domain of that name exists", e);
+		case ENOSPC:
+			throw Error::plain(s.name, "cannot create domain: quotas exceed what the pools and the "
+						   "home node can hold (admission control)",
+					   e);
+		case EINVAL:
+			throw Error::plain(s.name, "cannot create domain: invalid size, chunk, quotas, node or "
+						   "name (quotas must cover the size, sizes must be chunk multiples)",
+					   e);
+		default:
+			throw Error(s.name, "cannot create domain", e);
+		}
+	}
+}
+
+void Control::domain_destroy(const std::string &name)
+{
+	auto a = arg<poolmem_name_arg>();
+	set_name(a.name, name, "domain");
+	if (ioctl(fd_, POOLMEM_DOMAIN_DESTROY, &a)) {
+		int e = errno;
+		if (e == ENOENT)
+			throw Error::plain(name, "no such domain", e);
+		throw Error(name, "cannot destroy domain", e);
+	}
+}
+
+DomainInfo Control::domain_info(const std::string &name)
+{
+	auto a = arg<poolmem_domain_info>();
+	set_name(a.name, name, "domain");
+	if (ioctl(fd_, POOLMEM_DOMAIN_INFO, &a)) {
+		int e = errno;
+		if (e == ENOENT)
+			throw Error::plain(name, "no such domain", e);
+		throw Error(name, "cannot read domain", e);
+	}
+	DomainInfo d;
+	d.name = name;
+	d.bytes = a.bytes;
+	d.chunk_bytes = a.chunk_bytes;
+	d.local_quota = a.quota[POOLMEM_TIER_LOCAL];
+	d.pool_quota = a.quota[POOLMEM_TIER_POOL];
+	d.local_bytes = a.usage[POOLMEM_TIER_LOCAL];
+	d.pool_bytes = a.usage[POOLMEM_TIER_POOL];
+	d.pool_mask = a.pool_mask;
+	d.home_node = a.home_node;
+	d.tier_policy = static_cast<TierPolicy>(a.tier_policy);
+	d.pool_select = static_cast<PoolSelect>(a.pool_select);
+	d.uid = a.uid;
+	d.gid = a.gid;
+	d.mode = a.mode;
+	d.chunks = a.chunks;
+	d.faults = a.faults;
+	d.sigbus = a.sigbus;
+	d.discards = a.discards;
+	return d;
+}
+
+std::vector<MapRange> Control::domain_map(const std::string &name)
+{
+	std::vector<poolmem_map_range> buf(512);
+	std::vector<MapRange> out;
+	uint64_t start = 0;
+	for (;;) {
+		auto a = arg<poolmem_map>();
+		set_name(a.name, name, "domain");
+		a.start = start;
+		a.ranges = reinterpret_cast<uintptr_t>(buf.data());
+		a.count = static_cast<uint32_t>(buf.size());
+		if (ioctl(fd_, POOLMEM_MAP, &a)) {
+			int e = errno;
+			if (e == ENOENT)
+				throw Error::plain(name, "no such domain", e);
+			throw Error(name, "cannot read chunk map", e);
+		}
+		for (uint32_t i = 0; i < a.nr; i++) {
+			const auto &r = buf[i];
+			out.push_back({r.offset, r.length, r.phys, r.pool, r.node});
+		}
+		if (a.nr < a.count)
+			break; /* the kernel had no more ranges */
+		if (a.next <= start)
+			throw Error(name, "chunk map made no progress");
+		start = a.next;
+	}
+	return out;
+}
+
+std::optional<ReverseHit> Control::reverse(uint64_t phys)
+{
+	auto a = arg<poolmem_map_reverse>();
+	a.phys = phys;
+	if (ioctl(fd_, POOLMEM_MAP_REVERSE, &a)) {
+		if (errno == ENOENT)
+			return std::nullopt;
+		throw Error("poolmem", "cannot look up address", errno);
+	}
+	return ReverseHit{get_name(a.name), a.offset, a.pool, a.node};
+}
+
+} // namespace poolmem

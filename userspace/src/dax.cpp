@@ -1,0 +1,158 @@
+#include "poolmem/dax.hpp"
+
+#include "poolmem/error.hpp"
+#include "sysfs.hpp"
+
+#include <daxctl/libdaxctl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace poolmem {
+
+struct Dax::Impl {
+	daxctl_ctx *ctx = nullptr;
+
+	daxctl_dev *find(const std::string &name)
+	{
+		daxctl_region *region;
+		daxctl_dev *dev;
+		daxctl_region_foreach(ctx, region)
+			daxctl_dev_foreach(region, dev)
+				if (name == daxctl_dev_get_devname(dev))
+					return dev;
+		throw Error::plain(name, "no such dax device", ENOENT);
+	}
+};
+
+Dax::Dax(fs::path sysfs) : impl_(std::make_unique<Impl>()), sysfs_(std::move(sysfs))
+{
+	int rc = daxctl_new(&impl_->ctx);
+	if (rc < 0)
+		throw Error("libdaxctl", "cannot initialise", -rc);
+}
+
+Dax::~Dax() { daxctl_unref(impl_->ctx); }
+
+static DaxInfo info_of(daxctl_dev *dev)
+{
+	DaxInfo d;
+	d.name = daxctl_dev_get_devname(dev);
+	d.target_node = daxctl_dev_get_target_node(dev);
+	d.resource = daxctl_dev_get_resource(dev);
+	d.size = daxctl_dev_get_size(dev);
+	d.enabled = daxctl_dev_is_enabled(dev);
+	d.system_ram = d.enabled && daxctl_dev_get_memory(dev) != nullptr;
+	return d;
+}
+
+std::vector<DaxInfo> Dax::devices()
+{
+	std::vector<DaxInfo> out;
+	daxctl_region *region;
+	daxctl_dev *dev;
+	daxctl_region_foreach(impl_->ctx, region)
+		daxctl_dev_foreach(region, dev)
+			if (daxctl_dev_get_size(dev))
+				out.push_back(info_of(dev));
+	return out;
+}
+
+DaxInfo Dax::device(const std::string &name) { return info_of(impl_->find(name)); }
+
+bool Dax::will_auto_online(const std::string &name)
+{
+	return daxctl_dev_will_auto_online_memory(impl_->find(name)) > 0;
+}
+
+void Dax::to_system_ram(const std::string &name)
+{
+	daxctl_dev *dev = impl_->find(name);
+	if (daxctl_dev_is_enabled(dev) && daxctl_dev_get_memory(dev))
+		return;
+	int rc;
+	if (daxctl_dev_is_enabled(dev) && (rc = daxctl_dev_disable(dev)) < 0)
+		throw Error(name, "cannot disable device (is it in use?)", -rc);
+	if ((rc = daxctl_dev_enable_ram(dev)) < 0) {
+		daxctl_dev_enable_devdax(dev); /* put it back as it was */
+		throw Error(name, "cannot reconfigure to system-ram", -rc);
+	}
+}
+
+void Dax::to_devdax(const std::string &name)
+{
+	daxctl_dev *dev = impl_->find(name);
+	int rc;
+	if (daxctl_dev_is_enabled(dev) && (rc = daxctl_dev_disable(dev)) < 0)
+		throw Error(name, "cannot disable system-ram (is memory still online?)", -rc);
+	if ((rc = daxctl_dev_enable_devdax(dev)) < 0)
+		throw Error(name, "cannot reconfigure to devdax", -rc);
+}
+
+std::vector<unsigned> Dax::blocks(const std::string &name)
+{
+	DaxInfo d = device(name);
+	auto bs = sysfs::read(sysfs_ / "devices/system/memory/block_size_bytes");
+	if (!bs)
+		throw Error("memory blocks", "cannot read block size", errno ? errno : ENOENT);
+	uint64_t block = std::stoull(*bs, nullptr, 16);
+	std::vector<unsigned> out;
+	/* blocks wholly inside the device; kmem adds only those */
+	for (uint64_t a = (d.resource + block - 1) / block * block; a + block <= d.resource + d.size; a += block) {
+		unsigned idx = static_cast<unsigned>(a / block);
+		if (fs::exists(sysfs_ / ("devices/system/memory/memory" + std::to_string(idx))))
+			out.push_back(idx);
+	}
+	return out;
+}
+
+static int write_state(const fs::path &sysfs, unsigned block, const char *state)
+{
+	fs::path p = sysfs / ("devices/system/memory/memory" + std::to_string(block)) / "state";
+	int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = ::write(fd, state, strlen(state));
+	int e = n < 0 ? errno : 0;
+	::close(fd);
+	return e;
+}
+
+void online_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, Zone zone, const Progress &progress)
+{
+	const char *state = zone == Zone::movable ? "online_movable" : "online_kernel";
+	unsigned done = 0;
+	for (unsigned b : blocks) {
+		auto cur = sysfs::read(sysfs / ("devices/system/memory/memory" + std::to_string(b)) / "state");
+		if (!cur || *cur != "online") {
+			int e = write_state(sysfs, b, state);
+			if (e)
+				throw Error("memory" + std::to_string(b), "cannot online memory", e);
+		}
+		done++;
+		if (progress)
+			progress(done, static_cast<unsigned>(blocks.size()));
+	}
+}
+
+std::vector<unsigned> offline_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, std::vector<int> *errs)
+{
+	std::vector<unsigned> refused;
+	for (unsigned b : blocks) {
+		auto cur = sysfs::read(sysfs / ("devices/system/memory/memory" + std::to_string(b)) / "state");
+		if (cur && *cur == "offline")
+			continue;
+		if (int e = write_state(sysfs, b, "offline")) {
+			refused.push_back(b);
+			if (errs)
+				errs->push_back(e);
+		}
+	}
+	return refused;
+}
+
+} // namespace poolmem

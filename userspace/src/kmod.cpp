@@ -1,0 +1,46 @@
+#include "poolmem/kmod.hpp"
+
+#include "poolmem/error.hpp"
+
+#include <libkmod.h>
+#include <memory>
+#include <sys/stat.h>
+
+namespace poolmem {
+
+bool module_loaded(const std::string &name)
+{
+	struct stat st;
+	return stat(("/sys/module/" + name).c_str(), &st) == 0;
+}
+
+void load_module(const std::string &name)
+{
+	if (module_loaded(name))
+		return;
+	std::unique_ptr<kmod_ctx, decltype(&kmod_unref)> ctx(kmod_new(nullptr, nullptr), kmod_unref);
+	if (!ctx)
+		throw Error(name, "cannot load module", ENOMEM);
+	kmod_list *list = nullptr;
+	int err = kmod_module_new_from_lookup(ctx.get(), name.c_str(), &list);
+	if (err < 0)
+		throw Error(name, "cannot load module", -err);
+	if (!list)
+		throw Error(name, "cannot load module", ENOENT);
+	kmod_list *it;
+	int ret = 0;
+	kmod_list_foreach(it, list)
+	{
+		kmod_module *mod = kmod_module_get_module(it);
+		ret = kmod_module_probe_insert_module(mod, KMOD_PROBE_IGNORE_LOADED, nullptr, nullptr,
+						      nullptr, nullptr);
+		kmod_module_unref(mod);
+		if (ret < 0)
+			break;
+	}
+	kmod_module_unref_list(list);
+	if (ret < 0)
+		throw Error(name, "cannot load module", -ret);
+}
+
+} // namespace poolmem
