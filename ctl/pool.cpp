@@ -4,6 +4,7 @@
 #include "table.hpp"
 
 #include <poolmem/control.hpp>
+#include <poolmem/cxl.hpp>
 #include <poolmem/dax.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/kmod.hpp>
@@ -32,6 +33,7 @@ const fs::path state_dir = "/run/poolmem";
 
 struct OnlineOptions {
 	std::string dax;
+	std::vector<std::string> cxl;
 	std::string name;
 	std::string zone = "movable";
 	bool async = false;
@@ -88,22 +90,64 @@ void progress_bar(unsigned done, unsigned total)
 		std::fprintf(stderr, "\n");
 }
 
+void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &devname,
+		uint64_t first_bytes);
+
 void run_online(const GlobalOptions &g, const OnlineOptions &o)
 {
 	if (o.zone != "movable" && o.zone != "normal")
 		throw UsageError("--zone: must be movable or normal, not '" + o.zone + "'");
-	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
-	const std::string name = o.name.empty() ? o.dax : o.name;
+	if (o.dax.empty() == o.cxl.empty())
+		throw UsageError("pool online: give a dax device or --cxl MEMDEV[,MEMDEV...], not both");
 	const uint64_t first_bytes = o.async ? size_value("--first", o.first) : 0;
 
 	poolmem::load_module("kmem");
 	poolmem::load_module("poolmem");
 	poolmem::Control ctl(g.control);
+
+	/* a raw CXL memdev: region + devdax namespace first, undone on failure */
+	std::optional<poolmem::CxlDevdax> made;
+	std::string devname = o.dax;
+	if (!o.cxl.empty()) {
+		const std::string name = o.name.empty() ? o.cxl[0] : o.name;
+		for (const auto &p : poolmem::read_pools(g.sysfs))
+			if (p.name == name)
+				throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
+		for (const char *m : {"cxl_pmem", "nd_pmem", "dax_pmem", "device_dax"})
+			poolmem::load_module(m);
+		made = poolmem::cxl_make_devdax(o.cxl);
+		poolmem::Dax d(g.sysfs);
+		for (const auto &i : d.devices())
+			if (i.resource >= made->resource && i.resource < made->resource + made->size)
+				devname = i.name;
+		if (devname.empty()) {
+			poolmem::cxl_destroy_devdax(*made);
+			throw poolmem::Error::plain(made->region, "no dax device appeared on the new namespace", ENXIO);
+		}
+		std::printf("%s: region %s (%s) -> devdax %s\n", o.cxl[0].c_str(), made->region.c_str(),
+			    poolmem::format_size(made->size).c_str(), devname.c_str());
+	}
+	try {
+		online_dax(g, o, ctl, devname, first_bytes);
+	} catch (...) {
+		if (made)
+			poolmem::cxl_destroy_devdax(*made);
+		throw;
+	}
+}
+
+void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &devname,
+		uint64_t first_bytes)
+{
+	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
+	const std::string name = o.name.empty() ? devname : o.name;
+	OnlineOptions od = o;
+	od.dax = devname;
 	poolmem::Dax dax(g.sysfs);
 
-	poolmem::DaxInfo before = dax.device(o.dax);
-	if (!before.system_ram && !o.force && dax.will_auto_online(o.dax))
-		throw poolmem::Error::plain(o.dax, "the kernel would online this memory by itself "
+	poolmem::DaxInfo before = dax.device(od.dax);
+	if (!before.system_ram && !o.force && dax.will_auto_online(od.dax))
+		throw poolmem::Error::plain(od.dax, "the kernel would online this memory by itself "
 						   "(auto_online_blocks), racing poolctl; use --force",
 					   EBUSY);
 	for (const auto &p : poolmem::read_pools(g.sysfs))
@@ -111,14 +155,14 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 			throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
 
 	auto t0 = std::chrono::steady_clock::now();
-	dax.to_system_ram(o.dax);
-	const int node = dax.device(o.dax).target_node;
-	const std::vector<unsigned> blocks = dax.blocks(o.dax);
+	dax.to_system_ram(od.dax);
+	const int node = dax.device(od.dax).target_node;
+	const std::vector<unsigned> blocks = dax.blocks(od.dax);
 	const uint64_t block_size = poolmem::read_topology(g.sysfs).block_size;
 	if (blocks.empty() || block_size == 0) {
 		if (!before.system_ram)
-			dax.to_devdax(o.dax);
-		throw poolmem::Error(o.dax, "no whole memory block in the device");
+			dax.to_devdax(od.dax);
+		throw poolmem::Error(od.dax, "no whole memory block in the device");
 	}
 
 	size_t sync_n = blocks.size();
@@ -137,7 +181,7 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 		poolmem::offline_blocks(g.sysfs, were_offline);
 		if (!before.system_ram) {
 			try {
-				dax.to_devdax(o.dax);
+				dax.to_devdax(od.dax);
 			} catch (const poolmem::Error &) {
 			}
 		}
@@ -157,7 +201,7 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	if (rest.empty()) {
 		write_state(name, {static_cast<unsigned>(blocks.size()), static_cast<unsigned>(blocks.size()), t_first, "done"});
 		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s\n",
-			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), o.dax.c_str(), node,
+			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), od.dax.c_str(), node,
 			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str());
 		return;
 	}
@@ -185,7 +229,7 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	}
 	std::printf("%s: onlined %zu of %zu blocks (%s) of %s on node %d in %.2f s, zone %s; "
 		    "the rest continues in the background (poolctl pool show %s)\n",
-		    name.c_str(), first.size(), blocks.size(), poolmem::format_size(first_b).c_str(), o.dax.c_str(),
+		    name.c_str(), first.size(), blocks.size(), poolmem::format_size(first_b).c_str(), od.dax.c_str(),
 		    node, t_first, o.zone.c_str(), name.c_str());
 }
 
@@ -359,7 +403,9 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 
 	auto on = std::make_shared<OnlineOptions>();
 	auto *online = pool->add_subcommand("online", "online a dax device's memory and register it as a pool");
-	online->add_option("device", on->dax, "dax device (e.g. dax0.0)")->required();
+	online->add_option("device", on->dax, "dax device (e.g. dax0.0)");
+	online->add_option("--cxl", on->cxl, "CXL memdev(s) to interleave into a new region (e.g. mem0)")
+		->delimiter(',');
 	online->add_option("--name", on->name, "pool name (default: the device name)");
 	online->add_option("--zone", on->zone, "movable (default: can be unplugged, not pinned) or normal")
 		->check(CLI::IsMember({"movable", "normal"}));

@@ -11,7 +11,7 @@ PKGS=(
 	linux-image-amd64 linux-headers-amd64 sparse dkms
 	# userspace libraries
 	libdaxctl-dev libcxl-dev libndctl-dev libkmod-dev libnuma-dev
-	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev
+	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev
 	# the QEMU rig and what goes into the guest image
 	qemu-system-x86 qemu-system-data ipxe-qemu busybox-static kmod cpio
 	ndctl daxctl numactl socat python3

@@ -1,0 +1,42 @@
+# rig-topologies: cxl2
+# THEORY OF OPERATION: "poolctl pool online --cxl MEMDEV" starts from a raw
+# CXL memdev: it creates the pmem region (libcxl), the devdax namespace
+# (libndctl), goes to system-ram (libdaxctl), onlines and registers the pool,
+# without running cxl, ndctl or daxctl. The second device goes the devdax
+# way. Bad memdevs and a memdev with no capacity left fail cleanly and leave
+# no region behind.
+. /rig/tests/lib.sh
+pm_load
+pm_clean
+wait_for 20 cxl_pmem_ready || fail "cxl_pmem not ready"
+regions() { ls /sys/bus/cxl/devices | grep -c '^region' || true; }
+
+expect_exit 3 "^poolctl: mem9: no such CXL memdev" poolctl pool online --cxl mem9
+expect_exit 2 "not both" poolctl pool online dax0.0 --cxl mem0
+check_eq "regions after failures" 0 "$(regions)"
+
+out=$(poolctl pool online --cxl mem0 --name c0)
+echo "$out"
+echo "$out" | grep -qE "^mem0: region region[0-9]+ \(2.0 GiB\) -> devdax dax[0-9.]+$" || fail "region line: $out"
+echo "$out" | grep -qE "^c0: onlined 15 blocks \(1.9 GiB\) of dax[0-9.]+ on node [0-9]+" || fail "summary: $out"
+check_eq "regions" 1 "$(regions)"
+n0=$(pool_attr c0 node)
+check_eq "c0: blocks online" 15 "$(online_node_blocks $n0)"
+
+# mem0 has no capacity left; nothing may be left behind
+expect_exit 4 "^poolctl: mem0: no free endpoint decoder" poolctl pool online --cxl mem0 --name again
+check_eq "regions after refused online" 1 "$(regions)"
+expect_exit 4 "^poolctl: c0: cannot register pool: a pool of that name exists" poolctl pool online --cxl mem1 --name c0
+check_eq "regions after duplicate name" 1 "$(regions)"
+
+# the other device the devdax way
+dax=$(make_devdax | while read d; do [ "$(basename $(readlink /sys/bus/dax/devices/$d/driver))" = device_dax ] && echo $d; done)
+poolctl pool online $dax --name c1
+check_eq "pools" "c0 c1" "$(ls $POOLSYS | xargs)"
+
+poolctl vm create v --size 32M --pool 32M --pool-select round-robin >/dev/null
+pmtest touch v 0 32M >/dev/null
+check_eq "chunks spread over both CXL pools" "8 8" "$(dom_pool_chunks v c0) $(dom_pool_chunks v c1)"
+poolctl vm destroy v >/dev/null
+poolctl pool remove c0
+poolctl pool remove c1
