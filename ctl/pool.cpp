@@ -158,7 +158,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	dax.to_system_ram(od.dax);
 	const int node = dax.device(od.dax).target_node;
 	const std::vector<unsigned> blocks = dax.blocks(od.dax);
-	const uint64_t block_size = poolmem::read_topology(g.sysfs).block_size;
+	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
 	if (blocks.empty() || block_size == 0) {
 		if (!before.system_ram)
 			dax.to_devdax(od.dax);
@@ -172,9 +172,9 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	const std::vector<unsigned> rest(blocks.begin() + static_cast<long>(sync_n), blocks.end());
 	const bool tty = isatty(STDERR_FILENO);
 	std::vector<unsigned> were_offline;
-	for (const auto &b : poolmem::read_topology(g.sysfs).blocks)
-		if (b.state != "online" && std::find(blocks.begin(), blocks.end(), b.index) != blocks.end())
-			were_offline.push_back(b.index);
+	for (unsigned b : blocks)
+		if (poolmem::block_state(g.sysfs, b) != "online")
+			were_offline.push_back(b);
 
 	/* undo everything this command did, leaving the device as it was */
 	auto rollback = [&] {
@@ -190,6 +190,8 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		poolmem::online_blocks(g.sysfs, first, zone,
 				       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, blocks.size()); })
 					   : poolmem::Progress());
+		if (tty && first.size() < blocks.size())
+			std::fprintf(stderr, "\n");
 		ctl.pool_add(name, node, o.overcommit);
 	} catch (...) {
 		rollback();

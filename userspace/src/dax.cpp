@@ -93,13 +93,23 @@ void Dax::to_devdax(const std::string &name)
 		throw Error(name, "cannot reconfigure to devdax", -rc);
 }
 
+uint64_t memory_block_size(const fs::path &sysfs)
+{
+	auto bs = sysfs::read(sysfs / "devices/system/memory/block_size_bytes");
+	if (!bs || bs->empty())
+		throw Error("memory blocks", "cannot read block size", errno ? errno : ENOENT);
+	return std::stoull(*bs, nullptr, 16); /* hex without 0x */
+}
+
+std::string block_state(const fs::path &sysfs, unsigned b)
+{
+	return sysfs::read(sysfs / ("devices/system/memory/memory" + std::to_string(b)) / "state").value_or("");
+}
+
 std::vector<unsigned> Dax::blocks(const std::string &name)
 {
 	DaxInfo d = device(name);
-	auto bs = sysfs::read(sysfs_ / "devices/system/memory/block_size_bytes");
-	if (!bs)
-		throw Error("memory blocks", "cannot read block size", errno ? errno : ENOENT);
-	uint64_t block = std::stoull(*bs, nullptr, 16);
+	const uint64_t block = memory_block_size(sysfs_);
 	std::vector<unsigned> out;
 	/* blocks wholly inside the device; kmem adds only those */
 	for (uint64_t a = (d.resource + block - 1) / block * block; a + block <= d.resource + d.size; a += block) {
@@ -127,8 +137,7 @@ void online_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, Z
 	const char *state = zone == Zone::movable ? "online_movable" : "online_kernel";
 	unsigned done = 0;
 	for (unsigned b : blocks) {
-		auto cur = sysfs::read(sysfs / ("devices/system/memory/memory" + std::to_string(b)) / "state");
-		if (!cur || *cur != "online") {
+		if (block_state(sysfs, b) != "online") {
 			int e = write_state(sysfs, b, state);
 			if (e)
 				throw Error("memory" + std::to_string(b), "cannot online memory", e);
@@ -143,8 +152,7 @@ std::vector<unsigned> offline_blocks(const fs::path &sysfs, const std::vector<un
 {
 	std::vector<unsigned> refused;
 	for (unsigned b : blocks) {
-		auto cur = sysfs::read(sysfs / ("devices/system/memory/memory" + std::to_string(b)) / "state");
-		if (cur && *cur == "offline")
+		if (block_state(sysfs, b) == "offline")
 			continue;
 		if (int e = write_state(sysfs, b, "offline")) {
 			refused.push_back(b);

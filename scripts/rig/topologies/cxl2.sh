@@ -3,12 +3,13 @@
 # own fixed memory window, so each becomes its own CPU-less NUMA node: two
 # pools. Guest: cxl create-region -> ndctl create-namespace (devdax) ->
 # daxctl reconfigure-device --mode=system-ram.
-# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS.
+# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 for d in A B; do
 	rm -f "$work/cxl$d.img" "$work/lsa$d.img"  # stale labels would hold the space
 	truncate -s 2G "$work/cxl$d.img"
 	truncate -s 1M "$work/lsa$d.img"
 done
+GUEST_MODULES=(cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
 	-machine q35,cxl=on -smp 2 -m 2G,slots=4,maxmem=12G
 	-object memory-backend-file,id=cm0,share=on,mem-path="$work/cxlA.img",size=2G

@@ -3,7 +3,8 @@
 # runs. Guest tests ask for a plug with "@@RIG HOST plug-dimm ID SIZE NODE"
 # and for an unplug with "@@RIG HOST unplug-dimm ID"; scripts/rig/run carries
 # them out with scripts/rig/qmp.py.
-# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS.
+# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
+GUEST_MODULES=()
 QEMU_ARGS=(
 	-machine q35 -smp 2 -m 2G,slots=4,maxmem=8G
 	-object memory-backend-ram,id=ram0,size=2G

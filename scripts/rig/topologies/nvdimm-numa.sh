@@ -3,8 +3,9 @@
 # 1-2 = 41, and HMAT latency/bandwidth from initiator node 0: node 0 10 ns /
 # 10 GB/s, node 1 100 ns / 5 GB/s, node 2 200 ns / 2 GB/s. Guest: ndctl
 # create-namespace -m devdax -> daxctl reconfigure-device --mode=system-ram.
-# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS.
+# Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 for d in 1 2; do rm -f "$work/nv$d.img"; truncate -s 2G "$work/nv$d.img"; done
+GUEST_MODULES=(nfit nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
 	-machine q35,nvdimm=on,hmat=on -smp 2 -m 2G,slots=4,maxmem=8G
 	-object memory-backend-ram,id=ram0,size=2G

@@ -55,6 +55,13 @@ private:
 	std::filesystem::path sysfs_;
 };
 
+/// Memory block size in bytes (devices/system/memory/block_size_bytes).
+/// Throws Error when it can't be read.
+uint64_t memory_block_size(const std::filesystem::path &sysfs);
+
+/// State of memory block B ("online", "offline", ...); "" if it is gone.
+std::string block_state(const std::filesystem::path &sysfs, unsigned b);
+
 /// Online BLOCKS (memoryN indexes) in ZONE, calling PROGRESS after each.
 /// Blocks already online are counted as done. Throws Error naming the
 /// first block that fails; blocks onlined before it stay online (the
