@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Generate poolctl's man pages (roff) from the descriptions below.
+
+Run: python3 Documentation/man/gen-man.py  (rewrites Documentation/man/*.8)
+Examples are real output captured from the QEMU rig (tests/guest/poolctl-*.sh).
+"""
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXIT = """.TP
+.B 0
+success
+.TP
+.B 1
+the operation failed; the message names the object and the cause
+.TP
+.B 2
+bad command line or value (size, policy, mode)
+.TP
+.B 3
+no such pool, domain, device, memdev or user; module not loaded
+.TP
+.B 4
+refused: busy (chunks live there), exists, over capacity (admission control), no permission"""
+
+PAGES = {
+"poolctl": dict(
+ summary="manage pooled memory (CXL, DAX, PMem) for VMs with per-tier quotas",
+ synopsis="poolctl [--sysfs DIR] [--control DEV] NOUN VERB [OPTIONS]",
+ description="""poolctl is the operator's command for poolmem. It brings hot-plugged far memory
+online as pools, creates VM domains (/dev/poolmem/NAME) with a hard quota per memory
+tier, and shows where every chunk of a VM lives. It talks to the kernel only through
+libpoolmem (libdaxctl, libcxl, libndctl, libkmod and the poolmem ioctls); it never
+runs modprobe, daxctl, ndctl or cxl.
+.PP
+Every listing takes --json. Sizes accept K, M, G and T suffixes (powers of 1024).
+Errors are one line: the object, then the cause.""",
+ options=[("--sysfs DIR","sysfs root to read (default /sys; for tests)"),
+          ("--control DEV","control device (default /dev/poolmem/control)")],
+ examples="""# poolctl pool online dax0.0 --name cxl0
+cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), zone movable
+# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave
+/dev/poolmem/web1
+-object memory-backend-file,id=web1,mem-path=/dev/poolmem/web1,size=67108864,share=on -machine memory-backend=web1""",
+ extra=[("EXIT STATUS", EXIT)],
+ see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-offline","poolctl-pool-remove",
+      "poolctl-vm-create","poolctl-vm-list","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
+      "poolctl-status","poolctl-top","poolctl-node-list"]),
+"poolctl-pool-online": dict(
+ summary="bring DAX or CXL memory online and register it as a pool",
+ synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT]",
+ description="""With a dax device: reconfigure it to system-ram (kmem) with libdaxctl, online every
+memory block of it, and register its NUMA node with poolmem as a pool. With --cxl: first
+create a pmem region over the memdevs (libcxl) and a devdax namespace on it (libndctl).
+On a terminal a progress bar runs; the summary line gives blocks, size, node, time and
+time per GiB. If any step fails, what this command did is undone: blocks it onlined go
+offline again, a device it reconfigured returns to devdax, a region it created is deleted.
+.PP
+Like daxctl, it refuses when the kernel would online the memory by itself
+(auto_online_blocks), which would race with it, unless --force.
+.PP
+Movable (the default) keeps the memory unpluggable but not pinnable (VFIO, RDMA);
+normal can be pinned but not reliably unplugged. poolmem's chunks are of the movable
+class and land in either.""",
+ options=[("--cxl MEMDEV[,...]","CXL memdevs to interleave into a new region (instead of DAXDEV)"),
+          ("--name NAME","pool name (default: the device name)"),
+          ("--zone movable|normal","zone to online into (default movable)"),
+          ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show"),
+          ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
+          ("--force","online even if the kernel's auto-online policy would race"),
+          ("--overcommit PCT","admission limit for domains, percent of capacity (100..1000, default 100)")],
+ examples="""# poolctl pool online --cxl mem0 --name c0
+mem0: region region0 (2.0 GiB) -> devdax dax0.0
+c0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.47 s (0.250 s/GiB), zone movable
+# poolctl pool online dax1.0 --name pb --async --first 256M
+pb: onlined 2 of 15 blocks (256.0 MiB) of dax1.0 on node 2 in 0.09 s, zone movable; the rest continues in the background (poolctl pool show pb)
+# poolctl pool online dax9.9
+poolctl: dax9.9: no such dax device""",
+ see=["poolctl-pool-show","poolctl-pool-remove","daxctl-reconfigure-device","cxl-create-region"]),
+"poolctl-pool-list": dict(
+ summary="list pools",
+ synopsis="poolctl pool list [--json]",
+ description="""One line per pool: id, NUMA node, capacity (the node's present memory), bytes
+allocated to domain chunks, free memory of the node, chunks, access factor (weighted
+recent allocations and faults; smart-idle avoids high values), failed allocations, and
+the state of onlining. Read from /sys/kernel/poolmem/pools.""",
+ options=[("--json","print a JSON array with every counter")],
+ examples="""# poolctl pool list
+NAME  ID  NODE  CAPACITY  ALLOCATED     FREE  CHUNKS  AF  FAILURES  ONLINE
+pa     0     1   1.9 GiB        0 B  1.9 GiB       0   0         0  done
+pb     1     2   1.9 GiB        0 B  1.9 GiB       0   0         0  done""",
+ see=["poolctl-pool-show","poolctl-status"]),
+"poolctl-pool-show": dict(
+ summary="show one pool, its activity and the domains holding chunks in it",
+ synopsis="poolctl pool show NAME [--json]",
+ description="Capacity, allocation, commitment, activity counters, the access-factor windows, background onlining progress, and per domain the chunks it holds in the pool.",
+ options=[("--json","print JSON (with \"online\" progress and \"domains\")")],
+ examples="""# poolctl pool show pb
+pool pb (id 1): node 2, tier pool, overcommit 100%
+  capacity   1.9 GiB
+  allocated  56.0 MiB in 28 chunks
+  free       1.9 GiB
+  committed  80.0 MiB
+  activity   28 allocations, 28 faults, 0 failures; access factor 176 (windows 0 22 0 0)
+  onlining   15/15 blocks, 0.42 s, done
+  domain     db: 16 chunks
+  domain     web1: 12 chunks""",
+ see=["poolctl-pool-list"]),
+"poolctl-pool-offline": dict(
+ summary="offline a pool's memory",
+ synopsis="poolctl pool offline NAME",
+ description="Offlines every memory block of the pool's node. Refused (exit 4) while chunks of any domain live in the pool, naming the domains; the kernel module would refuse the offline of those blocks anyway (poolmem's memory notifier answers EBUSY at once instead of letting the kernel retry).",
+ options=[],
+ examples="""# poolctl pool offline pb
+poolctl: pb: cannot offline: chunks of domains live there: db (16 chunks), web1 (12 chunks)""",
+ see=["poolctl-pool-remove"]),
+"poolctl-pool-remove": dict(
+ summary="unregister a pool and hand its device back to devdax",
+ synopsis="poolctl pool remove NAME",
+ description="Unregisters the pool (refused while a live domain may allocate from it, or chunks live there), offlines its memory, and reconfigures its dax device back to devdax mode.",
+ options=[],
+ examples="""# poolctl pool remove pa
+pa: offlined 15 blocks on node 1
+pa: dax0.0 handed back to devdax""",
+ see=["poolctl-pool-online"]),
+"poolctl-vm-create": dict(
+ summary="create a VM domain with per-tier quotas",
+ synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--libvirt]",
+ description="""Creates /dev/poolmem/NAME of SIZE bytes and prints its path and the QEMU argument
+that backs guest RAM with it. Nothing is allocated yet: each chunk is allocated, zeroed,
+on first touch, from the tier the tier policy picks and the pool the selection policy
+picks, within hard quotas. --local + --pool must cover --size. Admission control refuses
+(exit 4) quotas that the home node or the pools (capacity x overcommit) can't hold.
+.PP
+Tier policies: local-first fills the local quota first; interleave alternates in the
+ratio of the quotas; pool-first fills the pool quota first. Pool selection: smart-idle
+takes the ceil(log2 n) pools with the lowest access factor, then the least allocated;
+round-robin takes the pools in turn; random; nearest by NUMA distance from the home node.""",
+ options=[("--size SIZE","size of the guest RAM"),
+          ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
+          ("--pool SIZE","quota of the pool tier (default 0)"),
+          ("--tier-policy P","local-first (default), interleave, pool-first"),
+          ("--pool-select P","smart-idle (default), round-robin, random, nearest"),
+          ("--pools P1,P2","pools the domain may use (default: all registered now)"),
+          ("--home-node N","node whose DRAM is the local tier (default: first node with CPUs)"),
+          ("--chunk SIZE","chunk size, power of two from 2M to 1G (default 2M)"),
+          ("--owner USER[:GROUP]","owner of the device node, e.g. libvirt-qemu (default root)"),
+          ("--mode MODE","octal permission bits of the device node (default 0600)"),
+          ("--libvirt","print a libvirt <qemu:commandline> snippet instead")],
+ examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
+/dev/poolmem/web1
+-object memory-backend-file,id=web1,mem-path=/dev/poolmem/web1,size=67108864,share=on -machine memory-backend=web1
+# poolctl vm create huge --size 64G --pool 64G
+poolctl: huge: cannot create domain: quotas exceed what the pools and the home node can hold (admission control)""",
+ see=["poolctl-vm-show","poolctl-vm-destroy"]),
+"poolctl-vm-list": dict(
+ summary="list VM domains",
+ synopsis="poolctl vm list [--json]",
+ description="Per domain: size, per-tier usage against quota, chunks, policies, faults and SIGBUS denials (faults with no memory left within quota). Read from /sys/class/poolmem.",
+ options=[("--json","print a JSON array with every counter and the fault latency histogram")],
+ examples="""# poolctl vm list
+NAME      SIZE              LOCAL               POOL  CHUNKS  TIER-POLICY  POOL-SELECT  FAULTS  SIGBUS
+db    32.0 MiB            0 B/0 B  32.0 MiB/32.0 MiB      16  pool-first   smart-idle       16       0
+web1  64.0 MiB  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB      32  interleave   round-robin      32       0""",
+ see=["poolctl-vm-show"]),
+"poolctl-vm-show": dict(
+ summary="show one VM domain",
+ synopsis="poolctl vm show NAME [--json]",
+ description="Usage against quota per tier, policies, faults with latency percentiles (upper bounds of log2 buckets), SIGBUS denials, discards, and chunks per pool.",
+ options=[("--json","print JSON")],
+ examples="""# poolctl vm show web1
+domain web1: /dev/poolmem/web1, 64.0 MiB in 2.0 MiB chunks
+  local   16.0 MiB/16.0 MiB (home node 0)
+  pool    48.0 MiB/48.0 MiB
+  policy  interleave, round-robin
+  faults  32 (p50 < 16777216 ns, p99 < 33554432 ns), SIGBUS denials 0, discards 0
+  pool pa: 12 chunks (24.0 MiB)
+  pool pb: 12 chunks (24.0 MiB)""",
+ see=["poolctl-vm-map"]),
+"poolctl-vm-map": dict(
+ summary="show where a VM's memory lives",
+ synopsis="poolctl vm map NAME [--json]",
+ description="The domain's chunk map: ranges of guest offsets, contiguous in host physical memory and on one pool (or the local tier), with the host physical address and NUMA node.",
+ options=[("--json","print JSON")],
+ examples="""# poolctl vm map web1
+OFFSET          LENGTH   HOST-PHYS       POOL   NODE
+0x000000000000  2.0 MiB  0x000003e00000  local     0
+0x000000200000  2.0 MiB  0x000188000000  pa        1
+0x000000400000  2.0 MiB  0x000108000000  pb        2""",
+ see=["poolctl-vm-show"]),
+"poolctl-vm-destroy": dict(
+ summary="destroy a VM domain",
+ synopsis="poolctl vm destroy NAME",
+ description="Removes /dev/poolmem/NAME at once (no new opens). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
+ options=[],
+ examples="""# poolctl vm destroy web1
+web1: destroyed (memory returns when the last mapping goes)""",
+ see=["poolctl-vm-create"]),
+"poolctl-status": dict(
+ summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
+ synopsis="poolctl status [--json]",
+ description="Totals, the imbalance of the current window (max - min allocation and fault events across pools, as in the smart-idle evaluation), one line per pool and one per VM.",
+ options=[("--json","print JSON")],
+ examples="""# poolctl status
+pools: 2, capacity 3.8 GiB, allocated 80.0 MiB; domains: 2; imbalance (max-min events, current window) 0
+
+POOL  NODE  CAPACITY  ALLOCATED  USE%   AF  ALLOC/S
+pa       1   1.9 GiB   24.0 MiB     1   48        -
+pb       2   1.9 GiB   56.0 MiB     3  176        -
+
+VM                LOCAL               POOL  SIGBUS
+db              0 B/0 B  32.0 MiB/32.0 MiB       0
+web1  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB       0""",
+ see=["poolctl-top"]),
+"poolctl-top": dict(
+ summary="refreshing status with allocation rates",
+ synopsis="poolctl top [--interval SECONDS] [--iterations N]",
+ description="poolctl status, refreshed; the ALLOC/S column gives chunk allocations per second per pool between refreshes.",
+ options=[("--interval SECONDS","time between refreshes (default 1)"),("--iterations N","stop after N refreshes (default: run until interrupted)")],
+ examples="# poolctl top --iterations 2 --interval 0.5",
+ see=["poolctl-status"]),
+"poolctl-node-list": dict(
+ summary="list NUMA nodes: CPUs, memory, blocks, HMAT, distances",
+ synopsis="poolctl node list [--json]",
+ description="The raw material of pools: each node's CPUs, memory, memory blocks (online), HMAT read latency and bandwidth from its nearest initiator, and distances.",
+ options=[("--json","print JSON")],
+ examples="""# poolctl node list
+NODE  CPUS          TOTAL       FREE   BLOCKS(ONL)   LATENCY BANDWIDTH  DISTANCES
+0     0-1         1.9 GiB    1.7 GiB        16(16)         -         -  10 20 20
+1     -           1.9 GiB    1.9 GiB        15(15)         -         -  20 10 20
+2     -           1.9 GiB    1.9 GiB        15(15)         -         -  20 20 10
+memory block size 128.0 MiB, 46 blocks""",
+ see=["poolctl-pool-online"]),
+}
+
+def esc(s):
+    return s.replace("\\", "\\\\").replace("-", "\\-")
+
+for name, p in PAGES.items():
+    out = [f'.TH {name.upper()} 8 "November 2026" "poolmem 0.1" "poolmem manual"',
+           ".SH NAME", f"{esc(name)} \\- {esc(p['summary'])}",
+           ".SH SYNOPSIS", ".nf", esc(p["synopsis"]), ".fi",
+           ".SH EXAMPLES", ".nf", esc(p["examples"]), ".fi",
+           ".SH DESCRIPTION", p["description"].replace("\n.PP\n", "\n.PP\n")]
+    if p["options"]:
+        out.append(".SH OPTIONS")
+        for o, d in p["options"]:
+            out += [".TP", f".B {esc(o)}", esc(d)]
+    if name != "poolctl":
+        out += [".SH EXIT STATUS", "See \\fBpoolctl\\fR(8)."]
+    for title, body in p.get("extra", []):
+        out += [f".SH {title}", body]
+    out += [".SH SEE ALSO", ", ".join(f"\\fB{esc(s)}\\fR(8)" for s in p["see"])]
+    with open(os.path.join(HERE, name + ".8"), "w") as f:
+        f.write("\n".join(out) + "\n")
+print(f"wrote {len(PAGES)} man pages")
