@@ -295,6 +295,7 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 	}
 	ns = ktime_get_ns() - t0;
 	atomic64_inc(&d->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, PM_HIST_BUCKETS - 1)]);
+	atomic64_add(ns, &d->fault_ns);
 	return ret;
 }
 
@@ -463,6 +464,7 @@ DOMAIN_ATTR_U64(faults, d->faults);
 DOMAIN_ATTR_U64(sigbus, d->sigbus);
 DOMAIN_ATTR_U64(discards, d->discards);
 DOMAIN_ATTR_U64(home_node, d->home_node);
+DOMAIN_ATTR_U64(fault_latency_sum_ns, atomic64_read(&d->fault_ns));
 
 static const char *const pm_tier_policy_names[] = { "local-first", "interleave", "pool-first" };
 static const char *const pm_pool_select_names[] = { "round-robin", "random", "nearest", "smart-idle" };
@@ -527,6 +529,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_pool_select.attr,
 	&dev_attr_pool_chunks.attr,
 	&dev_attr_fault_latency_histogram.attr,
+	&dev_attr_fault_latency_sum_ns.attr,
 	NULL,
 };
 static const struct attribute_group pm_domain_group = { .attrs = pm_domain_attrs };

@@ -99,6 +99,7 @@ struct pm_domain {
 	u64 sigbus;
 	u64 discards;
 	atomic64_t hist[PM_HIST_BUCKETS];
+	atomic64_t fault_ns;		/* sum of fault latencies (histogram sum) */
 
 	/*
 	 * Every open file's f_mapping: one address space for all mappings of

@@ -1,4 +1,5 @@
 # rig-topologies: cxl2
+# rig-boot: own
 # THEORY OF OPERATION: "poolctl pool online --cxl MEMDEV" starts from a raw
 # CXL memdev: it creates the pmem region (libcxl), the devdax namespace
 # (libndctl), goes to system-ram (libdaxctl), onlines and registers the pool,

@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-boot: own
 # THEORY OF OPERATION: the operator's flow with poolctl alone, checked
 # against the module's sysfs and node meminfo: online two devdax devices as
 # pools (one synchronously, one --async with a 256M first step), create two

@@ -81,6 +81,7 @@ DomainStats domain_from(const fs::path &dir)
 	d.pool_select = str(dir, "pool_select");
 	d.pool_chunks = parse_pool_chunks(sysfs::read(dir / "pool_chunks").value_or(""));
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
+	d.fault_latency_sum_ns = u64(dir, "fault_latency_sum_ns");
 	return d;
 }
 

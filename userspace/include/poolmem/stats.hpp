@@ -33,6 +33,7 @@ struct DomainStats {
 	std::string tier_policy, pool_select;
 	std::map<std::string, uint64_t> pool_chunks;  ///< pool name -> chunks
 	std::vector<uint64_t> fault_latency_histogram; ///< bucket i: [2^i, 2^(i+1)) ns
+	uint64_t fault_latency_sum_ns = 0;
 };
 
 /// "p0 3\np1 5\n" -> {p0: 3, p1: 5}; throws std::invalid_argument on junk.

@@ -1,0 +1,62 @@
+// poolmem-exporter collectors: one per file, each named after what it
+// measures. A collector reads sysfs/procfs afresh on every scrape and
+// appends metric families; it throws on failure, and the registry reports
+// its success and duration (node_exporter's scrape_collector_* pattern).
+#pragma once
+
+#include <prometheus/metric_family.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace exporter {
+
+/// Where to read from (fixture trees in tests).
+struct Roots {
+	std::filesystem::path sysfs = "/sys";
+	std::filesystem::path procfs = "/proc";
+};
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+/// Builds one metric family; descriptors (name, help, type) are fixed at
+/// construction, samples are added per scrape.
+class Family {
+public:
+	Family(std::string name, std::string help, prometheus::MetricType type);
+	Family &add(const Labels &labels, double value);
+	/// A histogram sample: cumulative counts per upper bound (seconds), +Inf last.
+	Family &add_histogram(const Labels &labels, const std::vector<std::pair<double, uint64_t>> &cumulative,
+			      uint64_t count, double sum);
+	prometheus::MetricFamily take() { return std::move(f_); }
+	bool empty() const { return f_.metric.empty(); }
+
+private:
+	prometheus::MetricFamily f_;
+};
+
+class Collector {
+public:
+	virtual ~Collector() = default;
+	virtual std::string name() const = 0;
+	/// Append this collector's families; throw on failure.
+	virtual void collect(const Roots &roots, std::vector<prometheus::MetricFamily> &out) const = 0;
+};
+
+std::unique_ptr<Collector> make_pools_collector();
+std::unique_ptr<Collector> make_domains_collector();
+std::unique_ptr<Collector> make_nodes_collector();
+std::unique_ptr<Collector> make_module_collector();
+
+/// Every collector, by name, in output order.
+std::vector<std::unique_ptr<Collector>> all_collectors();
+
+/// Free blocks of at least 2 MiB per node from /proc/buddyinfo text,
+/// counted in 2 MiB units (an order-10 block counts 2). Throws
+/// std::invalid_argument on malformed lines.
+std::map<int, uint64_t> parse_buddyinfo_2mib(const std::string &text, unsigned page_shift = 12);
+
+} // namespace exporter

@@ -1,0 +1,17 @@
+#!/bin/sh
+# usage: golden.sh EXPORTER FIXTURE-GENERATOR GOLDEN [--update]
+# Generates the 2-pool, 2-domain fixture, runs the exporter once over it and
+# compares the output (minus run-dependent lines) with GOLDEN.
+set -e
+exp=$1 gen=$2 golden=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 "$gen" "$tmp/fx" 2 2
+"$exp" --once --path.sysfs "$tmp/fx/sys" --path.procfs "$tmp/fx/proc" | sh "$(dirname "$0")/filter.sh" > "$tmp/out.prom"
+if [ "${4:-}" = --update ]; then
+	cp "$tmp/out.prom" "$golden"
+	echo "updated $golden"
+	exit 0
+fi
+diff -u "$golden" "$tmp/out.prom"
+echo "golden: $(grep -vc '^#' "$golden") samples match"

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Write a deterministic sysfs + procfs fixture tree for poolmem-exporter.
+
+usage: make-fixture.py OUT NPOOLS NDOMAINS [--no-module]
+
+OUT/sys holds NUMA nodes (node 0 with CPUs, one CPU-less node per pool),
+memory blocks, HMAT attributes, /sys/kernel/poolmem/pools/* and
+/sys/class/poolmem/*, /sys/module/poolmem; OUT/proc/buddyinfo. Values
+follow simple formulas of the pool/domain index, so tests can predict them.
+"""
+import os
+import sys
+
+
+def w(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text if text.endswith("\n") else text + "\n")
+
+
+def main():
+    out, npools, ndoms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    module = "--no-module" not in sys.argv
+    sysd, procd = os.path.join(out, "sys"), os.path.join(out, "proc")
+    nnodes = npools + 1
+    block = 128 << 20
+    w(f"{sysd}/devices/system/memory/block_size_bytes", "8000000")
+    buddy = []
+    blk = 0
+    for n in range(nnodes):
+        nd = f"{sysd}/devices/system/node/node{n}"
+        w(f"{nd}/cpulist", "0-1" if n == 0 else "")
+        total = (16 if n == 0 else 15) * block
+        free = total - n * (2 << 20)
+        w(f"{nd}/meminfo", f"Node {n} MemTotal:  {total // 1024} kB\nNode {n} MemFree:   {free // 1024} kB\n")
+        w(f"{nd}/distance", " ".join("10" if m == n else ("21" if 0 in (m, n) else "41") for m in range(nnodes)))
+        if n > 0:
+            w(f"{nd}/access0/initiators/read_latency", str(100 * n))
+            w(f"{nd}/access0/initiators/read_bandwidth", str(5120 // n))
+            os.makedirs(f"{nd}/access0/initiators/node0", exist_ok=True)
+        for b in range(16 if n == 0 else 15):
+            md = f"{sysd}/devices/system/memory/memory{blk}"
+            online = not (n > 0 and b == 14)
+            w(f"{md}/state", "online" if online else "offline")
+            w(f"{md}/valid_zones", ("Normal" if n == 0 else "Movable") if online else "Normal Movable")
+            os.makedirs(nd, exist_ok=True)
+            link = f"{nd}/memory{blk}"
+            if not os.path.lexists(link):
+                os.symlink(f"../../memory/memory{blk}", link)
+            blk += 1
+        buddy.append(f"Node {n}, zone   Normal   10 5 3 1 0 0 0 0 0 {n + 2} {n}")
+    w(f"{procd}/buddyinfo", "\n".join(buddy))
+    if not module:
+        return
+    w(f"{sysd}/module/poolmem/srcversion", "0123456789ABCDEF0123456")
+    w(f"{sysd}/module/poolmem/parameters/window_ms", "1000")
+    for p in range(npools):
+        pd = f"{sysd}/kernel/poolmem/pools/pool{p}"
+        for k, v in dict(id=p, node=p + 1, tier="pool", overcommit_pct=100 + 10 * p,
+                         capacity_bytes=15 * block, free_bytes=15 * block - (p + 1) * (2 << 20),
+                         allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
+                         chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
+                         access_factor=8 * p, window_counts=f"{p} 0 1 0").items():
+            w(f"{pd}/{k}", str(v))
+    for d in range(ndoms):
+        dd = f"{sysd}/class/poolmem/vm{d}"
+        hist = ["0"] * 40
+        hist[20] = str(d + 1)
+        hist[22] = "1"
+        for k, v in dict(size_bytes=64 << 20, chunk_bytes=2 << 20, local_quota_bytes=16 << 20,
+                         pool_quota_bytes=48 << 20, local_bytes=(d % 8) << 21, pool_bytes=(d % 24) << 21,
+                         chunks=d % 8 + d % 24, faults=d % 8 + d % 24, sigbus=d % 3, discards=d % 5,
+                         home_node=0, tier_policy="interleave", pool_select="smart-idle",
+                         fault_latency_histogram=" ".join(hist),
+                         fault_latency_sum_ns=(d + 1) * 1100000 + 4200000).items():
+            w(f"{dd}/{k}", str(v))
+        w(f"{dd}/pool_chunks", "".join(f"pool{p} {(d + p) % 3}\n" for p in range(npools)))
+
+
+if __name__ == "__main__":
+    main()

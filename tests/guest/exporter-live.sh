@@ -1,0 +1,39 @@
+# rig-topologies: nvdimm-numa cxl2
+# THEORY OF OPERATION: poolmem-exporter against the live module: after two
+# VMs touch memory, every metric the exporter prints for pools, domains and
+# nodes equals the sysfs file it comes from, and every collector succeeds.
+. /rig/tests/lib.sh
+pm_pools_up
+pmtest domain-create ea 32M 8M 24M tier=interleave >/dev/null
+pmtest domain-create eb 16M 0 16M select=smart-idle >/dev/null
+pmtest touch ea 0 32M >/dev/null
+pmtest touch eb 0 10M >/dev/null
+poolmem-exporter --once > /tmp/metrics.prom
+metric() { awk -v k="$1" '$1 == k { print $2 }' /tmp/metrics.prom; }
+num() { awk -v v="$1" 'BEGIN { printf "%.0f", v }'; }
+
+check_eq "module loaded" 1 "$(metric poolmem_module_loaded)"
+for c in module pools domains nodes; do
+	check_eq "collector $c" 1 "$(metric "poolmem_scrape_collector_success{collector=\"$c\"}")"
+done
+for p in p0 p1; do
+	for f in allocated_bytes chunks capacity_bytes; do
+		m=poolmem_pool_$f; [ $f = chunks ] && m=poolmem_pool_chunks
+		check_eq "$p $f" "$(pool_attr $p $f)" "$(num "$(metric "$m{pool=\"$p\"}")")"
+	done
+	check_eq "$p allocations_total" "$(pool_attr $p allocations)" "$(num "$(metric "poolmem_pool_allocations_total{pool=\"$p\"}")")"
+done
+for d in ea eb; do
+	check_eq "$d local usage" "$(dom_attr $d local_bytes)" "$(num "$(metric "poolmem_domain_usage_bytes{domain=\"$d\",tier=\"local\"}")")"
+	check_eq "$d pool usage" "$(dom_attr $d pool_bytes)" "$(num "$(metric "poolmem_domain_usage_bytes{domain=\"$d\",tier=\"pool\"}")")"
+	check_eq "$d faults" "$(dom_attr $d faults)" "$(num "$(metric "poolmem_domain_faults_total{domain=\"$d\"}")")"
+	check_eq "$d latency histogram count = faults" "$(dom_attr $d faults)" \
+		"$(num "$(metric "poolmem_domain_fault_latency_seconds_count{domain=\"$d\"}")")"
+done
+check_eq "eb chunks in p0 + p1" 5 $(( $(num "$(metric 'poolmem_domain_pool_chunks{domain="eb",pool="p0"}')") + \
+	$(num "$(metric 'poolmem_domain_pool_chunks{domain="eb",pool="p1"}')") ))
+n=$(pool_attr p0 node)
+check_eq "node $n online blocks" "$(online_node_blocks $n)" \
+	"$(num "$(metric "poolmem_node_memory_blocks{node=\"$n\",state=\"online\",zone=\"Movable\"}")")"
+pmtest domain-destroy ea >/dev/null
+pmtest domain-destroy eb >/dev/null
