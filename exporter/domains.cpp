@@ -25,7 +25,7 @@ public:
 		Family size("poolmem_domain_size_bytes", "Size of the domain's device, from size_bytes.", MetricType::Gauge);
 		Family quota("poolmem_domain_quota_bytes", "Hard quota of the domain per tier, from local_quota_bytes and pool_quota_bytes.", MetricType::Gauge);
 		Family usage("poolmem_domain_usage_bytes", "Bytes of the domain per tier, from local_bytes and pool_bytes.", MetricType::Gauge);
-		Family chunks("poolmem_domain_pool_chunks", "Chunks of the domain per pool, from pool_chunks.", MetricType::Gauge);
+		Family chunks("poolmem_domain_pool_chunks", "Chunks of the domain per pool (pools holding none are left out), from pool_chunks.", MetricType::Gauge);
 		Family faults("poolmem_domain_faults_total", "Faults on the domain's mappings handled by poolmem, from faults.", MetricType::Counter);
 		Family sigbus("poolmem_domain_sigbus_total", "Faults refused with SIGBUS: no memory left within quota, from sigbus.", MetricType::Counter);
 		Family discards("poolmem_domain_discards_total", "Chunks returned to their pools by discard, from discards.", MetricType::Counter);
@@ -37,8 +37,11 @@ public:
 			quota.add({{"domain", d.name}, {"tier", "pool"}}, static_cast<double>(d.pool_quota_bytes));
 			usage.add({{"domain", d.name}, {"tier", "local"}}, static_cast<double>(d.local_bytes));
 			usage.add({{"domain", d.name}, {"tier", "pool"}}, static_cast<double>(d.pool_bytes));
+			/* only pools that hold chunks: domains x pools would be a
+			 * cardinality problem on large hosts */
 			for (const auto &[pool, n] : d.pool_chunks)
-				chunks.add({{"domain", d.name}, {"pool", pool}}, static_cast<double>(n));
+				if (n)
+					chunks.add({{"domain", d.name}, {"pool", pool}}, static_cast<double>(n));
 			faults.add(l, static_cast<double>(d.faults));
 			sigbus.add(l, static_cast<double>(d.sigbus));
 			discards.add(l, static_cast<double>(d.discards));

@@ -55,7 +55,7 @@ public:
 		Family bs("poolmem_memory_block_size_bytes", "Size of one memory block, from block_size_bytes.", MetricType::Gauge);
 		Family lat("poolmem_node_hmat_read_latency_seconds", "HMAT read latency from the node's nearest initiator, from access0/initiators/read_latency.", MetricType::Gauge);
 		Family bw("poolmem_node_hmat_read_bandwidth_bytes_per_second", "HMAT read bandwidth from the node's nearest initiator, from access0/initiators/read_bandwidth.", MetricType::Gauge);
-		Family dist("poolmem_node_distance", "NUMA distance between two nodes (10 = local), from node/nodeN/distance.", MetricType::Gauge);
+		Family dist("poolmem_node_distance", "NUMA distance from a node with CPUs to each node (10 = local), from node/nodeN/distance.", MetricType::Gauge);
 		Family buddy("poolmem_node_free_2mib_blocks", "Free physically contiguous 2 MiB units on the node (buddy orders >= 2 MiB), from /proc/buddyinfo.", MetricType::Gauge);
 
 		bs.add({}, static_cast<double>(t.block_size));
@@ -71,8 +71,11 @@ public:
 				lat.add({{"node", id}}, static_cast<double>(*n.access0.read_latency_ns) * 1e-9);
 			if (n.access0.read_bandwidth_mbps)
 				bw.add({{"node", id}}, static_cast<double>(*n.access0.read_bandwidth_mbps) * 1048576.0);
-			for (size_t i = 0; i < n.distance.size() && i < t.nodes.size(); i++)
-				dist.add({{"node", id}, {"to", std::to_string(t.nodes[i].id)}}, n.distance[i]);
+			/* from nodes with CPUs (where VMs run and "nearest" measures
+			 * from) to every node: n x n series would not scale */
+			if (n.has_cpus())
+				for (size_t i = 0; i < n.distance.size() && i < t.nodes.size(); i++)
+					dist.add({{"node", id}, {"to", std::to_string(t.nodes[i].id)}}, n.distance[i]);
 		}
 		for (const auto &[k, c] : bcount)
 			blocks.add({{"node", std::to_string(k.first)}, {"state", k.second.first}, {"zone", k.second.second}}, c);

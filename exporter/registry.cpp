@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 
 #ifndef POOLMEM_VERSION
 #define POOLMEM_VERSION "unknown"
@@ -23,22 +24,35 @@ std::vector<prometheus::MetricFamily> Registry::Collect() const
 	std::vector<prometheus::MetricFamily> out;
 	Family ok("poolmem_scrape_collector_success", "Whether a collector succeeded (1) or failed (0) in this scrape.", MetricType::Gauge);
 	Family dur("poolmem_scrape_collector_duration_seconds", "How long a collector took in this scrape.", MetricType::Gauge);
-	for (const auto &c : collectors_) {
-		auto t0 = std::chrono::steady_clock::now();
-		std::vector<prometheus::MetricFamily> mine;
+	/* collectors run concurrently, as node_exporter's do; output order
+	 * stays the collectors' order */
+	struct Result {
+		std::vector<prometheus::MetricFamily> families;
 		bool success = true;
-		try {
-			c->collect(roots_, mine);
-		} catch (const std::exception &e) {
-			success = false;
-			std::fprintf(stderr, "poolmem-exporter: collector %s: %s\n", c->name().c_str(), e.what());
-		}
-		double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-		if (success)
-			for (auto &f : mine)
-				out.push_back(std::move(f));
-		ok.add({{"collector", c->name()}}, success ? 1 : 0);
-		dur.add({{"collector", c->name()}}, secs);
+		double seconds = 0;
+	};
+	std::vector<std::future<Result>> running;
+	for (const auto &c : collectors_) {
+		running.push_back(std::async(std::launch::async, [this, &c] {
+			Result r;
+			auto t0 = std::chrono::steady_clock::now();
+			try {
+				c->collect(roots_, r.families);
+			} catch (const std::exception &e) {
+				r.success = false;
+				r.families.clear();
+				std::fprintf(stderr, "poolmem-exporter: collector %s: %s\n", c->name().c_str(), e.what());
+			}
+			r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+			return r;
+		}));
+	}
+	for (size_t i = 0; i < collectors_.size(); i++) {
+		Result r = running[i].get();
+		for (auto &f : r.families)
+			out.push_back(std::move(f));
+		ok.add({{"collector", collectors_[i]->name()}}, r.success ? 1 : 0);
+		dur.add({{"collector", collectors_[i]->name()}}, r.seconds);
 	}
 	out.push_back(ok.take());
 	out.push_back(dur.take());

@@ -231,6 +231,31 @@ NODE  CPUS          TOTAL       FREE   BLOCKS(ONL)   LATENCY BANDWIDTH  DISTANCE
 2     -           1.9 GiB    1.9 GiB        15(15)         -         -  20 20 10
 memory block size 128.0 MiB, 46 blocks""",
  see=["poolctl-pool-online"]),
+"poolmem-exporter": dict(
+ summary="Prometheus exporter for poolmem pools, VM domains and NUMA nodes",
+ synopsis="poolmem-exporter [--web.listen-address ADDR:PORT] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--once]",
+ description="""Serves /metrics for Prometheus. Reads only sysfs and procfs (no privileges, no
+control device), builds every metric afresh on each scrape, and runs its collectors
+concurrently: module (poolmem_module_*), pools (poolmem_pool_*), domains
+(poolmem_domain_*, including the fault latency histogram) and nodes (poolmem_node_*:
+meminfo, memory blocks by state and zone, free 2 MiB blocks from /proc/buddyinfo,
+HMAT latency and bandwidth, distances). Each collector reports
+poolmem_scrape_collector_success and poolmem_scrape_collector_duration_seconds.
+Without the poolmem module the module collector reports poolmem_module_loaded 0, the
+pools and domains collectors report failure and the nodes collector keeps working.
+A Grafana dashboard ships as exporter/grafana/poolmem.json; the systemd unit is
+poolmem-exporter.service. The default port is 9788.""",
+ options=[("--web.listen-address ADDR:PORT","where to serve /metrics (default 0.0.0.0:9788)"),
+          ("--path.sysfs DIR","sysfs root (default /sys)"),
+          ("--path.procfs DIR","procfs root (default /proc)"),
+          ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, pools, domains, nodes (all on by default)"),
+          ("--once","print the metrics once to standard output and exit")],
+ examples="""# poolmem-exporter --once | grep pool_allocated
+# HELP poolmem_pool_allocated_bytes Bytes of the pool held by domain chunks, from allocated_bytes.
+# TYPE poolmem_pool_allocated_bytes gauge
+poolmem_pool_allocated_bytes{pool="p0"} 18874368
+poolmem_pool_allocated_bytes{pool="p1"} 16777216""",
+ see=["poolctl-status"]),
 }
 
 def esc(s):
@@ -246,7 +271,7 @@ for name, p in PAGES.items():
         out.append(".SH OPTIONS")
         for o, d in p["options"]:
             out += [".TP", f".B {esc(o)}", esc(d)]
-    if name != "poolctl":
+    if name.startswith("poolctl-"):
         out += [".SH EXIT STATUS", "See \\fBpoolctl\\fR(8)."]
     for title, body in p.get("extra", []):
         out += [f".SH {title}", body]

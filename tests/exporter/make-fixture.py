@@ -74,7 +74,9 @@ def main():
                          fault_latency_histogram=" ".join(hist),
                          fault_latency_sum_ns=(d + 1) * 1100000 + 4200000).items():
             w(f"{dd}/{k}", str(v))
-        w(f"{dd}/pool_chunks", "".join(f"pool{p} {(d + p) % 3}\n" for p in range(npools)))
+        # every pool is allowed (listed); the domain holds chunks in two of them
+        held = {d % npools: 1 + d % 3, (d + 1) % npools: 2} if npools else {}
+        w(f"{dd}/pool_chunks", "".join(f"pool{p} {held.get(p, 0)}\n" for p in range(npools)))
 
 
 if __name__ == "__main__":

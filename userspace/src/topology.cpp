@@ -160,7 +160,6 @@ Topology read_topology(const fs::path &sysfs)
 		b.state = sysfs::read(e.path() / "state").value_or("");
 		if (b.state == "online")
 			b.zone = sysfs::read(e.path() / "valid_zones").value_or("");
-		b.removable = sysfs::read_u64(e.path() / "removable").value_or(0) != 0;
 		auto it = block_node.find(b.index);
 		b.node = it == block_node.end() ? -1 : it->second;
 		t.blocks.push_back(std::move(b));

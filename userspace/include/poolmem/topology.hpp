@@ -29,7 +29,6 @@ struct MemoryBlock {
 	int node = -1;          ///< owning node, -1 if unknown
 	std::string state;      ///< "online", "offline", "going-offline"
 	std::string zone;       ///< zone when online ("Normal", "Movable"), else ""
-	bool removable = false;
 };
 
 struct Node {
