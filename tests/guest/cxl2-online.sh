@@ -9,7 +9,7 @@
 check_eq "CXL memdevs" 2 "$(ls /sys/bus/cxl/devices | grep -c '^mem[0-9]')"
 check_eq "CXL root decoders" 2 "$(ls /sys/bus/cxl/devices | grep -c '^decoder0\.')"
 
-daxes=$(cxl_to_system_ram)
+daxes=$(devices_to_system_ram)
 check_eq "dax devices in system-ram mode" 2 "$(echo $daxes | wc -w)"
 
 bs=$(block_bytes)

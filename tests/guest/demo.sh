@@ -6,7 +6,7 @@
 
 info "before: the guest has DRAM on node 0 only"
 poolctl node list
-daxes=$(cxl_to_system_ram)
+daxes=$(devices_to_system_ram)
 for dax in $daxes; do
 	node=$(dax_node "$dax")
 	n=$(online_node_blocks "$node")

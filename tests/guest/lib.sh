@@ -114,35 +114,11 @@ dax_to_system_ram() {
 	done
 }
 
-# Bring every CXL memdev under its own root decoder into system-ram:
-# create a pmem region per root decoder, a devdax namespace on it, and hand
-# the dax device to kmem (offline). Prints the dax device names.
-cxl_to_system_ram() {
-	local dec r ns dax
-	# wait until cxl_pmem has bound the nvdimm bridge and a pmem device
-	# for every memdev, or regions come up without an nvdimm region
-	wait_for 20 cxl_pmem_ready || fail "cxl_pmem: nvdimm bridge or pmem devices missing"
-	ndctl list >/dev/null 2>&1 || true
-	for dec in $(ls -d /sys/bus/cxl/devices/decoder0.* | xargs -n1 basename); do
-		# idempotent: a root decoder that already has a region keeps it
-		ls -d /sys/bus/cxl/devices/$dec/region[0-9]* >/dev/null 2>&1 && continue
-		r=$(cxl create-region -d "$dec" -t pmem 2>/dev/null | sed -n 's/.*"region":"\(region[0-9]*\)".*/\1/p')
-		[ -n "$r" ] || fail "$dec: cxl create-region failed"
-		# cxl_pmem registers the nvdimm region asynchronously: wait for it
-		wait_for 20 ndctl_has_region "$r" || fail "$r: no nvdimm region appeared"
-		out=$(ndctl create-namespace -r "$r" -m devdax 2>&1) || fail "$r: ndctl create-namespace failed: $out"
-	done
-	dax_to_system_ram
-}
-
-# The same for NVDIMM namespaces (label-less regions on QEMU's nvdimm).
-nvdimm_to_system_ram() {
-	local ns dax
-	ndctl list >/dev/null 2>&1 || true
-	for ns in $(ls -d /sys/bus/nd/devices/namespace*.0 | xargs -n1 basename); do
-		ndctl list -N -n "$ns" 2>/dev/null | grep -q '"mode":"devdax"' && continue
-		ndctl create-namespace -f -e "$ns" -m devdax >/dev/null 2>&1 || fail "$ns: ndctl create-namespace failed"
-	done
+# Bring every CXL memdev (own pmem region per root decoder) or NVDIMM
+# namespace into system-ram through devdax and kmem, blocks left offline.
+# Idempotent. Prints the dax device names.
+devices_to_system_ram() {
+	make_devdax >/dev/null
 	dax_to_system_ram
 }
 
@@ -172,11 +148,7 @@ pm_pools_up() {
 	local daxes dax node i=0
 	pm_load
 	pm_clean
-	if [ -d /sys/bus/cxl/devices/mem0 ]; then
-		daxes=$(cxl_to_system_ram)
-	else
-		daxes=$(nvdimm_to_system_ram)
-	fi
+	daxes=$(devices_to_system_ram)
 	POOL_NODES=$(for dax in $daxes; do dax_node "$dax"; done | sort -n | xargs)
 	for node in $POOL_NODES; do
 		online_node_blocks "$node" >/dev/null

@@ -7,7 +7,7 @@
 . /rig/tests/lib.sh
 
 check_eq "NVDIMMs" 2 "$(ls /sys/bus/nd/devices | grep -c '^nmem[0-9]')"
-daxes=$(nvdimm_to_system_ram)
+daxes=$(devices_to_system_ram)
 check_eq "dax devices in system-ram mode" 2 "$(echo $daxes | wc -w)"
 
 bs=$(block_bytes)
