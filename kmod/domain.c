@@ -893,33 +893,57 @@ int pm_domain_map(struct pm_domain *d, struct poolmem_map *m)
 }
 
 /*
- * Reverse map: which domain holds @pfn, at which offset and in which pool.
- * Caller holds pm_lock; releases take it before unlisting a domain, so a
- * listed domain's slots stay valid (a hole punch racing with this lookup
- * can only make the answer stale, never dangling).
+ * The domain owning @slot (an entry of pm_rmap), with the unit's index in
+ * its units[]. Caller holds pm_lock; releases take it before unlisting a
+ * domain, so a listed domain's slots stay valid (a discard racing with a
+ * lookup can only make the answer stale, never dangling).
  */
+static struct pm_domain *pm_slot_owner(struct page **slot, size_t *unit)
+{
+	struct pm_domain *d;
+
+	list_for_each_entry(d, &pm_domains, list) {
+		size_t n = d->nr_chunks * d->units_per_chunk;
+
+		if (slot >= d->units && slot < d->units + n) {
+			*unit = slot - d->units;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+/* Which domain holds @pfn, at which offset and in which pool. Caller holds pm_lock. */
 struct pm_domain *pm_rmap_lookup(u64 pfn, u64 *offset, u32 *pool)
 {
 	struct page **slot = mtree_load(&pm_rmap, pfn);
 	struct pm_domain *d;
+	struct page *page;
+	size_t i;
 
 	if (!slot)
 		return NULL;
-	list_for_each_entry(d, &pm_domains, list) {
-		size_t n = d->nr_chunks * d->units_per_chunk;
-		size_t i, idx;
-		struct page *page;
+	d = pm_slot_owner(slot, &i);
+	page = d ? READ_ONCE(*slot) : NULL;
+	if (!page)
+		return NULL;
+	*offset = ((u64)i << PM_UNIT_SHIFT) + PFN_PHYS(pfn - page_to_pfn(page));
+	*pool = d->meta[i / d->units_per_chunk].pool == PM_POOL_NONE ?
+			POOLMEM_POOL_LOCAL : d->meta[i / d->units_per_chunk].pool;
+	return d;
+}
 
-		if (slot < d->units || slot >= d->units + n)
-			continue;
-		i = slot - d->units;
-		idx = i / d->units_per_chunk;
-		page = READ_ONCE(*slot);
-		if (!page)
-			return NULL;
-		*offset = ((u64)i << PM_UNIT_SHIFT) + PFN_PHYS(pfn - page_to_pfn(page));
-		*pool = d->meta[idx].pool == PM_POOL_NONE ? POOLMEM_POOL_LOCAL : d->meta[idx].pool;
-		return d;
-	}
-	return NULL;
+/*
+ * For the memory notifier: name the domain whose unit @entry (a pm_rmap
+ * entry) is, and its offset. Caller holds pm_lock.
+ */
+const char *pm_rmap_entry_owner(void *entry, u64 *offset)
+{
+	size_t i;
+	struct pm_domain *d = pm_slot_owner(entry, &i);
+
+	if (!d)
+		return NULL;
+	*offset = (u64)i << PM_UNIT_SHIFT;
+	return d->name;
 }

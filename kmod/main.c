@@ -398,9 +398,8 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 {
 	struct memory_notify *mn = arg;
 	unsigned long index = mn->start_pfn;
-	struct pm_domain *d;
+	const char *owner;
 	u64 offset = 0;
-	u32 pool;
 	void *entry;
 
 	if (action != MEM_GOING_OFFLINE)
@@ -414,10 +413,11 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	if (!entry)
 		return NOTIFY_OK;
 
+	/* mt_find() moved index past the entry: name the owner by the entry */
 	mutex_lock(&pm_lock);
-	d = pm_rmap_lookup(index, &offset, &pool);
+	owner = pm_rmap_entry_owner(entry, &offset);
 	pr_info("memory offline of PFNs %#lx-%#lx refused: domain %s has chunks there (offset %#llx)\n",
-		mn->start_pfn, mn->start_pfn + mn->nr_pages - 1, d ? d->name : "(being freed)", offset);
+		mn->start_pfn, mn->start_pfn + mn->nr_pages - 1, owner ? owner : "(being freed)", offset);
 	mutex_unlock(&pm_lock);
 	return notifier_from_errno(-EBUSY);
 }

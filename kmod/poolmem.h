@@ -147,6 +147,7 @@ int pm_domain_destroy(const char *name);
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
 int pm_domain_map(struct pm_domain *d, struct poolmem_map *m);
 struct pm_domain *pm_rmap_lookup(u64 pfn, u64 *offset, u32 *pool);
+const char *pm_rmap_entry_owner(void *entry, u64 *offset);
 extern const struct attribute_group *pm_domain_groups[];
 
 #endif /* POOLMEM_INTERNAL_H */

@@ -31,7 +31,11 @@ expect_exit 4 "^poolctl: c0: cannot register pool: a pool of that name exists" p
 check_eq "regions after duplicate name" 1 "$(regions)"
 
 # the other device the devdax way
-dax=$(make_devdax | while read d; do [ "$(basename $(readlink /sys/bus/dax/devices/$d/driver))" = device_dax ] && echo $d; done)
+dax=""
+for d in $(make_devdax); do
+	if [ "$(basename $(readlink /sys/bus/dax/devices/$d/driver))" = device_dax ]; then dax=$d; fi
+done
+[ -n "$dax" ] || fail "no devdax device for the second memdev"
 poolctl pool online $dax --name c1
 check_eq "pools" "c0 c1" "$(ls $POOLSYS | xargs)"
 
