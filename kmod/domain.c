@@ -825,21 +825,32 @@ void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info)
 	mutex_unlock(&d->lock);
 }
 
+#define PM_MAP_BATCH	1024	/* ranges per POOLMEM_MAP call, at most */
+
 /*
  * Forward chunk map from m->start: ranges contiguous in offset and in
- * physical address on one pool. Caller holds pm_lock.
+ * physical address on one pool, at most min(m->count, PM_MAP_BATCH) of
+ * them. Built in a kernel buffer under d->lock and copied out after it is
+ * dropped: the user buffer may itself be a mapping of this domain, whose
+ * fault takes d->lock. Caller holds pm_lock (not taken by faults).
  */
 int pm_domain_map(struct pm_domain *d, struct poolmem_map *m)
 {
 	struct poolmem_map_range __user *out = u64_to_user_ptr(m->ranges);
-	struct poolmem_map_range r = {};
+	u32 max = min_t(u32, m->count, PM_MAP_BATCH);
+	struct poolmem_map_range *buf = NULL, r = {};
 	u64 off, end = d->size;
 	bool open = false;
+	u32 nr = 0;
 	int ret = 0;
 
-	if (m->nr || m->next || m->start > d->size || m->count > (1U << 20))
+	if (m->nr || m->next || m->start > d->size)
 		return -EINVAL;
-	m->nr = 0;
+	if (max) {
+		buf = kvmalloc_array(max, sizeof(*buf), GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
 	mutex_lock(&d->lock);
 	for (off = ALIGN_DOWN(m->start, PM_UNIT_BYTES); off < end; off += PM_UNIT_BYTES) {
 		u64 idx = off >> d->chunk_shift;
@@ -860,16 +871,12 @@ int pm_domain_map(struct pm_domain *d, struct poolmem_map *m)
 			continue;
 		}
 		if (open) {
-			if (m->nr == m->count) {
-				end = r.offset;
+			if (nr == max) {
+				end = r.offset;	/* continue from this range next time */
 				open = false;
 				break;
 			}
-			if (copy_to_user(&out[m->nr], &r, sizeof(r))) {
-				ret = -EFAULT;
-				break;
-			}
-			m->nr++;
+			buf[nr++] = r;
 		}
 		r.offset = off;
 		r.length = PM_UNIT_BYTES;
@@ -878,16 +885,18 @@ int pm_domain_map(struct pm_domain *d, struct poolmem_map *m)
 		r.node = page_to_nid(page);
 		open = true;
 	}
-	if (!ret && open) {
-		if (m->nr == m->count) {
+	if (open) {
+		if (nr == max)
 			end = r.offset;
-		} else if (copy_to_user(&out[m->nr], &r, sizeof(r))) {
-			ret = -EFAULT;
-		} else {
-			m->nr++;
-		}
+		else
+			buf[nr++] = r;
 	}
 	mutex_unlock(&d->lock);
+
+	if (nr && copy_to_user(out, buf, nr * sizeof(*buf)))
+		ret = -EFAULT;
+	kvfree(buf);
+	m->nr = nr;
 	m->next = min(end, d->size);
 	return ret;
 }

@@ -27,6 +27,14 @@ done < /tmp/map
 info "reverse map agrees with $(wc -l < /tmp/map) forward ranges"
 # a small batch forces the continuation protocol
 check_eq "map in batches of 1" "$(cat /tmp/map)" "$(pmtest map vm batch=1)"
+# the map may be copied into the domain's own, untouched memory: the copy
+# faults into the domain, which must not deadlock on the domain's lock
+pmtest domain-create self 16M 0 16M >/dev/null
+pmtest touch self 0 8M >/dev/null
+pmtest map-into-self self > /tmp/self.map
+check_eq "map copied into its own domain: ranges" 4 "$(wc -l < /tmp/self.map)"
+check_eq "map into itself = map" "$(pmtest map self | head -n 4)" "$(head -n 4 /tmp/self.map)"
+pmtest domain-destroy self >/dev/null
 pmtest domain-destroy vm >/dev/null
 
 # 4 MiB chunks: each chunk is two 2 MiB units

@@ -262,10 +262,11 @@ DomainInfo Control::domain_info(const std::string &name)
 
 std::vector<MapRange> Control::domain_map(const std::string &name)
 {
+	const uint64_t size = domain_info(name).bytes;
 	std::vector<poolmem_map_range> buf(512);
 	std::vector<MapRange> out;
 	uint64_t start = 0;
-	for (;;) {
+	while (start < size) {
 		auto a = arg<poolmem_map>();
 		set_name(a.name, name, "domain");
 		a.start = start;
@@ -281,11 +282,9 @@ std::vector<MapRange> Control::domain_map(const std::string &name)
 			const auto &r = buf[i];
 			out.push_back({r.offset, r.length, r.phys, r.pool, r.node});
 		}
-		if (a.nr < a.count)
-			break; /* the kernel had no more ranges */
 		if (a.next <= start)
 			throw Error(name, "chunk map made no progress");
-		start = a.next;
+		start = a.next; /* == size once the kernel has no more ranges */
 	}
 	return out;
 }

@@ -155,8 +155,8 @@ struct poolmem_map_range {
 /*
  * POOLMEM_MAP: the allocated part of a domain's chunk map from "start" on,
  * as ranges contiguous in both offset and physical address on one pool.
- * Fills up to "count" ranges at "ranges"; "nr" says how many, "next" where
- * to continue (== domain size when done).
+ * Fills up to "count" ranges (at most 1024 per call) at "ranges"; "nr" says
+ * how many, "next" where to continue (== domain size when done).
  */
 struct poolmem_map {
 	__u32 size;

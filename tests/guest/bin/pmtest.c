@@ -443,6 +443,30 @@ static int cmd_map(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * map-into-self NAME: read the chunk map of NAME into a not yet touched
+ * chunk of NAME's own mapping (the kernel's copy to user faults into the
+ * domain while building the map) and print it like "map".
+ */
+static int cmd_map_into_self(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	struct poolmem_map mp = { .size = sizeof(mp) };
+	struct poolmem_map_range *r = (struct poolmem_map_range *)(m.p + m.size - (2 << 20));
+
+	set_name(mp.name, argv[0]);
+	mp.ranges = (uintptr_t)r;
+	mp.count = 1024;
+	if (ioctl(ctl(), POOLMEM_MAP, &mp))
+		die("map into own mapping");
+	for (uint32_t i = 0; i < mp.nr; i++)
+		printf("%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %d %d\n", (uint64_t)r[i].offset,
+		       (uint64_t)r[i].length, (uint64_t)r[i].phys, (int)r[i].pool, r[i].node);
+	return 0;
+}
+
 static int cmd_rmap(int argc, char **argv)
 {
 	struct poolmem_map_reverse rv = { .size = sizeof(rv) };
@@ -813,6 +837,8 @@ int main(int argc, char **argv)
 		return cmd_threads(argc, argv);
 	if (!strcmp(c, "map"))
 		return cmd_map(argc, argv);
+	if (!strcmp(c, "map-into-self"))
+		return cmd_map_into_self(argc, argv);
 	if (!strcmp(c, "rmap"))
 		return cmd_rmap(argc, argv);
 	if (!strcmp(c, "fuzz"))
