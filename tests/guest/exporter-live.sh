@@ -37,3 +37,20 @@ check_eq "node $n online blocks" "$(online_node_blocks $n)" \
 	"$(num "$(metric "poolmem_node_memory_blocks{node=\"$n\",state=\"online\",zone=\"Movable\"}")")"
 pmtest domain-destroy ea >/dev/null
 pmtest domain-destroy eb >/dev/null
+
+# domains created and destroyed while scrapes run: every scrape succeeds
+( i=0; while [ $i -lt 40 ]; do
+	pmtest domain-create churn$i 4M 0 4M >/dev/null && pmtest touch churn$i 0 4M >/dev/null
+	pmtest domain-destroy churn$i >/dev/null; i=$((i + 1))
+done ) &
+churn=$!
+n=0
+while kill -0 $churn 2>/dev/null; do
+	poolmem-exporter --once > /tmp/scrape.prom 2>/tmp/scrape.err
+	grep -qx 'poolmem_scrape_collector_success{collector="domains"} 1' /tmp/scrape.prom ||
+		fail "scrape $n during domain churn failed: $(cat /tmp/scrape.err)"
+	n=$((n + 1))
+done
+wait $churn
+[ $n -ge 3 ] || fail "only $n scrapes overlapped the churn"
+info "ok: $n scrapes during domain create/destroy churn all succeeded"
