@@ -34,6 +34,21 @@ void set_name(char (&dst)[POOLMEM_NAME_MAX], const std::string &name, const char
 	std::memcpy(dst, name.data(), name.size());
 }
 
+/*
+ * Issue CMD on a named pool or domain; on failure throw "NAME: no such KIND"
+ * for ENOENT, otherwise "NAME: ACTION: strerror".
+ */
+void named_ioctl(int fd, unsigned long cmd, void *a, const std::string &name, const char *kind,
+		 const char *action)
+{
+	if (ioctl(fd, cmd, a) == 0)
+		return;
+	int e = errno;
+	if (e == ENOENT)
+		throw Error::plain(name, std::string("no such ") + kind, e);
+	throw Error(name, action, e);
+}
+
 std::string get_name(const char (&src)[POOLMEM_NAME_MAX])
 {
 	return std::string(src, strnlen(src, POOLMEM_NAME_MAX));
@@ -131,12 +146,7 @@ PoolInfo Control::pool_info(const std::string &name)
 {
 	auto a = arg<poolmem_pool_info>();
 	set_name(a.name, name, "pool");
-	if (ioctl(fd_, POOLMEM_POOL_INFO, &a)) {
-		int e = errno;
-		if (e == ENOENT)
-			throw Error::plain(name, "no such pool", e);
-		throw Error(name, "cannot read pool", e);
-	}
+	named_ioctl(fd_, POOLMEM_POOL_INFO, &a, name, "pool", "cannot read pool");
 	PoolInfo p;
 	p.name = name;
 	p.id = a.id;
@@ -220,24 +230,14 @@ void Control::domain_destroy(const std::string &name)
 {
 	auto a = arg<poolmem_name_arg>();
 	set_name(a.name, name, "domain");
-	if (ioctl(fd_, POOLMEM_DOMAIN_DESTROY, &a)) {
-		int e = errno;
-		if (e == ENOENT)
-			throw Error::plain(name, "no such domain", e);
-		throw Error(name, "cannot destroy domain", e);
-	}
+	named_ioctl(fd_, POOLMEM_DOMAIN_DESTROY, &a, name, "domain", "cannot destroy domain");
 }
 
 DomainInfo Control::domain_info(const std::string &name)
 {
 	auto a = arg<poolmem_domain_info>();
 	set_name(a.name, name, "domain");
-	if (ioctl(fd_, POOLMEM_DOMAIN_INFO, &a)) {
-		int e = errno;
-		if (e == ENOENT)
-			throw Error::plain(name, "no such domain", e);
-		throw Error(name, "cannot read domain", e);
-	}
+	named_ioctl(fd_, POOLMEM_DOMAIN_INFO, &a, name, "domain", "cannot read domain");
 	DomainInfo d;
 	d.name = name;
 	d.bytes = a.bytes;
@@ -272,12 +272,7 @@ std::vector<MapRange> Control::domain_map(const std::string &name)
 		a.start = start;
 		a.ranges = reinterpret_cast<uintptr_t>(buf.data());
 		a.count = static_cast<uint32_t>(buf.size());
-		if (ioctl(fd_, POOLMEM_MAP, &a)) {
-			int e = errno;
-			if (e == ENOENT)
-				throw Error::plain(name, "no such domain", e);
-			throw Error(name, "cannot read chunk map", e);
-		}
+		named_ioctl(fd_, POOLMEM_MAP, &a, name, "domain", "cannot read chunk map");
 		for (uint32_t i = 0; i < a.nr; i++) {
 			const auto &r = buf[i];
 			out.push_back({r.offset, r.length, r.phys, r.pool, r.node});
