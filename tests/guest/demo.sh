@@ -1,18 +1,42 @@
 # rig-topologies: cxl2
+# rig-boot: own
 # The newcomer's demo (make demo), kept in the cxl2 suite so it cannot rot:
-# two emulated CXL memory expanders become two CPU-less NUMA nodes of
-# online, movable memory, shown with poolctl.
+# two emulated CXL memory expanders become two pools with one poolctl
+# command each, two VMs get per-tier quotas, a QEMU-like program touches
+# their memory, and poolctl and the exporter show where it all went.
 . /rig/tests/lib.sh
+wait_for 20 cxl_pmem_ready || fail "CXL devices not ready"
+say() { echo; echo "### $*"; }
 
-info "before: the guest has DRAM on node 0 only"
+say "before: the guest has DRAM on node 0 and two raw CXL memory devices"
 poolctl node list
-daxes=$(devices_to_system_ram)
-for dax in $daxes; do
-	node=$(dax_node "$dax")
-	n=$(online_node_blocks "$node")
-	info "$dax: onlined $n blocks on node $node (movable)"
-done
-info "after: each CXL device is a pool on its own node"
-poolctl node list
-poolctl node list --json > /tmp/nodes.json
-check_eq "nodes in poolctl node list --json" 3 "$(grep -c '"node":' /tmp/nodes.json)"
+ls /sys/bus/cxl/devices | grep '^mem' | xargs echo "CXL memdevs:"
+
+say "poolctl pool online --cxl mem0 --name cxl0 ; poolctl pool online --cxl mem1 --name cxl1"
+poolctl pool online --cxl mem0 --name cxl0 2>/dev/null
+poolctl pool online --cxl mem1 --name cxl1 2>/dev/null
+poolctl pool list
+
+say "poolctl vm create web1 --size 256M --local 64M --pool 192M --tier-policy local-first --pool-select smart-idle"
+poolctl vm create web1 --size 256M --local 64M --pool 192M --tier-policy local-first --pool-select smart-idle
+say "poolctl vm create db1 --size 128M --pool 128M --tier-policy pool-first --pool-select round-robin"
+poolctl vm create db1 --size 128M --pool 128M --tier-policy pool-first --pool-select round-robin
+
+say "a QEMU-like program touches 200M of web1 and all of db1"
+pmtest touch web1 0 200M
+pmtest touch db1 0 128M
+
+say "poolctl status"
+poolctl status
+say "poolctl vm show web1"
+poolctl vm show web1
+say "poolctl vm map db1 (first ranges)"
+poolctl vm map db1 | head -n 6
+
+say "poolmem-exporter: a few of the metrics Prometheus scrapes"
+poolmem-exporter --once | grep -E '^poolmem_(pool_allocated_bytes|domain_usage_bytes|pool_access_factor)'
+
+check_eq "web1 local quota filled first" $((64 * MiB)) "$(dom_attr web1 local_bytes)"
+check_eq "db1 all in pools" $((128 * MiB)) "$(dom_attr db1 pool_bytes)"
+poolctl vm destroy web1 >/dev/null
+poolctl vm destroy db1 >/dev/null
