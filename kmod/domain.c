@@ -187,19 +187,25 @@ static int pm_chunk_place(struct pm_domain *d, u64 idx)
 			}
 			continue;
 		}
-		/* pools can't go away while this domain may use them */
+		/*
+		 * Pools can't go away while this domain may use them. Only
+		 * what the policy reads is gathered: the access factor takes
+		 * each pool's af_lock.
+		 */
 		n = 0;
 		for (mask = d->pool_mask; mask; mask &= mask - 1) {
 			struct pm_pool *p = pm_pools[__ffs64(mask)];
 
 			pools[n] = p;
 			views[n].id = p->id;
-			views[n].distance = node_distance(d->home_node, p->node);
+			views[n].distance = d->pool_select == PM_SELECT_NEAREST ?
+					    node_distance(d->home_node, p->node) : 0;
 			views[n].allocated = atomic64_read(&p->allocated);
-			views[n].af = pm_pool_af(p);
+			views[n].af = d->pool_select == PM_SELECT_SMART_IDLE ? pm_pool_af(p) : 0;
 			n++;
 		}
-		n = pm_pool_order(d->pool_select, views, n, d->rr_cursor, get_random_u32(), order);
+		n = pm_pool_order(d->pool_select, views, n, d->rr_cursor,
+				  d->pool_select == PM_SELECT_RANDOM ? get_random_u32() : 0, order);
 		for (i = 0; i < n; i++) {
 			struct pm_pool *p = pools[order[i]];
 

@@ -44,12 +44,29 @@ unsigned int pm_tier_order(u32 policy, const struct pm_tier_view *t, u32 order[P
 	return n;
 }
 
+/*
+ * A window number far behind the current one means the window length was
+ * changed (window_ms): the old windows mean nothing now, start afresh.
+ * A number a little behind is a late event from a racing CPU.
+ */
+static int pm_af_restarted(struct pm_af *a, u64 epoch)
+{
+	int i;
+
+	if (epoch + PM_AF_WINDOWS > a->epoch)
+		return 0;
+	for (i = 0; i < PM_AF_WINDOWS; i++)
+		a->win[i] = 0;
+	a->epoch = epoch;
+	return 1;
+}
+
 void pm_af_advance(struct pm_af *a, u64 epoch)
 {
 	u64 shift;
 	int i;
 
-	if (epoch <= a->epoch)
+	if (pm_af_restarted(a, epoch) || epoch <= a->epoch)
 		return;
 	shift = epoch - a->epoch;
 	for (i = PM_AF_WINDOWS - 1; i >= 0; i--)

@@ -65,7 +65,11 @@ struct pm_af {
 	u64 epoch;		/* window number of win[0] */
 };
 
-/* Move the windows forward to window number @epoch (never backwards). */
+/*
+ * Move the windows forward to window number @epoch. Never backwards, except
+ * that an @epoch PM_AF_WINDOWS or more behind restarts the windows empty
+ * (the window length changed).
+ */
 void pm_af_advance(struct pm_af *a, u64 epoch);
 /* Count @n events in window @epoch. */
 void pm_af_add(struct pm_af *a, u64 epoch, u64 n);

@@ -29,7 +29,9 @@ info "distances from node 0: p0 $d0, p1 $d1 -> nearest $near"
 check_eq "nearest: chunks on $near" 8 "$(dom_pool_chunks near $near)"
 pmtest domain-destroy near >/dev/null
 
-# make p0 busy: 24 chunk allocations and faults in the current windows
+# make p0 busy: 24 chunk allocations and faults in the current windows;
+# windows of 60 s so none rotates out however slow the machine is
+echo 60000 > /sys/module/poolmem/parameters/window_ms
 pmtest domain-create busy 48M 0 48M tier=pool-first pools=p0 >/dev/null
 touch_n busy 24
 info "access factor: p0 $(pool_attr p0 access_factor), p1 $(pool_attr p1 access_factor)"
@@ -40,6 +42,7 @@ check_eq "smart-idle: chunks on idle p1" 6 "$(dom_pool_chunks idle p1)"
 check_eq "smart-idle: chunks on busy p0" 0 "$(dom_pool_chunks idle p0)"
 pmtest domain-destroy idle >/dev/null
 pmtest domain-destroy busy >/dev/null
+echo 1000 > /sys/module/poolmem/parameters/window_ms
 
 pmtest domain-create rnd 64M 0 64M tier=pool-first select=random >/dev/null
 touch_n rnd 32

@@ -91,8 +91,18 @@ TEST(AccessFactor, advance_shifts_and_drops_old_windows)
 	pm_af_advance(&a, 100);
 	for (u64 w : a.win)
 		EXPECT_EQ(w, 0u);
-	pm_af_advance(&a, 50); // never backwards
+	pm_af_advance(&a, 98); // a little behind: never backwards
 	EXPECT_EQ(a.epoch, 100u);
+}
+
+TEST(AccessFactor, restarts_when_the_window_length_changes)
+{
+	pm_af a{};
+	pm_af_add(&a, 100000, 5); // window 100000 of 1 ms windows ...
+	pm_af_add(&a, 1, 3);      // ... now window 1 of 60 s windows
+	EXPECT_EQ(a.epoch, 1u);
+	EXPECT_EQ(a.win[0], 3u);
+	EXPECT_EQ(pm_af_value(&a, 1), 3u * 8);
 }
 
 TEST(AccessFactor, late_events_count_in_their_window)
@@ -102,8 +112,9 @@ TEST(AccessFactor, late_events_count_in_their_window)
 	pm_af_add(&a, 8, 1); // late, one window old
 	EXPECT_EQ(a.win[0], 1u);
 	EXPECT_EQ(a.win[1], 1u);
-	pm_af_add(&a, 1, 1); // older than every window: dropped
-	EXPECT_EQ(pm_af_value(&a, 9), 8u + 4u);
+	pm_af_add(&a, 6, 1); // three windows late: still the oldest window
+	EXPECT_EQ(a.win[3], 1u);
+	EXPECT_EQ(pm_af_value(&a, 9), 8u + 4u + 1u);
 }
 
 TEST(SmartIdle, m_is_ceil_log2_n)
