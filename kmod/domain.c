@@ -447,30 +447,43 @@ static const struct file_operations pm_domain_fops = {
 
 #define to_domain(dev) container_of(dev, struct pm_domain, dev)
 
-#define DOMAIN_ATTR_U64(_name, _expr)							\
-static ssize_t _name##_show(struct device *dev, struct device_attribute *attr, char *buf)	\
-{											\
-	struct pm_domain *d = to_domain(dev);						\
-	unsigned long long v;								\
-	mutex_lock(&d->lock);								\
-	v = (_expr);									\
-	mutex_unlock(&d->lock);								\
-	return sysfs_emit(buf, "%llu\n", v);						\
-}											\
-static DEVICE_ATTR_RO(_name)
+/* Defines FILE_show() printing one unsigned value of the domain. */
+#define DOMAIN_SHOW_U64(file, expr)								\
+static ssize_t file##_show(struct device *dev, struct device_attribute *attr, char *buf)	\
+{												\
+	struct pm_domain *d = to_domain(dev);							\
+	unsigned long long v;									\
+	mutex_lock(&d->lock);									\
+	v = (expr);										\
+	mutex_unlock(&d->lock);									\
+	return sysfs_emit(buf, "%llu\n", v);							\
+}
 
-DOMAIN_ATTR_U64(size_bytes, d->size);
-DOMAIN_ATTR_U64(chunk_bytes, d->chunk_bytes);
-DOMAIN_ATTR_U64(local_quota_bytes, d->quota[PM_TIER_LOCAL]);
-DOMAIN_ATTR_U64(pool_quota_bytes, d->quota[PM_TIER_POOL]);
-DOMAIN_ATTR_U64(local_bytes, d->usage[PM_TIER_LOCAL]);
-DOMAIN_ATTR_U64(pool_bytes, d->usage[PM_TIER_POOL]);
-DOMAIN_ATTR_U64(chunks, d->chunks);
-DOMAIN_ATTR_U64(faults, d->faults);
-DOMAIN_ATTR_U64(sigbus, d->sigbus);
-DOMAIN_ATTR_U64(discards, d->discards);
-DOMAIN_ATTR_U64(home_node, d->home_node);
-DOMAIN_ATTR_U64(fault_latency_sum_ns, atomic64_read(&d->fault_ns));
+DOMAIN_SHOW_U64(size_bytes, d->size)
+DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
+DOMAIN_SHOW_U64(local_quota_bytes, d->quota[PM_TIER_LOCAL])
+DOMAIN_SHOW_U64(pool_quota_bytes, d->quota[PM_TIER_POOL])
+DOMAIN_SHOW_U64(local_bytes, d->usage[PM_TIER_LOCAL])
+DOMAIN_SHOW_U64(pool_bytes, d->usage[PM_TIER_POOL])
+DOMAIN_SHOW_U64(chunks, d->chunks)
+DOMAIN_SHOW_U64(faults, d->faults)
+DOMAIN_SHOW_U64(sigbus, d->sigbus)
+DOMAIN_SHOW_U64(discards, d->discards)
+DOMAIN_SHOW_U64(home_node, d->home_node)
+DOMAIN_SHOW_U64(fault_latency_sum_ns, atomic64_read(&d->fault_ns))
+
+static DEVICE_ATTR_RO(size_bytes);
+static DEVICE_ATTR_RO(chunk_bytes);
+static DEVICE_ATTR_RO(local_quota_bytes);
+static DEVICE_ATTR_RO(pool_quota_bytes);
+static DEVICE_ATTR_RO(local_bytes);
+static DEVICE_ATTR_RO(pool_bytes);
+static DEVICE_ATTR_RO(chunks);
+static DEVICE_ATTR_RO(faults);
+static DEVICE_ATTR_RO(sigbus);
+static DEVICE_ATTR_RO(discards);
+static DEVICE_ATTR_RO(home_node);
+static DEVICE_ATTR_RO(fault_latency_sum_ns);
 
 static const char *const pm_tier_policy_names[] = { "local-first", "interleave", "pool-first" };
 static const char *const pm_pool_select_names[] = { "round-robin", "random", "nearest", "smart-idle" };

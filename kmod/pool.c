@@ -71,26 +71,39 @@ void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info)
 
 #define to_pool(k) container_of(k, struct pm_pool, kobj)
 
-#define POOL_ATTR_U64(_name, _expr)							\
-static ssize_t _name##_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)	\
-{											\
-	struct pm_pool *p = to_pool(kobj);						\
-	return sysfs_emit(buf, "%llu\n", (unsigned long long)(_expr));			\
-}											\
-static struct kobj_attribute pool_attr_##_name = __ATTR_RO(_name)
+/* Defines FILE_show() printing one unsigned value of the pool. */
+#define POOL_SHOW_U64(file, expr)								\
+static ssize_t file##_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)	\
+{												\
+	struct pm_pool *p = to_pool(kobj);							\
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)(expr));				\
+}
 
-POOL_ATTR_U64(id, p->id);
-POOL_ATTR_U64(node, p->node);
-POOL_ATTR_U64(overcommit_pct, p->overcommit_pct);
-POOL_ATTR_U64(capacity_bytes, pm_node_present_bytes(p->node));
-POOL_ATTR_U64(free_bytes, pm_node_free_bytes(p->node));
-POOL_ATTR_U64(allocated_bytes, atomic64_read(&p->allocated));
-POOL_ATTR_U64(committed_bytes, READ_ONCE(p->committed));
-POOL_ATTR_U64(chunks, atomic64_read(&p->chunks));
-POOL_ATTR_U64(allocations, atomic64_read(&p->allocations));
-POOL_ATTR_U64(faults, atomic64_read(&p->faults));
-POOL_ATTR_U64(failures, atomic64_read(&p->failures));
-POOL_ATTR_U64(access_factor, pm_pool_af(p));
+POOL_SHOW_U64(id, p->id)
+POOL_SHOW_U64(node, p->node)
+POOL_SHOW_U64(overcommit_pct, p->overcommit_pct)
+POOL_SHOW_U64(capacity_bytes, pm_node_present_bytes(p->node))
+POOL_SHOW_U64(free_bytes, pm_node_free_bytes(p->node))
+POOL_SHOW_U64(allocated_bytes, atomic64_read(&p->allocated))
+POOL_SHOW_U64(committed_bytes, READ_ONCE(p->committed))
+POOL_SHOW_U64(chunks, atomic64_read(&p->chunks))
+POOL_SHOW_U64(allocations, atomic64_read(&p->allocations))
+POOL_SHOW_U64(faults, atomic64_read(&p->faults))
+POOL_SHOW_U64(failures, atomic64_read(&p->failures))
+POOL_SHOW_U64(access_factor, pm_pool_af(p))
+
+static struct kobj_attribute pool_attr_id = __ATTR_RO(id);
+static struct kobj_attribute pool_attr_node = __ATTR_RO(node);
+static struct kobj_attribute pool_attr_overcommit_pct = __ATTR_RO(overcommit_pct);
+static struct kobj_attribute pool_attr_capacity_bytes = __ATTR_RO(capacity_bytes);
+static struct kobj_attribute pool_attr_free_bytes = __ATTR_RO(free_bytes);
+static struct kobj_attribute pool_attr_allocated_bytes = __ATTR_RO(allocated_bytes);
+static struct kobj_attribute pool_attr_committed_bytes = __ATTR_RO(committed_bytes);
+static struct kobj_attribute pool_attr_chunks = __ATTR_RO(chunks);
+static struct kobj_attribute pool_attr_allocations = __ATTR_RO(allocations);
+static struct kobj_attribute pool_attr_faults = __ATTR_RO(faults);
+static struct kobj_attribute pool_attr_failures = __ATTR_RO(failures);
+static struct kobj_attribute pool_attr_access_factor = __ATTR_RO(access_factor);
 
 static ssize_t tier_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
