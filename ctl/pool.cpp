@@ -90,8 +90,8 @@ void progress_bar(unsigned done, unsigned total)
 		std::fprintf(stderr, "\n");
 }
 
-void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &devname,
-		uint64_t first_bytes);
+void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
+		const std::string &devname, uint64_t first_bytes);
 
 void run_online(const GlobalOptions &g, const OnlineOptions &o)
 {
@@ -101,18 +101,20 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 		throw UsageError("pool online: give a dax device or --cxl MEMDEV[,MEMDEV...], not both");
 	const uint64_t first_bytes = o.async ? size_value("--first", o.first) : 0;
 
+	/* the pool is named after the device the operator gave, by default */
+	const std::string name = !o.name.empty() ? o.name : !o.cxl.empty() ? o.cxl[0] : o.dax;
+
 	poolmem::load_module("kmem");
 	poolmem::load_module("poolmem");
 	poolmem::Control ctl(g.control);
+	for (const auto &p : poolmem::read_pools(g.sysfs))
+		if (p.name == name)
+			throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
 
 	/* a raw CXL memdev: region + devdax namespace first, undone on failure */
 	std::optional<poolmem::CxlDevdax> made;
 	std::string devname = o.dax;
 	if (!o.cxl.empty()) {
-		const std::string name = o.name.empty() ? o.cxl[0] : o.name;
-		for (const auto &p : poolmem::read_pools(g.sysfs))
-			if (p.name == name)
-				throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
 		for (const char *m : {"cxl_pmem", "nd_pmem", "dax_pmem", "device_dax"})
 			poolmem::load_module(m);
 		made = poolmem::cxl_make_devdax(o.cxl);
@@ -128,7 +130,7 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 			    poolmem::format_size(made->size).c_str(), devname.c_str());
 	}
 	try {
-		online_dax(g, o, ctl, devname, first_bytes);
+		online_dax(g, o, ctl, name, devname, first_bytes);
 	} catch (...) {
 		if (made)
 			poolmem::cxl_destroy_devdax(*made);
@@ -136,33 +138,28 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	}
 }
 
-void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &devname,
-		uint64_t first_bytes)
+/* Online dax device DEVNAME and register it as pool NAME (checked unused). */
+void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
+		const std::string &devname, uint64_t first_bytes)
 {
 	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
-	const std::string name = o.name.empty() ? devname : o.name;
-	OnlineOptions od = o;
-	od.dax = devname;
 	poolmem::Dax dax(g.sysfs);
 
-	poolmem::DaxInfo before = dax.device(od.dax);
-	if (!before.system_ram && !o.force && dax.will_auto_online(od.dax))
-		throw poolmem::Error::plain(od.dax, "the kernel would online this memory by itself "
-						   "(auto_online_blocks), racing poolctl; use --force",
+	poolmem::DaxInfo before = dax.device(devname);
+	if (!before.system_ram && !o.force && dax.will_auto_online(devname))
+		throw poolmem::Error::plain(devname, "the kernel would online this memory by itself "
+						     "(auto_online_blocks), racing poolctl; use --force",
 					   EBUSY);
-	for (const auto &p : poolmem::read_pools(g.sysfs))
-		if (p.name == name)
-			throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
 
 	auto t0 = std::chrono::steady_clock::now();
-	dax.to_system_ram(od.dax);
-	const int node = dax.device(od.dax).target_node;
-	const std::vector<unsigned> blocks = dax.blocks(od.dax);
+	dax.to_system_ram(devname);
+	const int node = dax.device(devname).target_node;
+	const std::vector<unsigned> blocks = dax.blocks(devname);
 	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
 	if (blocks.empty() || block_size == 0) {
 		if (!before.system_ram)
-			dax.to_devdax(od.dax);
-		throw poolmem::Error(od.dax, "no whole memory block in the device");
+			dax.to_devdax(devname);
+		throw poolmem::Error(devname, "no whole memory block in the device");
 	}
 
 	size_t sync_n = blocks.size();
@@ -181,7 +178,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		poolmem::offline_blocks(g.sysfs, were_offline);
 		if (!before.system_ram) {
 			try {
-				dax.to_devdax(od.dax);
+				dax.to_devdax(devname);
 			} catch (const poolmem::Error &) {
 			}
 		}
@@ -203,7 +200,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	if (rest.empty()) {
 		write_state(name, {static_cast<unsigned>(blocks.size()), static_cast<unsigned>(blocks.size()), t_first, "done"});
 		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s\n",
-			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), od.dax.c_str(), node,
+			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(), node,
 			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str());
 		return;
 	}
@@ -231,7 +228,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	}
 	std::printf("%s: onlined %zu of %zu blocks (%s) of %s on node %d in %.2f s, zone %s; "
 		    "the rest continues in the background (poolctl pool show %s)\n",
-		    name.c_str(), first.size(), blocks.size(), poolmem::format_size(first_b).c_str(), od.dax.c_str(),
+		    name.c_str(), first.size(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(),
 		    node, t_first, o.zone.c_str(), name.c_str());
 }
 
