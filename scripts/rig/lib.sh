@@ -42,3 +42,26 @@ rig_tests_for() {
 		fi
 	done
 }
+
+# Adding up "N passed, N failed[, N skipped]" summaries (of rig runs,
+# scripts/check suites). rig_sum_add TEXT adds the last summary line in
+# TEXT (no such line counts as one failure); rig_sum_print prints the total
+# and returns non-zero when anything failed.
+RIG_P=0 RIG_F=0 RIG_S=0
+rig_sum_add() {
+	local line p f s
+	line=$(printf '%s\n' "$1" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	if [ -z "$line" ]; then RIG_F=$((RIG_F + 1)); return; fi
+	p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
+	RIG_P=$((RIG_P + p)) RIG_F=$((RIG_F + f)) RIG_S=$((RIG_S + ${s:-0}))
+}
+rig_sum_print() {
+	if [ $RIG_S -gt 0 ]; then
+		echo "$RIG_P passed, $RIG_F failed, $RIG_S skipped"
+	else
+		echo "$RIG_P passed, $RIG_F failed"
+	fi
+	[ $RIG_F -eq 0 ]
+}
