@@ -408,6 +408,14 @@ static int cmd_threads(int argc, char **argv)
 	return 0;
 }
 
+/* "offset length phys pool node" per range, as the tests compare them */
+static void print_ranges(const struct poolmem_map_range *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		printf("%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %d %d\n", (uint64_t)r[i].offset,
+		       (uint64_t)r[i].length, (uint64_t)r[i].phys, (int)r[i].pool, r[i].node);
+}
+
 static int cmd_map(int argc, char **argv)
 {
 	struct poolmem_map_range r[256];
@@ -424,9 +432,7 @@ static int cmd_map(int argc, char **argv)
 		mp.next = 0;
 		if (ioctl(fd, POOLMEM_MAP, &mp))
 			die("map");
-		for (uint32_t i = 0; i < mp.nr; i++)
-			printf("%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %d %d\n", (uint64_t)r[i].offset,
-			       (uint64_t)r[i].length, (uint64_t)r[i].phys, (int)r[i].pool, r[i].node);
+		print_ranges(r, mp.nr);
 		struct poolmem_domain_info di = { .size = sizeof(di) };
 
 		memcpy(di.name, mp.name, sizeof(di.name));
@@ -461,9 +467,7 @@ static int cmd_map_into_self(int argc, char **argv)
 	mp.count = 1024;
 	if (ioctl(ctl(), POOLMEM_MAP, &mp))
 		die("map into own mapping");
-	for (uint32_t i = 0; i < mp.nr; i++)
-		printf("%#" PRIx64 " %#" PRIx64 " %#" PRIx64 " %d %d\n", (uint64_t)r[i].offset,
-		       (uint64_t)r[i].length, (uint64_t)r[i].phys, (int)r[i].pool, r[i].node);
+	print_ranges(r, mp.nr);
 	return 0;
 }
 
