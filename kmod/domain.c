@@ -7,12 +7,14 @@
 
 #include <linux/cred.h>
 #include <linux/highmem.h>
+#include <linux/huge_mm.h>
 #include <linux/idr.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/pagemap.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
@@ -44,7 +46,7 @@ static struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx)
 	return pool == PM_POOL_NONE ? NULL : pm_pools[pool];
 }
 
-/* ---- units: 2 MiB buddy allocations ---- */
+/* ---- units: 2 MiB compound buddy allocations ---- */
 
 static struct page *pm_unit_alloc(int nid)
 {
@@ -52,26 +54,22 @@ static struct page *pm_unit_alloc(int nid)
 	 * Movable class, so onlined-movable pool memory can serve it; zeroed,
 	 * because the previous owner may have been another tenant; no OOM
 	 * killer and no warning: a full node is an ordinary event here.
+	 * Compound, so that a PMD can map the unit whole and get_user_pages
+	 * takes its references on the head page.
 	 */
-	const gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_ZERO |
+	const gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_ZERO | __GFP_COMP |
 			  __GFP_NORETRY | __GFP_NOWARN;
-	struct page *page = alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 
-	if (page)
-		split_page(page, PM_UNIT_ORDER);
-	return page;
+	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
 /*
- * Drop the domain's reference on every page of a unit. Pages still mapped
- * or pinned (get_user_pages) are freed when their last user lets go.
+ * Drop the domain's reference on a unit. A unit still mapped or pinned
+ * (get_user_pages) is freed when its last user lets go.
  */
 static void pm_unit_free(struct page *page)
 {
-	unsigned long i;
-
-	for (i = 0; i < PM_UNIT_PAGES; i++)
-		__free_page(page + i);
+	put_page(page);
 }
 
 /* ---- chunks ---- */
@@ -223,9 +221,38 @@ static int pm_chunk_place(struct pm_domain *d, u64 idx)
 /* ---- mapping ---- */
 
 /*
- * Map the part of chunk @idx that lies inside @vma. Pages some other
- * thread mapped first (-EBUSY) are skipped. Caller holds d->lock and the
- * mmap lock.
+ * A mapping is either huge or small, decided at mmap time and told apart
+ * by VM_MIXEDMAP:
+ *
+ * - huge (the file offset and address agree modulo 2 MiB and the mapping
+ *   holds whole units): ->fault returns the touched page of the chunk,
+ *   locked and referenced, and the core maps its whole unit with one PMD
+ *   (finish_fault -> do_set_pmd), with the rmap and RSS accounting of a
+ *   page-cache THP. A unit a later mremap or split leaves unaligned is
+ *   mapped a page at a time the same way.
+ * - small (anything else): the fault maps every page of the chunk inside
+ *   the mapping at once with vm_insert_pages(), which needs VM_MIXEDMAP.
+ *
+ * VM_MIXEDMAP must stay off huge mappings: the core treats a PMD in a
+ * VM_MIXEDMAP mapping as special and would drop it without its rmap and
+ * reference.
+ */
+static bool pm_vma_huge(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	if (PM_UNIT_ORDER != HPAGE_PMD_ORDER || !has_transparent_hugepage())
+		return false;
+	return IS_ALIGNED(vma->vm_start, PM_UNIT_BYTES) && IS_ALIGNED(vma->vm_end, PM_UNIT_BYTES) &&
+	       IS_ALIGNED(vma->vm_pgoff, PM_UNIT_PAGES);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Small mappings: map the part of chunk @idx that lies inside @vma. Pages
+ * some other thread mapped first (-EBUSY) are skipped. Caller holds
+ * d->lock and the mmap lock.
  */
 static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, u64 idx)
 {
@@ -267,9 +294,44 @@ static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, 
 	return VM_FAULT_NOPAGE;
 }
 
+/*
+ * Huge mappings: hand the page at @off to the core, referenced and locked.
+ * The page lock, taken under d->lock, keeps pm_chunk_unmap() from freeing
+ * the chunk between here and the core installing the mapping.
+ */
+static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 off)
+{
+	u64 idx = off >> d->chunk_shift, in = off & (d->chunk_bytes - 1);
+	struct page *page = d->units[idx * d->units_per_chunk + (in >> PM_UNIT_SHIFT)] +
+			    ((in & (PM_UNIT_BYTES - 1)) >> PAGE_SHIFT);
+
+	get_page(page);
+	lock_page(page);
+	vmf->page = page;
+	return VM_FAULT_LOCKED;
+}
+
+/*
+ * Remove chunk @idx from every mapping so it can be freed. A fault that
+ * took a unit's page lock under d->lock may still be installing its PMD:
+ * wait for it, then zap. Caller holds d->lock.
+ */
+static void pm_chunk_unmap(struct pm_domain *d, u64 idx)
+{
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	unsigned int u;
+
+	for (u = 0; u < d->units_per_chunk; u++)
+		lock_page(slot[u]);
+	unmap_mapping_range(d->inode->i_mapping, idx << d->chunk_shift, d->chunk_bytes, 1);
+	for (u = 0; u < d->units_per_chunk; u++)
+		unlock_page(slot[u]);
+}
+
 static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 {
-	struct pm_domain *d = vmf->vma->vm_private_data;
+	struct vm_area_struct *vma = vmf->vma;
+	struct pm_domain *d = vma->vm_private_data;
 	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
 	u64 t0 = ktime_get_ns(), ns;
 	struct pm_pool *p;
@@ -290,7 +352,10 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 		mutex_unlock(&d->lock);
 		return VM_FAULT_SIGBUS;
 	}
-	ret = pm_map_chunk(d, vmf->vma, idx);
+	if (vma->vm_flags & VM_MIXEDMAP)
+		ret = pm_map_chunk(d, vma, idx);
+	else
+		ret = pm_fault_page(d, vmf, off);
 	d->faults++;
 	p = pm_chunk_pool(d, idx);
 	mutex_unlock(&d->lock);
@@ -305,8 +370,22 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+#ifdef CONFIG_NUMA
+/*
+ * Placement is the domain's policy, and its chunks can't migrate: no
+ * mempolicy, which also keeps NUMA balancing from scanning the mapping.
+ */
+static struct mempolicy *pm_vm_get_policy(struct vm_area_struct *vma, unsigned long addr)
+{
+	return NULL;
+}
+#endif
+
 static const struct vm_operations_struct pm_vm_ops = {
 	.fault = pm_vm_fault,
+#ifdef CONFIG_NUMA
+	.get_policy = pm_vm_get_policy,
+#endif
 };
 
 /* ---- file operations of /dev/poolmem/<name> ---- */
@@ -363,8 +442,14 @@ static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 	    len > d->size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
 		return -EINVAL;
 
-	/* vm_insert_pages() needs VM_MIXEDMAP set before the fault */
-	vma->vm_flags |= VM_MIXEDMAP | VM_DONTEXPAND;
+	/*
+	 * VM_DONTEXPAND: no mremap growth past the size, and (VM_SPECIAL)
+	 * no mlock of pages the LRU doesn't know. Small mappings need
+	 * VM_MIXEDMAP before their first vm_insert_pages().
+	 */
+	vma->vm_flags |= VM_DONTEXPAND;
+	if (!pm_vma_huge(vma))
+		vma->vm_flags |= VM_MIXEDMAP;
 	vma->vm_ops = &pm_vm_ops;
 	vma->vm_private_data = d;
 	return 0;
@@ -406,7 +491,7 @@ static int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 		if (!d->meta[idx].present)
 			continue;
 		if (from == cstart && to == cend) {
-			unmap_mapping_range(d->inode->i_mapping, cstart, d->chunk_bytes, 1);
+			pm_chunk_unmap(d, idx);
 			pm_chunk_free(d, idx);
 			d->discards++;
 		} else {
@@ -439,6 +524,7 @@ static const struct file_operations pm_domain_fops = {
 	.release = pm_release,
 	.llseek = pm_llseek,
 	.mmap = pm_mmap,
+	.get_unmapped_area = thp_get_unmapped_area,
 	.unlocked_ioctl = pm_domain_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

@@ -20,7 +20,7 @@
 
 #include "policy/pm_policy.h"
 
-/* Chunks are built of 2 MiB units, each one buddy allocation. */
+/* Chunks are built of 2 MiB units, each one compound buddy allocation. */
 #define PM_UNIT_ORDER		(21 - PAGE_SHIFT)
 #define PM_UNIT_PAGES		(1UL << PM_UNIT_ORDER)
 #define PM_UNIT_BYTES		(PAGE_SIZE << PM_UNIT_ORDER)
@@ -80,8 +80,9 @@ struct pm_domain {
 	/*
 	 * Protects the chunk map (units, meta), usage, chunks_per_pool,
 	 * rr_cursor and the per-domain counters below. Held across chunk
-	 * allocation and page table updates in the fault path; taken after
-	 * pm_lock, never before it.
+	 * allocation and, for small mappings, page table updates in the
+	 * fault path; taken after pm_lock, never before it, and before the
+	 * page lock of a unit.
 	 */
 	struct mutex lock;
 	struct page **units;		/* nr_chunks * units_per_chunk; NULL = absent */

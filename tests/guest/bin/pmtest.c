@@ -256,10 +256,17 @@ struct mapping {
 	uint64_t size;
 };
 
-static struct mapping map_domain(const char *name, int prot)
+/*
+ * Map a whole domain. layout=huge (the default) lets the kernel pick the
+ * address, which poolmem aligns for PMD mappings; layout=small places the
+ * mapping one page past a 2 MiB boundary, which poolmem maps with PTEs.
+ */
+static struct mapping map_domain_layout(const char *name, int prot, const char *layout)
 {
 	struct mapping m;
 	char path[128];
+	void *at = NULL;
+	int flags = MAP_SHARED;
 
 	snprintf(path, sizeof(path), "/dev/poolmem/%s", name);
 	m.fd = open(path, (prot & PROT_WRITE) ? O_RDWR : O_RDONLY);
@@ -270,10 +277,48 @@ static struct mapping map_domain(const char *name, int prot)
 	if (end < 0)
 		die("lseek SEEK_END");
 	m.size = end;
-	m.p = mmap(NULL, m.size, prot, MAP_SHARED, m.fd, 0);
+	if (!strcmp(layout, "small")) {
+		uint8_t *r = mmap(NULL, m.size + (4 << 20), PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (r == MAP_FAILED)
+			die("mmap reserve");
+		at = (uint8_t *)(((uintptr_t)r + (2 << 20) - 1) & ~((uintptr_t)(2 << 20) - 1)) + 4096;
+		flags |= MAP_FIXED;
+	} else if (strcmp(layout, "huge")) {
+		fprintf(stderr, "pmtest: unknown layout '%s'\n", layout);
+		exit(2);
+	}
+	m.p = mmap(at, m.size, prot, flags, m.fd, 0);
 	if (m.p == MAP_FAILED)
 		die("mmap");
 	return m;
+}
+
+static struct mapping map_domain(const char *name, int prot)
+{
+	return map_domain_layout(name, prot, "huge");
+}
+
+/* FilePmdMapped of the mapping at @p in /proc/self/smaps, in bytes */
+static uint64_t pmd_mapped(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256], start[32];
+	int in = 0;
+	uint64_t kb = 0;
+
+	if (!f)
+		die("open /proc/self/smaps");
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)p);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, start, strlen(start));
+		else if (in && sscanf(line, "FilePmdMapped: %" SCNu64 " kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb << 10;
 }
 
 static sigjmp_buf sigbus_jmp;
@@ -283,12 +328,16 @@ static void on_sigbus(int sig)
 	siglongjmp(sigbus_jmp, 1);
 }
 
-/* touch NAME OFF LEN [value=B]: write one byte per page; reports SIGBUS */
+/*
+ * touch NAME OFF LEN [value=B] [layout=huge|small]: write one byte per
+ * page; reports SIGBUS
+ */
 static int cmd_touch(int argc, char **argv)
 {
 	if (argc < 3)
 		usage();
-	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	struct mapping m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE,
+					     opt(argc, argv, "layout", "huge"));
 	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
 	int value = atoi(opt(argc, argv, "value", "1"));
 	volatile uint64_t i;
@@ -746,13 +795,14 @@ static int cmd_mmap_bad(int argc, char **argv, int private)
 /*
  * qemu NAME: what QEMU's memory-backend-file does with a char device: open,
  * lseek(SEEK_END) for the size, mmap MAP_SHARED, touch, discard a range with
- * fallocate (balloon/virtio-mem), touch again, munmap.
+ * fallocate (balloon/virtio-mem), touch again, munmap. [layout=huge|small]
  */
 static int cmd_qemu(int argc, char **argv)
 {
 	if (argc < 1)
 		usage();
-	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	struct mapping m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE,
+					     opt(argc, argv, "layout", "huge"));
 
 	for (uint64_t i = 0; i < m.size; i += 4096)
 		m.p[i] = 0xab;
@@ -780,6 +830,41 @@ static int cmd_qemu(int argc, char **argv)
 	if (munmap(m.p, m.size))
 		die("munmap");
 	printf("qemu: size %" PRIu64 ", touch, punch, retouch, munmap ok\n", m.size);
+	return 0;
+}
+
+static uint8_t pattern_at(uint64_t i)
+{
+	return (uint8_t)((i >> 12) * 31 + 7);
+}
+
+/*
+ * layout NAME: map the whole domain as QEMU would, write a per-page
+ * pattern, report how much of it the kernel mapped with PMDs; then split
+ * a PMD (mprotect one page read-only, unmap the first page) and check
+ * every remaining page still reads its pattern through the smaller maps.
+ */
+static int cmd_layout(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+
+	for (uint64_t i = 0; i < m.size; i += 4096)
+		m.p[i] = pattern_at(i);
+	printf("layout: %" PRIu64 " of %" PRIu64 " bytes mapped with PMDs\n", pmd_mapped(m.p),
+	       m.size);
+	if (mprotect(m.p + 8192, 4096, PROT_READ) || munmap(m.p, 4096))
+		die("split mapping");
+	for (uint64_t i = 4096; i < m.size; i += 4096)
+		if (m.p[i] != pattern_at(i)) {
+			printf("layout: page at %" PRIu64 " lost its data after the split\n", i);
+			return 1;
+		}
+	for (uint64_t i = 4096 * 3; i < m.size; i += 4096)
+		m.p[i] = ~pattern_at(i);
+	printf("layout: split, %" PRIu64 " bytes still PMD-mapped, data intact\n",
+	       pmd_mapped(m.p + 3 * 4096));
 	return 0;
 }
 
@@ -865,6 +950,8 @@ int main(int argc, char **argv)
 		return cmd_run_as(argc, argv);
 	if (!strcmp(c, "as"))
 		return cmd_as(argc, argv);
+	if (!strcmp(c, "layout"))
+		return cmd_layout(argc, argv);
 	if (!strcmp(c, "hold"))
 		return cmd_hold(argc, argv);
 	usage();
