@@ -17,10 +17,14 @@
  * pools) by the domain's tier policy and a pool by its pool-selection
  * policy (policy/pm_policy.c, plain C shared with the host unit tests),
  * allocates the chunk zeroed with __GFP_THISNODE from that node, charges it
- * to the tier, and maps the whole chunk into the faulting VMA at once with
- * vm_insert_pages(), so a 2 MiB chunk costs one fault. Pages are ordinary
- * struct pages, so get_user_pages() works on domain memory (vhost,
- * O_DIRECT). Quotas are hard: a chunk never lands in a tier whose quota is
+ * to the tier, and maps it. A chunk is made of 2 MiB compound units. In a
+ * mapping whose addresses and file offsets agree modulo 2 MiB (QEMU's, and
+ * any mapping whose address the kernel picks: the device aligns it), the
+ * touched unit is mapped with one PMD, as a THP of the page cache would be,
+ * so a 2 MiB chunk costs one fault and one page-table entry; in any other
+ * mapping the whole chunk is mapped at once with vm_insert_pages(). Pages
+ * are ordinary struct pages, so get_user_pages() works on domain memory
+ * (vhost, O_DIRECT). Quotas are hard: a chunk never lands in a tier whose quota is
  * used up. When no tier within quota can supply memory, the fault gets
  * SIGBUS and the domain's sigbus counter and a rate-limited log line say so.
  *
