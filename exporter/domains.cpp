@@ -30,7 +30,7 @@ public:
 		Family sigbus("poolmem_domain_sigbus_total", "Faults refused with SIGBUS: no memory left within quota, from sigbus.", MetricType::Counter);
 		Family discards("poolmem_domain_discards_total", "Chunks returned to their pools by discard, from discards.", MetricType::Counter);
 		Family lat("poolmem_domain_fault_latency_seconds", "Time poolmem took to handle a fault (allocate and map a chunk), from fault_latency_histogram (log2 ns buckets).", MetricType::Histogram);
-		for (const auto &d : poolmem::read_domains(r.sysfs)) {
+		for (const auto &d : reader_.read(r.sysfs)) {
 			Labels l{{"domain", d.name}};
 			size.add(l, static_cast<double>(d.size_bytes));
 			quota.add({{"domain", d.name}, {"tier", "local"}}, static_cast<double>(d.local_quota_bytes));
@@ -66,6 +66,10 @@ public:
 		for (Family *f : {&size, &quota, &usage, &chunks, &faults, &sigbus, &discards, &lat})
 			out.push_back(f->take());
 	}
+
+private:
+	/* keeps what a domain never changes from one scrape to the next */
+	mutable poolmem::DomainReader reader_;
 };
 
 } // namespace

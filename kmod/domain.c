@@ -571,6 +571,25 @@ static DEVICE_ATTR_RO(discards);
 static DEVICE_ATTR_RO(home_node);
 static DEVICE_ATTR_RO(fault_latency_sum_ns);
 
+/*
+ * The changing counters in one read, one consistent snapshot under the
+ * domain's lock, in a fixed order (as /sys/block/<dev>/stat does):
+ * local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns.
+ */
+static ssize_t stat_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct pm_domain *d = to_domain(dev);
+	ssize_t n;
+
+	mutex_lock(&d->lock);
+	n = sysfs_emit(buf, "%llu %llu %llu %llu %llu %llu %lld\n", d->usage[PM_TIER_LOCAL],
+		       d->usage[PM_TIER_POOL], d->chunks, d->faults, d->sigbus, d->discards,
+		       atomic64_read(&d->fault_ns));
+	mutex_unlock(&d->lock);
+	return n;
+}
+static DEVICE_ATTR_RO(stat);
+
 static const char *const pm_tier_policy_names[] = { "local-first", "interleave", "pool-first" };
 static const char *const pm_pool_select_names[] = { "round-robin", "random", "nearest", "smart-idle" };
 
@@ -635,6 +654,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_pool_chunks.attr,
 	&dev_attr_fault_latency_histogram.attr,
 	&dev_attr_fault_latency_sum_ns.attr,
+	&dev_attr_stat.attr,
 	NULL,
 };
 static const struct attribute_group pm_domain_group = { .attrs = pm_domain_attrs };

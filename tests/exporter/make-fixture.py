@@ -12,6 +12,13 @@ import os
 import sys
 
 
+# field order of the stat files (Documentation/ABI/testing/sysfs-*-poolmem)
+POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
+             "allocations", "faults", "failures", "access_factor")
+DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
+               "fault_latency_sum_ns")
+
+
 def w(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -62,6 +69,7 @@ def main():
                          chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
                          access_factor=8 * p, window_counts=f"{p} 0 1 0").items():
             w(f"{pd}/{k}", str(v))
+        w(f"{pd}/stat", " ".join(open(f"{pd}/{k}").read().strip() for k in POOL_STAT))
     for d in range(ndoms):
         dd = f"{sysd}/class/poolmem/vm{d}"
         hist = ["0"] * 40
@@ -74,6 +82,7 @@ def main():
                          fault_latency_histogram=" ".join(hist),
                          fault_latency_sum_ns=(d + 1) * 1100000 + 4200000).items():
             w(f"{dd}/{k}", str(v))
+        w(f"{dd}/stat", " ".join(open(f"{dd}/{k}").read().strip() for k in DOMAIN_STAT))
         # every pool is allowed (listed); the domain holds chunks in two of them
         held = {d % npools: 1 + d % 3, (d + 1) % npools: 2} if npools else {}
         w(f"{dd}/pool_chunks", "".join(f"pool{p} {held.get(p, 0)}\n" for p in range(npools)))

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <stdexcept>
+
+#include <unistd.h>
 
 using namespace poolmem;
 
@@ -60,4 +63,96 @@ TEST(Stats, vanished_objects_are_skipped_not_errors)
 	EXPECT_FALSE(read_domain(FIXTURES "/sysfs-poolmem", "gone"));
 	EXPECT_TRUE(read_pools("/nonexistent").empty());
 	EXPECT_FALSE(module_sysfs_present("/nonexistent"));
+}
+
+namespace {
+
+/// A private copy of the fixture tree, removed at the end of the test.
+struct TreeCopy {
+	std::filesystem::path root;
+	TreeCopy()
+	{
+		root = std::filesystem::temp_directory_path() /
+		       ("poolmem-stats-" + std::to_string(::getpid()) + "-" +
+			::testing::UnitTest::GetInstance()->current_test_info()->name());
+		std::filesystem::remove_all(root);
+		std::filesystem::copy(FIXTURES "/sysfs-poolmem", root, std::filesystem::copy_options::recursive);
+	}
+	~TreeCopy() { std::filesystem::remove_all(root); }
+	std::filesystem::path dom(const char *file) const { return root / "class/poolmem/web1" / file; }
+	void write(const std::filesystem::path &p, const std::string &text) const { std::ofstream(p) << text << "\n"; }
+};
+
+} // namespace
+
+TEST(DomainReader, rereads_counters_and_keeps_what_never_changes)
+{
+	TreeCopy t;
+	DomainReader r;
+	auto a = r.read(t.root);
+	ASSERT_EQ(a.size(), 1u);
+	EXPECT_EQ(a[0].faults, 32u);
+	EXPECT_EQ(a[0].size_bytes, 67108864u);
+	/* counters come from stat on every read */
+	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000");
+	/* size_bytes can't change for a live domain: the reader doesn't look */
+	t.write(t.dom("size_bytes"), "1");
+	auto b = r.read(t.root);
+	ASSERT_EQ(b.size(), 1u);
+	EXPECT_EQ(b[0].faults, 99u);
+	EXPECT_EQ(b[0].size_bytes, 67108864u);
+	/* a stateless read sees the file as it is */
+	EXPECT_EQ(read_domains(t.root)[0].size_bytes, 1u);
+}
+
+TEST(DomainReader, a_recreated_domain_is_read_afresh)
+{
+	TreeCopy t;
+	DomainReader r;
+	ASSERT_EQ(r.read(t.root).at(0).size_bytes, 67108864u);
+	/* destroy and create again under the same name: a new directory */
+	const auto dir = t.root / "class/poolmem/web1", tmp = t.root / "web1.new";
+	std::filesystem::copy(dir, tmp, std::filesystem::copy_options::recursive);
+	std::filesystem::remove_all(dir);
+	t.write(tmp / "size_bytes", "134217728");
+	t.write(tmp / "local_quota_bytes", "0");
+	std::filesystem::rename(tmp, dir);
+	auto d = r.read(t.root);
+	ASSERT_EQ(d.size(), 1u);
+	EXPECT_EQ(d[0].size_bytes, 134217728u);
+	EXPECT_EQ(d[0].local_quota_bytes, 0u);
+}
+
+TEST(DomainReader, vanished_domains_are_skipped)
+{
+	TreeCopy t;
+	DomainReader r;
+	ASSERT_EQ(r.read(t.root).size(), 1u);
+	std::filesystem::remove(t.dom("stat"));
+	EXPECT_TRUE(r.read(t.root).empty());
+	std::filesystem::remove_all(t.root / "class/poolmem/web1");
+	EXPECT_TRUE(r.read(t.root).empty());
+}
+
+TEST(Stats, short_stat_files_are_errors)
+{
+	TreeCopy t;
+	t.write(t.root / "kernel/poolmem/pools/cxl0/stat", "1 2 3");
+	EXPECT_THROW(read_pools(t.root), std::invalid_argument);
+	t.write(t.dom("stat"), "1 2 3 4 5 6");
+	EXPECT_THROW(DomainReader().read(t.root), std::invalid_argument);
+}
+
+TEST(Stats, stat_fields_match_the_single_value_files)
+{
+	/* the fixture's stat files were written from its single-value files;
+	 * the kernel prints both from the same fields */
+	auto p = read_pools(FIXTURES "/sysfs-poolmem");
+	ASSERT_EQ(p.size(), 2u);
+	EXPECT_EQ(p[0].free_bytes, 1900000000u);
+	EXPECT_EQ(p[0].failures, 2u);
+	auto d = read_domains(FIXTURES "/sysfs-poolmem");
+	ASSERT_EQ(d.size(), 1u);
+	EXPECT_EQ(d[0].fault_latency_sum_ns, 41000000u);
+	EXPECT_EQ(d[0].discards, 3u);
 }

@@ -16,17 +16,35 @@ namespace {
 /// A file vanished mid-read: the object went away.
 struct Gone {};
 
-uint64_t u64(const fs::path &dir, const char *file)
+/// An object's directory: @dir itself (prefix "") or @prefix inside it,
+/// so that a reader of many objects opens their parent once.
+struct At {
+	const sysfs::Dir &dir;
+	std::string prefix;
+	std::optional<std::string> read(const char *file) const
+	{
+		return prefix.empty() ? dir.read(file) : dir.read(prefix + file);
+	}
+};
+
+uint64_t u64(const At &at, const char *file)
 {
-	auto v = sysfs::read_u64(dir / file);
-	if (!v)
+	auto s = at.read(file);
+	if (!s)
 		throw Gone{};
-	return *v;
+	try {
+		size_t pos = 0;
+		uint64_t v = std::stoull(*s, &pos, 0);
+		if (pos == s->size())
+			return v;
+	} catch (const std::exception &) {
+	}
+	throw std::invalid_argument(at.prefix + file + ": malformed number '" + *s + "'");
 }
 
-std::string str(const fs::path &dir, const char *file)
+std::string str(const At &at, const char *file)
 {
-	auto v = sysfs::read(dir / file);
+	auto v = at.read(file);
 	if (!v)
 		throw Gone{};
 	return *v;
@@ -41,47 +59,81 @@ uint64_t to_u64(std::string_view s, std::string_view whole)
 	return v;
 }
 
-PoolStats pool_from(const fs::path &dir)
+/// The values of a stat file (at least @n of them; later kernels may append).
+std::vector<uint64_t> stat_values(const At &dir, size_t n)
 {
+	auto v = parse_u64_list(str(dir, "stat"));
+	if (v.size() < n)
+		throw std::invalid_argument("stat has " + std::to_string(v.size()) + " fields, expected " +
+					    std::to_string(n));
+	return v;
+}
+
+PoolStats pool_from(const fs::path &path)
+{
+	const sysfs::Dir d(path);
+	if (!d)
+		throw Gone{};
+	const At dir{d, ""};
 	PoolStats p;
-	p.name = dir.filename().string();
+	p.name = path.filename().string();
 	p.id = static_cast<unsigned>(u64(dir, "id"));
 	p.node = static_cast<int>(u64(dir, "node"));
 	p.tier = str(dir, "tier");
 	p.overcommit_pct = u64(dir, "overcommit_pct");
-	p.capacity_bytes = u64(dir, "capacity_bytes");
-	p.free_bytes = u64(dir, "free_bytes");
-	p.allocated_bytes = u64(dir, "allocated_bytes");
-	p.committed_bytes = u64(dir, "committed_bytes");
-	p.chunks = u64(dir, "chunks");
-	p.allocations = u64(dir, "allocations");
-	p.faults = u64(dir, "faults");
-	p.failures = u64(dir, "failures");
-	p.access_factor = u64(dir, "access_factor");
+	/* Documentation/ABI/testing/sysfs-kernel-poolmem, pools/<pool>/stat */
+	const auto v = stat_values(dir, 9);
+	p.capacity_bytes = v[0];
+	p.free_bytes = v[1];
+	p.allocated_bytes = v[2];
+	p.committed_bytes = v[3];
+	p.chunks = v[4];
+	p.allocations = v[5];
+	p.faults = v[6];
+	p.failures = v[7];
+	p.access_factor = v[8];
 	p.window_counts = parse_u64_list(str(dir, "window_counts"));
 	return p;
 }
 
-DomainStats domain_from(const fs::path &dir)
+/// What a domain keeps for life: read once per domain by DomainReader.
+void domain_fixed_from(const At &dir, DomainStats &d)
 {
-	DomainStats d;
-	d.name = dir.filename().string();
 	d.size_bytes = u64(dir, "size_bytes");
 	d.chunk_bytes = u64(dir, "chunk_bytes");
 	d.local_quota_bytes = u64(dir, "local_quota_bytes");
 	d.pool_quota_bytes = u64(dir, "pool_quota_bytes");
-	d.local_bytes = u64(dir, "local_bytes");
-	d.pool_bytes = u64(dir, "pool_bytes");
-	d.chunks = u64(dir, "chunks");
-	d.faults = u64(dir, "faults");
-	d.sigbus = u64(dir, "sigbus");
-	d.discards = u64(dir, "discards");
 	d.home_node = static_cast<int>(u64(dir, "home_node"));
 	d.tier_policy = str(dir, "tier_policy");
 	d.pool_select = str(dir, "pool_select");
-	d.pool_chunks = parse_pool_chunks(sysfs::read(dir / "pool_chunks").value_or(""));
+}
+
+/// What changes: stat, pool_chunks, fault_latency_histogram.
+void domain_counters_from(const At &dir, DomainStats &d)
+{
+	/* Documentation/ABI/testing/sysfs-class-poolmem, <domain>/stat */
+	const auto v = stat_values(dir, 7);
+	d.local_bytes = v[0];
+	d.pool_bytes = v[1];
+	d.chunks = v[2];
+	d.faults = v[3];
+	d.sigbus = v[4];
+	d.discards = v[5];
+	d.fault_latency_sum_ns = v[6];
+	d.pool_chunks = parse_pool_chunks(dir.read("pool_chunks").value_or(""));
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
-	d.fault_latency_sum_ns = u64(dir, "fault_latency_sum_ns");
+}
+
+DomainStats domain_from(const fs::path &path)
+{
+	const sysfs::Dir dd(path);
+	if (!dd)
+		throw Gone{};
+	const At dir{dd, ""};
+	DomainStats d;
+	d.name = path.filename().string();
+	domain_fixed_from(dir, d);
+	domain_counters_from(dir, d);
 	return d;
 }
 
@@ -151,6 +203,60 @@ std::vector<DomainStats> read_domains(const fs::path &sysfs)
 	for (const auto &e : fs::directory_iterator(sysfs / "class/poolmem", ec))
 		if (auto d = read_domain(sysfs, e.path().filename().string()))
 			out.push_back(std::move(*d));
+	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.name < b.name; });
+	return out;
+}
+
+struct DomainReader::Entry {
+	std::array<uint64_t, 4> identity;
+	DomainStats fixed; ///< only the fields domain_fixed_from() sets
+};
+
+std::vector<DomainStats> DomainReader::read(const fs::path &sysfs)
+{
+	const fs::path base = sysfs / "class/poolmem";
+	const sysfs::Dir parent(base);
+	std::map<std::string, std::shared_ptr<const Entry>> seen;
+	std::vector<DomainStats> out;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(base, ec)) {
+		const std::string name = e.path().filename().string(), key = e.path().string();
+		try {
+			const auto id = parent.identity(name.c_str());
+			if (!id)
+				continue; /* gone */
+			const At dir{parent, name + "/"};
+			std::shared_ptr<const Entry> entry;
+			{
+				std::lock_guard lock(mu_);
+				if (auto it = cache_.find(key); it != cache_.end() && it->second->identity == *id)
+					entry = it->second;
+			}
+			if (!entry) {
+				auto fresh = std::make_shared<Entry>();
+				fresh->identity = *id;
+				domain_fixed_from(dir, fresh->fixed);
+				entry = std::move(fresh);
+			}
+			DomainStats d = entry->fixed;
+			d.name = name;
+			domain_counters_from(dir, d);
+			out.push_back(std::move(d));
+			seen.emplace(key, std::move(entry));
+		} catch (const Gone &) {
+		}
+	}
+	{
+		/* domains that went away leave the cache with this scrape */
+		std::lock_guard lock(mu_);
+		for (auto it = cache_.begin(); it != cache_.end();)
+			if (it->first.rfind(base.string(), 0) == 0 && !seen.count(it->first))
+				it = cache_.erase(it);
+			else
+				++it;
+		for (auto &[k, v] : seen)
+			cache_[k] = std::move(v);
+	}
 	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.name < b.name; });
 	return out;
 }

@@ -110,6 +110,9 @@ Topology read_topology(const fs::path &sysfs)
 	if (auto s = sysfs::read(memdir / "block_size_bytes"); s && !s->empty())
 		t.block_size = std::stoull(*s, nullptr, 16);
 
+	/* files are opened relative to these: one path walk of the prefix for
+	 * thousands of files */
+	const sysfs::Dir nodes(nodedir), blocks(memdir);
 	std::map<unsigned, int> block_node;
 	std::error_code ec;
 	for (const auto &e : fs::directory_iterator(nodedir, ec)) {
@@ -118,21 +121,23 @@ Topology read_topology(const fs::path &sysfs)
 			continue;
 		Node n;
 		n.id = static_cast<int>(*id);
-		n.cpus = parse_list(sysfs::read(e.path() / "cpulist").value_or(""));
+		const std::string nn = e.path().filename().string() + "/";
+		n.cpus = parse_list(nodes.read(nn + "cpulist").value_or(""));
 		auto mi = parse_meminfo(sysfs::read_required(e.path() / "meminfo"));
 		n.mem_total = mi["MemTotal"];
 		n.mem_free = mi["MemFree"];
-		if (auto d = sysfs::read(e.path() / "distance")) {
+		if (auto d = nodes.read(nn + "distance")) {
 			std::istringstream ds(*d);
 			int v;
 			while (ds >> v)
 				n.distance.push_back(v);
 		}
 		const fs::path acc = e.path() / "access0/initiators";
-		n.access0.read_latency_ns = sysfs::read_u64(acc / "read_latency");
-		n.access0.write_latency_ns = sysfs::read_u64(acc / "write_latency");
-		n.access0.read_bandwidth_mbps = sysfs::read_u64(acc / "read_bandwidth");
-		n.access0.write_bandwidth_mbps = sysfs::read_u64(acc / "write_bandwidth");
+		const std::string an = nn + "access0/initiators/";
+		n.access0.read_latency_ns = nodes.read_u64((an + "read_latency").c_str());
+		n.access0.write_latency_ns = nodes.read_u64((an + "write_latency").c_str());
+		n.access0.read_bandwidth_mbps = nodes.read_u64((an + "read_bandwidth").c_str());
+		n.access0.write_bandwidth_mbps = nodes.read_u64((an + "write_bandwidth").c_str());
 		std::error_code ec2;
 		for (const auto &a : fs::directory_iterator(acc, ec2))
 			if (auto i = numbered(a.path().filename().string(), "node"))
@@ -157,9 +162,10 @@ Topology read_topology(const fs::path &sysfs)
 			continue;
 		MemoryBlock b;
 		b.index = *idx;
-		b.state = sysfs::read(e.path() / "state").value_or("");
+		const std::string bn = e.path().filename().string() + "/";
+		b.state = blocks.read(bn + "state").value_or("");
 		if (b.state == "online")
-			b.zone = sysfs::read(e.path() / "valid_zones").value_or("");
+			b.zone = blocks.read(bn + "valid_zones").value_or("");
 		auto it = block_node.find(b.index);
 		b.node = it == block_node.end() ? -1 : it->second;
 		t.blocks.push_back(std::move(b));

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,5 +55,20 @@ std::optional<PoolStats> read_pool(const std::filesystem::path &sysfs, const std
 /// read is skipped.
 std::vector<DomainStats> read_domains(const std::filesystem::path &sysfs = "/sys");
 std::optional<DomainStats> read_domain(const std::filesystem::path &sysfs, const std::string &name);
+
+/// read_domains() for callers that read again and again (the exporter): what
+/// never changes in a domain's life (size, chunk size, quotas, home node,
+/// policies) is read once per domain, which is the same domain while its
+/// sysfs directory keeps its inode number and change time; every scrape
+/// reads only stat, pool_chunks and fault_latency_histogram. Thread-safe.
+class DomainReader {
+public:
+	std::vector<DomainStats> read(const std::filesystem::path &sysfs = "/sys");
+
+private:
+	struct Entry;
+	std::mutex mu_;
+	std::map<std::string, std::shared_ptr<const Entry>> cache_; ///< by directory path
+};
 
 } // namespace poolmem
