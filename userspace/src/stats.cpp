@@ -59,14 +59,18 @@ uint64_t to_u64(std::string_view s, std::string_view whole)
 	return v;
 }
 
-/// The values of a stat file (at least @n of them; later kernels may append).
-std::vector<uint64_t> stat_values(const At &dir, size_t n)
+/// Set @obj's @fields, in the stat file's documented order, from @dir's
+/// stat (later kernels may append fields; fewer is an error).
+template <class T>
+void stat_into(const At &dir, T &obj, std::initializer_list<uint64_t T::*> fields)
 {
-	auto v = parse_u64_list(str(dir, "stat"));
-	if (v.size() < n)
-		throw std::invalid_argument("stat has " + std::to_string(v.size()) + " fields, expected " +
-					    std::to_string(n));
-	return v;
+	const auto v = parse_u64_list(str(dir, "stat"));
+	if (v.size() < fields.size())
+		throw std::invalid_argument(dir.prefix + "stat has " + std::to_string(v.size()) +
+					    " fields, expected " + std::to_string(fields.size()));
+	size_t i = 0;
+	for (auto f : fields)
+		obj.*f = v[i++];
 }
 
 PoolStats pool_from(const fs::path &path)
@@ -82,16 +86,10 @@ PoolStats pool_from(const fs::path &path)
 	p.tier = str(dir, "tier");
 	p.overcommit_pct = u64(dir, "overcommit_pct");
 	/* Documentation/ABI/testing/sysfs-kernel-poolmem, pools/<pool>/stat */
-	const auto v = stat_values(dir, 9);
-	p.capacity_bytes = v[0];
-	p.free_bytes = v[1];
-	p.allocated_bytes = v[2];
-	p.committed_bytes = v[3];
-	p.chunks = v[4];
-	p.allocations = v[5];
-	p.faults = v[6];
-	p.failures = v[7];
-	p.access_factor = v[8];
+	stat_into(dir, p,
+		  {&PoolStats::capacity_bytes, &PoolStats::free_bytes, &PoolStats::allocated_bytes,
+		   &PoolStats::committed_bytes, &PoolStats::chunks, &PoolStats::allocations,
+		   &PoolStats::faults, &PoolStats::failures, &PoolStats::access_factor});
 	p.window_counts = parse_u64_list(str(dir, "window_counts"));
 	return p;
 }
@@ -112,14 +110,10 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 void domain_counters_from(const At &dir, DomainStats &d)
 {
 	/* Documentation/ABI/testing/sysfs-class-poolmem, <domain>/stat */
-	const auto v = stat_values(dir, 7);
-	d.local_bytes = v[0];
-	d.pool_bytes = v[1];
-	d.chunks = v[2];
-	d.faults = v[3];
-	d.sigbus = v[4];
-	d.discards = v[5];
-	d.fault_latency_sum_ns = v[6];
+	stat_into(dir, d,
+		  {&DomainStats::local_bytes, &DomainStats::pool_bytes, &DomainStats::chunks,
+		   &DomainStats::faults, &DomainStats::sigbus, &DomainStats::discards,
+		   &DomainStats::fault_latency_sum_ns});
 	d.pool_chunks = parse_pool_chunks(dir.read("pool_chunks").value_or(""));
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
 }
