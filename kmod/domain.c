@@ -218,6 +218,15 @@ static int pm_chunk_place(struct pm_domain *d, u64 idx)
 	return -ENOMEM;
 }
 
+/* The page at byte @off of the domain; its chunk must be present. */
+static struct page *pm_page_at(struct pm_domain *d, u64 off)
+{
+	u64 idx = off >> d->chunk_shift, in = off & (d->chunk_bytes - 1);
+
+	return d->units[idx * d->units_per_chunk + (in >> PM_UNIT_SHIFT)] +
+	       ((in & (PM_UNIT_BYTES - 1)) >> PAGE_SHIFT);
+}
+
 /* ---- mapping ---- */
 
 /*
@@ -263,11 +272,8 @@ static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, 
 	u64 end = min(chunk_off + d->chunk_bytes, vma_end);
 
 	while (off < end) {
-		u64 u = (off - chunk_off) >> PM_UNIT_SHIFT;
-		u64 unit_off = chunk_off + (u << PM_UNIT_SHIFT);
-		u64 uend = min(end, unit_off + PM_UNIT_BYTES);
-		struct page *first = d->units[idx * d->units_per_chunk + u] +
-				     ((off - unit_off) >> PAGE_SHIFT);
+		u64 uend = min(end, round_down(off, PM_UNIT_BYTES) + PM_UNIT_BYTES);
+		struct page *first = pm_page_at(d, off);
 		unsigned long left = (uend - off) >> PAGE_SHIFT;
 		unsigned long addr = vma->vm_start + (off - vma_off);
 		struct page **pages = d->batch;
@@ -301,9 +307,7 @@ static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, 
  */
 static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 off)
 {
-	u64 idx = off >> d->chunk_shift, in = off & (d->chunk_bytes - 1);
-	struct page *page = d->units[idx * d->units_per_chunk + (in >> PM_UNIT_SHIFT)] +
-			    ((in & (PM_UNIT_BYTES - 1)) >> PAGE_SHIFT);
+	struct page *page = pm_page_at(d, off);
 
 	get_page(page);
 	lock_page(page);
@@ -455,17 +459,14 @@ static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 	return 0;
 }
 
-/* Zero [from, to) of chunk @idx without unmapping it. Caller holds d->lock. */
-static void pm_chunk_zero(struct pm_domain *d, u64 idx, u64 from, u64 to)
+/* Zero bytes [from, to) of the domain in place (present chunks). Caller holds d->lock. */
+static void pm_zero(struct pm_domain *d, u64 from, u64 to)
 {
 	while (from < to) {
-		u64 u = from >> PM_UNIT_SHIFT;
-		struct page *page = d->units[idx * d->units_per_chunk + u] +
-				    ((from & (PM_UNIT_BYTES - 1)) >> PAGE_SHIFT);
 		unsigned int pofs = offset_in_page(from);
 		unsigned int len = min_t(u64, PAGE_SIZE - pofs, to - from);
 
-		memzero_page(page, pofs, len);
+		memzero_page(pm_page_at(d, from), pofs, len);
 		from += len;
 	}
 }
@@ -495,7 +496,7 @@ static int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 			pm_chunk_free(d, idx);
 			d->discards++;
 		} else {
-			pm_chunk_zero(d, idx, from - cstart, to - cstart);
+			pm_zero(d, from, to);
 		}
 	}
 	mutex_unlock(&d->lock);
@@ -543,50 +544,45 @@ static ssize_t file##_show(struct device *dev, struct device_attribute *attr, ch
 	v = (expr);										\
 	mutex_unlock(&d->lock);									\
 	return sysfs_emit(buf, "%llu\n", v);							\
-}
+}												\
+static DEVICE_ATTR_RO(file);
+
+/*
+ * The changing values: one file each, and all of them in stat, in this
+ * order (the order is ABI: Documentation/ABI/testing/sysfs-class-poolmem).
+ */
+#define DOMAIN_COUNTERS(X)						\
+	X(local_bytes, d->usage[PM_TIER_LOCAL])				\
+	X(pool_bytes, d->usage[PM_TIER_POOL])				\
+	X(chunks, d->chunks)						\
+	X(faults, d->faults)						\
+	X(sigbus, d->sigbus)						\
+	X(discards, d->discards)					\
+	X(fault_latency_sum_ns, atomic64_read(&d->fault_ns))
 
 DOMAIN_SHOW_U64(size_bytes, d->size)
 DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
 DOMAIN_SHOW_U64(local_quota_bytes, d->quota[PM_TIER_LOCAL])
 DOMAIN_SHOW_U64(pool_quota_bytes, d->quota[PM_TIER_POOL])
-DOMAIN_SHOW_U64(local_bytes, d->usage[PM_TIER_LOCAL])
-DOMAIN_SHOW_U64(pool_bytes, d->usage[PM_TIER_POOL])
-DOMAIN_SHOW_U64(chunks, d->chunks)
-DOMAIN_SHOW_U64(faults, d->faults)
-DOMAIN_SHOW_U64(sigbus, d->sigbus)
-DOMAIN_SHOW_U64(discards, d->discards)
 DOMAIN_SHOW_U64(home_node, d->home_node)
-DOMAIN_SHOW_U64(fault_latency_sum_ns, atomic64_read(&d->fault_ns))
+DOMAIN_COUNTERS(DOMAIN_SHOW_U64)
 
-static DEVICE_ATTR_RO(size_bytes);
-static DEVICE_ATTR_RO(chunk_bytes);
-static DEVICE_ATTR_RO(local_quota_bytes);
-static DEVICE_ATTR_RO(pool_quota_bytes);
-static DEVICE_ATTR_RO(local_bytes);
-static DEVICE_ATTR_RO(pool_bytes);
-static DEVICE_ATTR_RO(chunks);
-static DEVICE_ATTR_RO(faults);
-static DEVICE_ATTR_RO(sigbus);
-static DEVICE_ATTR_RO(discards);
-static DEVICE_ATTR_RO(home_node);
-static DEVICE_ATTR_RO(fault_latency_sum_ns);
+#define DOMAIN_STAT_FIELD(file, expr) \
+	n += sysfs_emit_at(buf, n, "%s%llu", n ? " " : "", (unsigned long long)(expr));
 
 /*
- * The changing counters in one read, one consistent snapshot under the
- * domain's lock, in a fixed order (as /sys/block/<dev>/stat does):
- * local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns.
+ * Every changing value in one read, as /sys/block/<dev>/stat does, and one
+ * consistent snapshot: taken under the domain's lock.
  */
 static ssize_t stat_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	struct pm_domain *d = to_domain(dev);
-	ssize_t n;
+	int n = 0;
 
 	mutex_lock(&d->lock);
-	n = sysfs_emit(buf, "%llu %llu %llu %llu %llu %llu %lld\n", d->usage[PM_TIER_LOCAL],
-		       d->usage[PM_TIER_POOL], d->chunks, d->faults, d->sigbus, d->discards,
-		       atomic64_read(&d->fault_ns));
+	DOMAIN_COUNTERS(DOMAIN_STAT_FIELD)
 	mutex_unlock(&d->lock);
-	return n;
+	return n + sysfs_emit_at(buf, n, "\n");
 }
 static DEVICE_ATTR_RO(stat);
 

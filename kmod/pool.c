@@ -71,57 +71,49 @@ void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info)
 
 #define to_pool(k) container_of(k, struct pm_pool, kobj)
 
-/* Defines FILE_show() printing one unsigned value of the pool. */
+/* Defines FILE_show() printing one unsigned value of the pool, and its attribute. */
 #define POOL_SHOW_U64(file, expr)								\
 static ssize_t file##_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)	\
 {												\
 	struct pm_pool *p = to_pool(kobj);							\
 	return sysfs_emit(buf, "%llu\n", (unsigned long long)(expr));				\
-}
+}												\
+static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
+
+/*
+ * The changing values: one file each, and all of them in stat, in this
+ * order (the order is ABI: Documentation/ABI/testing/sysfs-kernel-poolmem).
+ */
+#define POOL_COUNTERS(X)						\
+	X(capacity_bytes, pm_node_present_bytes(p->node))		\
+	X(free_bytes, pm_node_free_bytes(p->node))			\
+	X(allocated_bytes, atomic64_read(&p->allocated))		\
+	X(committed_bytes, READ_ONCE(p->committed))			\
+	X(chunks, atomic64_read(&p->chunks))				\
+	X(allocations, atomic64_read(&p->allocations))			\
+	X(faults, atomic64_read(&p->faults))				\
+	X(failures, atomic64_read(&p->failures))			\
+	X(access_factor, pm_pool_af(p))
 
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(node, p->node)
 POOL_SHOW_U64(overcommit_pct, p->overcommit_pct)
-POOL_SHOW_U64(capacity_bytes, pm_node_present_bytes(p->node))
-POOL_SHOW_U64(free_bytes, pm_node_free_bytes(p->node))
-POOL_SHOW_U64(allocated_bytes, atomic64_read(&p->allocated))
-POOL_SHOW_U64(committed_bytes, READ_ONCE(p->committed))
-POOL_SHOW_U64(chunks, atomic64_read(&p->chunks))
-POOL_SHOW_U64(allocations, atomic64_read(&p->allocations))
-POOL_SHOW_U64(faults, atomic64_read(&p->faults))
-POOL_SHOW_U64(failures, atomic64_read(&p->failures))
-POOL_SHOW_U64(access_factor, pm_pool_af(p))
+POOL_COUNTERS(POOL_SHOW_U64)
 
-static struct kobj_attribute pool_attr_id = __ATTR_RO(id);
-static struct kobj_attribute pool_attr_node = __ATTR_RO(node);
-static struct kobj_attribute pool_attr_overcommit_pct = __ATTR_RO(overcommit_pct);
-static struct kobj_attribute pool_attr_capacity_bytes = __ATTR_RO(capacity_bytes);
-static struct kobj_attribute pool_attr_free_bytes = __ATTR_RO(free_bytes);
-static struct kobj_attribute pool_attr_allocated_bytes = __ATTR_RO(allocated_bytes);
-static struct kobj_attribute pool_attr_committed_bytes = __ATTR_RO(committed_bytes);
-static struct kobj_attribute pool_attr_chunks = __ATTR_RO(chunks);
-static struct kobj_attribute pool_attr_allocations = __ATTR_RO(allocations);
-static struct kobj_attribute pool_attr_faults = __ATTR_RO(faults);
-static struct kobj_attribute pool_attr_failures = __ATTR_RO(failures);
-static struct kobj_attribute pool_attr_access_factor = __ATTR_RO(access_factor);
+#define POOL_STAT_FIELD(file, expr) \
+	n += sysfs_emit_at(buf, n, "%s%llu", n ? " " : "", (unsigned long long)(expr));
 
 /*
- * Every changing counter in one read, in a fixed order (as
- * /sys/block/<dev>/stat does), for monitoring agents that would otherwise
- * open nine files per pool and scrape: capacity_bytes free_bytes
- * allocated_bytes committed_bytes chunks allocations faults failures
- * access_factor.
+ * Every changing value in one read, as /sys/block/<dev>/stat does, for
+ * monitoring agents that would otherwise open nine files per pool and scrape.
  */
 static ssize_t stat_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct pm_pool *p = to_pool(kobj);
+	int n = 0;
 
-	return sysfs_emit(buf, "%llu %llu %lld %llu %lld %lld %lld %lld %llu\n",
-			  (unsigned long long)pm_node_present_bytes(p->node),
-			  (unsigned long long)pm_node_free_bytes(p->node),
-			  atomic64_read(&p->allocated), (unsigned long long)READ_ONCE(p->committed),
-			  atomic64_read(&p->chunks), atomic64_read(&p->allocations),
-			  atomic64_read(&p->faults), atomic64_read(&p->failures), pm_pool_af(p));
+	POOL_COUNTERS(POOL_STAT_FIELD)
+	return n + sysfs_emit_at(buf, n, "\n");
 }
 static struct kobj_attribute pool_attr_stat = __ATTR_RO(stat);
 

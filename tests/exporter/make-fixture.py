@@ -63,26 +63,28 @@ def main():
     w(f"{sysd}/module/poolmem/parameters/window_ms", "1000")
     for p in range(npools):
         pd = f"{sysd}/kernel/poolmem/pools/pool{p}"
-        for k, v in dict(id=p, node=p + 1, tier="pool", overcommit_pct=100 + 10 * p,
-                         capacity_bytes=15 * block, free_bytes=15 * block - (p + 1) * (2 << 20),
-                         allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
-                         chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
-                         access_factor=8 * p, window_counts=f"{p} 0 1 0").items():
+        attrs = dict(id=p, node=p + 1, tier="pool", overcommit_pct=100 + 10 * p,
+                     capacity_bytes=15 * block, free_bytes=15 * block - (p + 1) * (2 << 20),
+                     allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
+                     chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
+                     access_factor=8 * p, window_counts=f"{p} 0 1 0")
+        attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
+        for k, v in attrs.items():
             w(f"{pd}/{k}", str(v))
-        w(f"{pd}/stat", " ".join(open(f"{pd}/{k}").read().strip() for k in POOL_STAT))
     for d in range(ndoms):
         dd = f"{sysd}/class/poolmem/vm{d}"
         hist = ["0"] * 40
         hist[20] = str(d + 1)
         hist[22] = "1"
-        for k, v in dict(size_bytes=64 << 20, chunk_bytes=2 << 20, local_quota_bytes=16 << 20,
-                         pool_quota_bytes=48 << 20, local_bytes=(d % 8) << 21, pool_bytes=(d % 24) << 21,
-                         chunks=d % 8 + d % 24, faults=d % 8 + d % 24, sigbus=d % 3, discards=d % 5,
-                         home_node=0, tier_policy="interleave", pool_select="smart-idle",
-                         fault_latency_histogram=" ".join(hist),
-                         fault_latency_sum_ns=(d + 1) * 1100000 + 4200000).items():
+        attrs = dict(size_bytes=64 << 20, chunk_bytes=2 << 20, local_quota_bytes=16 << 20,
+                     pool_quota_bytes=48 << 20, local_bytes=(d % 8) << 21, pool_bytes=(d % 24) << 21,
+                     chunks=d % 8 + d % 24, faults=d % 8 + d % 24, sigbus=d % 3, discards=d % 5,
+                     home_node=0, tier_policy="interleave", pool_select="smart-idle",
+                     fault_latency_histogram=" ".join(hist),
+                     fault_latency_sum_ns=(d + 1) * 1100000 + 4200000)
+        attrs["stat"] = " ".join(str(attrs[k]) for k in DOMAIN_STAT)
+        for k, v in attrs.items():
             w(f"{dd}/{k}", str(v))
-        w(f"{dd}/stat", " ".join(open(f"{dd}/{k}").read().strip() for k in DOMAIN_STAT))
         # every pool is allowed (listed); the domain holds chunks in two of them
         held = {d % npools: 1 + d % 3, (d + 1) % npools: 2} if npools else {}
         w(f"{dd}/pool_chunks", "".join(f"pool{p} {held.get(p, 0)}\n" for p in range(npools)))

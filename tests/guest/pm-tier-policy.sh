@@ -33,13 +33,9 @@ for policy in local-first pool-first interleave; do
 	check_eq "$policy: pool after 8 chunks (MiB)" $want_p $(($(dom_attr t-$policy pool_bytes) / MiB))
 	check_eq "$policy: pools' allocated = domain pool bytes" "$(dom_attr t-$policy pool_bytes)" "$(pools_allocated)"
 	touch_chunks t-$policy 8 24
-	case $policy in
-	local-first) want_l=16 want_p=48 ;;
-	pool-first) want_l=0 want_p=64 ;;
-	interleave) want_l=16 want_p=48 ;;
-	esac
-	# pool-first: 24 pool chunks fill the pool quota (48 MiB), then 8 go local
-	[ $policy = pool-first ] && want_l=16 want_p=48
+	# all 32 chunks: every policy ends with both quotas full (pool-first:
+	# 24 pool chunks fill the pool quota, then 8 go local)
+	want_l=16 want_p=48
 	check_eq "$policy: local after 32 chunks (MiB)" $want_l $(($(dom_attr t-$policy local_bytes) / MiB))
 	check_eq "$policy: pool after 32 chunks (MiB)" $want_p $(($(dom_attr t-$policy pool_bytes) / MiB))
 	check_eq "$policy: sigbus" 0 "$(dom_attr t-$policy sigbus)"

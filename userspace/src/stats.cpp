@@ -16,15 +16,22 @@ namespace {
 /// A file vanished mid-read: the object went away.
 struct Gone {};
 
-/// An object's directory: @dir itself (prefix "") or @prefix inside it,
-/// so that a reader of many objects opens their parent once.
+uint64_t to_u64(std::string_view s, std::string_view whole)
+{
+	uint64_t v = 0;
+	auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+	if (ec != std::errc() || p != s.data() + s.size())
+		throw std::invalid_argument("malformed number in '" + std::string(whole) + "'");
+	return v;
+}
+
+/// An object's directory, @name in the opened directory @parent: readers of
+/// many objects open their parent once and every file relative to it.
 struct At {
-	const sysfs::Dir &dir;
-	std::string prefix;
-	std::optional<std::string> read(const char *file) const
-	{
-		return prefix.empty() ? dir.read(file) : dir.read(prefix + file);
-	}
+	const sysfs::Dir &parent;
+	std::string prefix; ///< "<name>/"
+	At(const sysfs::Dir &p, const std::string &name) : parent(p), prefix(name + "/") {}
+	std::optional<std::string> read(const char *file) const { return parent.read(prefix + file); }
 };
 
 uint64_t u64(const At &at, const char *file)
@@ -32,14 +39,7 @@ uint64_t u64(const At &at, const char *file)
 	auto s = at.read(file);
 	if (!s)
 		throw Gone{};
-	try {
-		size_t pos = 0;
-		uint64_t v = std::stoull(*s, &pos, 0);
-		if (pos == s->size())
-			return v;
-	} catch (const std::exception &) {
-	}
-	throw std::invalid_argument(at.prefix + file + ": malformed number '" + *s + "'");
+	return to_u64(*s, at.prefix + file + ": " + *s);
 }
 
 std::string str(const At &at, const char *file)
@@ -48,15 +48,6 @@ std::string str(const At &at, const char *file)
 	if (!v)
 		throw Gone{};
 	return *v;
-}
-
-uint64_t to_u64(std::string_view s, std::string_view whole)
-{
-	uint64_t v = 0;
-	auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-	if (ec != std::errc() || p != s.data() + s.size())
-		throw std::invalid_argument("malformed number in '" + std::string(whole) + "'");
-	return v;
 }
 
 /// Set @obj's @fields, in the stat file's documented order, from @dir's
@@ -73,14 +64,10 @@ void stat_into(const At &dir, T &obj, std::initializer_list<uint64_t T::*> field
 		obj.*f = v[i++];
 }
 
-PoolStats pool_from(const fs::path &path)
+PoolStats pool_from(const At &dir, const std::string &name)
 {
-	const sysfs::Dir d(path);
-	if (!d)
-		throw Gone{};
-	const At dir{d, ""};
 	PoolStats p;
-	p.name = path.filename().string();
+	p.name = name;
 	p.id = static_cast<unsigned>(u64(dir, "id"));
 	p.node = static_cast<int>(u64(dir, "node"));
 	p.tier = str(dir, "tier");
@@ -118,17 +105,13 @@ void domain_counters_from(const At &dir, DomainStats &d)
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
 }
 
-DomainStats domain_from(const fs::path &path)
+std::optional<PoolStats> read_pool_in(const sysfs::Dir &pools, const std::string &name)
 {
-	const sysfs::Dir dd(path);
-	if (!dd)
-		throw Gone{};
-	const At dir{dd, ""};
-	DomainStats d;
-	d.name = path.filename().string();
-	domain_fixed_from(dir, d);
-	domain_counters_from(dir, d);
-	return d;
+	try {
+		return pool_from(At(pools, name), name);
+	} catch (const Gone &) {
+		return std::nullopt;
+	}
 }
 
 } // namespace
@@ -163,19 +146,17 @@ bool module_sysfs_present(const fs::path &sysfs) { return fs::is_directory(sysfs
 
 std::optional<PoolStats> read_pool(const fs::path &sysfs, const std::string &name)
 {
-	try {
-		return pool_from(sysfs / "kernel/poolmem/pools" / name);
-	} catch (const Gone &) {
-		return std::nullopt;
-	}
+	return read_pool_in(sysfs::Dir(sysfs / "kernel/poolmem/pools"), name);
 }
 
 std::vector<PoolStats> read_pools(const fs::path &sysfs)
 {
+	const fs::path base = sysfs / "kernel/poolmem/pools";
+	const sysfs::Dir pools(base);
 	std::vector<PoolStats> out;
 	std::error_code ec;
-	for (const auto &e : fs::directory_iterator(sysfs / "kernel/poolmem/pools", ec))
-		if (auto p = read_pool(sysfs, e.path().filename().string()))
+	for (const auto &e : fs::directory_iterator(base, ec))
+		if (auto p = read_pool_in(pools, e.path().filename().string()))
 			out.push_back(std::move(*p));
 	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.id < b.id; });
 	return out;
@@ -184,22 +165,20 @@ std::vector<PoolStats> read_pools(const fs::path &sysfs)
 std::optional<DomainStats> read_domain(const fs::path &sysfs, const std::string &name)
 {
 	try {
-		return domain_from(sysfs / "class/poolmem" / name);
+		const sysfs::Dir domains(sysfs / "class/poolmem");
+		const At dir(domains, name);
+		DomainStats d;
+		d.name = name;
+		domain_fixed_from(dir, d);
+		domain_counters_from(dir, d);
+		return d;
 	} catch (const Gone &) {
 		return std::nullopt;
 	}
 }
 
-std::vector<DomainStats> read_domains(const fs::path &sysfs)
-{
-	std::vector<DomainStats> out;
-	std::error_code ec;
-	for (const auto &e : fs::directory_iterator(sysfs / "class/poolmem", ec))
-		if (auto d = read_domain(sysfs, e.path().filename().string()))
-			out.push_back(std::move(*d));
-	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.name < b.name; });
-	return out;
-}
+/* a reader with nothing cached reads everything */
+std::vector<DomainStats> read_domains(const fs::path &sysfs) { return DomainReader().read(sysfs); }
 
 struct DomainReader::Entry {
 	std::array<uint64_t, 4> identity;
@@ -216,10 +195,10 @@ std::vector<DomainStats> DomainReader::read(const fs::path &sysfs)
 	for (const auto &e : fs::directory_iterator(base, ec)) {
 		const std::string name = e.path().filename().string(), key = e.path().string();
 		try {
-			const auto id = parent.identity(name.c_str());
+			const auto id = parent.identity(name);
 			if (!id)
 				continue; /* gone */
-			const At dir{parent, name + "/"};
+			const At dir(parent, name);
 			std::shared_ptr<const Entry> entry;
 			{
 				std::lock_guard lock(mu_);

@@ -88,10 +88,10 @@ std::optional<std::string> Dir::read(const char *name) const
 
 std::optional<uint64_t> Dir::read_u64(const char *name) const { return to_u64(read(name)); }
 
-std::optional<std::array<uint64_t, 4>> Dir::identity(const char *sub) const
+std::optional<std::array<uint64_t, 4>> Dir::identity(const std::string &sub) const
 {
 	struct stat st;
-	if (fd_ < 0 || ::fstatat(fd_, sub ? sub : "", &st, sub ? 0 : AT_EMPTY_PATH))
+	if (fd_ < 0 || ::fstatat(fd_, sub.c_str(), &st, 0))
 		return std::nullopt;
 	return std::array<uint64_t, 4>{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
 				       static_cast<uint64_t>(st.st_ctim.tv_sec),

@@ -27,17 +27,16 @@ public:
 	~Dir();
 	Dir(const Dir &) = delete;
 	Dir &operator=(const Dir &) = delete;
-	/// False if the directory could not be opened (it went away).
-	explicit operator bool() const { return fd_ >= 0; }
 	/// Like sysfs::read() and sysfs::read_u64(), for the file @name (a
 	/// path relative to this directory).
 	std::optional<std::string> read(const char *name) const;
 	std::optional<std::string> read(const std::string &name) const { return read(name.c_str()); }
 	std::optional<uint64_t> read_u64(const char *name) const;
-	/// Device, inode number and change time of this directory, or of @sub
-	/// in it (symlinks followed): which object this is, since a name can be
-	/// reused by a new one.
-	std::optional<std::array<uint64_t, 4>> identity(const char *sub = nullptr) const;
+	std::optional<uint64_t> read_u64(const std::string &name) const { return read_u64(name.c_str()); }
+	/// Device, inode number and change time of @sub in here (symlinks
+	/// followed): which object this is, since a name can be reused by a
+	/// new one.
+	std::optional<std::array<uint64_t, 4>> identity(const std::string &sub) const;
 
 private:
 	int fd_;

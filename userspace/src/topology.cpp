@@ -134,10 +134,10 @@ Topology read_topology(const fs::path &sysfs)
 		}
 		const fs::path acc = e.path() / "access0/initiators";
 		const std::string an = nn + "access0/initiators/";
-		n.access0.read_latency_ns = nodes.read_u64((an + "read_latency").c_str());
-		n.access0.write_latency_ns = nodes.read_u64((an + "write_latency").c_str());
-		n.access0.read_bandwidth_mbps = nodes.read_u64((an + "read_bandwidth").c_str());
-		n.access0.write_bandwidth_mbps = nodes.read_u64((an + "write_bandwidth").c_str());
+		n.access0.read_latency_ns = nodes.read_u64(an + "read_latency");
+		n.access0.write_latency_ns = nodes.read_u64(an + "write_latency");
+		n.access0.read_bandwidth_mbps = nodes.read_u64(an + "read_bandwidth");
+		n.access0.write_bandwidth_mbps = nodes.read_u64(an + "write_bandwidth");
 		std::error_code ec2;
 		for (const auto &a : fs::directory_iterator(acc, ec2))
 			if (auto i = numbered(a.path().filename().string(), "node"))
