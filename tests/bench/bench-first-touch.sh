@@ -7,7 +7,7 @@
 . /rig/tests/lib.sh
 pm_pools_up
 MIB=${BENCH_MIB:-256}
-ROUNDS=${BENCH_ROUNDS:-5}
+ROUNDS=${BENCH_ROUNDS:-11}
 
 # p PERCENT NAME: upper bound (ns) of the histogram bucket holding the percentile
 pct() {

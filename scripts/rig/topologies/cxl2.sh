@@ -2,20 +2,16 @@
 # emulates them), each behind its own CXL host bridge and root port with its
 # own fixed memory window, so each becomes its own CPU-less NUMA node: two
 # pools. Guest: cxl create-region -> ndctl create-namespace (devdax) ->
-# daxctl reconfigure-device --mode=system-ram.
+# daxctl reconfigure-device --mode=system-ram. Device memory and label areas
+# are host RAM (memfd), fresh every boot.
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
-for d in A B; do
-	rm -f "$work/cxl$d.img" "$work/lsa$d.img"  # stale labels would hold the space
-	truncate -s 2G "$work/cxl$d.img"
-	truncate -s 1M "$work/lsa$d.img"
-done
 GUEST_MODULES=(cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
 	-machine q35,cxl=on -smp 2 -m 2G,slots=4,maxmem=12G
-	-object memory-backend-file,id=cm0,share=on,mem-path="$work/cxlA.img",size=2G
-	-object memory-backend-file,id=cl0,share=on,mem-path="$work/lsaA.img",size=1M
-	-object memory-backend-file,id=cm1,share=on,mem-path="$work/cxlB.img",size=2G
-	-object memory-backend-file,id=cl1,share=on,mem-path="$work/lsaB.img",size=1M
+	-object memory-backend-memfd,id=cm0,share=on,size=2G
+	-object memory-backend-memfd,id=cl0,share=on,size=1M
+	-object memory-backend-memfd,id=cm1,share=on,size=2G
+	-object memory-backend-memfd,id=cl1,share=on,size=1M
 	-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 	-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
 	-device cxl-type3,bus=rp0,memdev=cm0,lsa=cl0,id=cxl-pmem0

@@ -1,6 +1,6 @@
 # nvdimm-big: for onlining benchmarks. Node 0 has the CPUs and 2 GiB of
 # DRAM; CPU-less nodes 1, 2 and 3 hold NVDIMMs of 2 GiB, 2 GiB (identical,
-# for side-by-side comparisons) and 8 GiB.
+# for side-by-side comparisons) and 8 GiB, all host RAM (memfd).
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 GUEST_MODULES=(nfit nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
@@ -11,9 +11,7 @@ QEMU_ARGS=(
 )
 i=1
 for size in 2G 2G 8G; do
-	rm -f "$work/nvb$i.img"
-	truncate -s $size "$work/nvb$i.img"
-	QEMU_ARGS+=(-object memory-backend-file,id=nvb$i,share=on,mem-path="$work/nvb$i.img",size=$size
+	QEMU_ARGS+=(-object memory-backend-memfd,id=nvb$i,share=on,size=$size
 		    -device nvdimm,id=nvdimm$i,memdev=nvb$i,node=$i)
 	i=$((i + 1))
 done

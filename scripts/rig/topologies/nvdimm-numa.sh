@@ -3,8 +3,10 @@
 # 1-2 = 41, and HMAT latency/bandwidth from initiator node 0: node 0 10 ns /
 # 10 GB/s, node 1 100 ns / 5 GB/s, node 2 200 ns / 2 GB/s. Guest: ndctl
 # create-namespace -m devdax -> daxctl reconfigure-device --mode=system-ram.
+# The NVDIMMs are host RAM (memfd), fresh every boot: a file on the host
+# disk would make guest first touches pay for host page-cache faults and
+# writeback, which the local tier (memory-backend-ram) does not.
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
-for d in 1 2; do rm -f "$work/nv$d.img"; truncate -s 2G "$work/nv$d.img"; done
 GUEST_MODULES=(nfit nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
 	-machine q35,nvdimm=on,hmat=on -smp 2 -m 2G,slots=4,maxmem=8G
@@ -19,8 +21,8 @@ QEMU_ARGS=(
 	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=5G
 	-numa hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=access-latency,latency=200
 	-numa hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=access-bandwidth,bandwidth=2G
-	-object memory-backend-file,id=nv1,share=on,mem-path="$work/nv1.img",size=2G
+	-object memory-backend-memfd,id=nv1,share=on,size=2G
 	-device nvdimm,id=nvdimm1,memdev=nv1,node=1
-	-object memory-backend-file,id=nv2,share=on,mem-path="$work/nv2.img",size=2G
+	-object memory-backend-memfd,id=nv2,share=on,size=2G
 	-device nvdimm,id=nvdimm2,memdev=nv2,node=2
 )

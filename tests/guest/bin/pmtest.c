@@ -21,10 +21,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <grp.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/io_uring.h>
 
 #include "uapi/poolmem.h"
 
@@ -642,9 +645,10 @@ static double median(double *v, int n)
 /*
  * bench NAME MIB [rounds=N]: first-touch rate of the domain, of anonymous
  * THP memory and of anonymous 4 KiB pages, the three interleaved in each
- * round. One warm-up round first, not counted: under QEMU the first guest
- * touch of a guest-physical page also faults in the host page behind it
- * (file-backed NVDIMMs), whichever of the three gets that page first.
+ * round, domain and THP taking turns at going first. One warm-up round
+ * first, not counted: under QEMU the first guest touch of a guest-physical
+ * page also faults in the host page behind it, whichever of the three gets
+ * that page first.
  * Reports every round and the medians.
  */
 static int cmd_bench(int argc, char **argv)
@@ -672,7 +676,20 @@ static int cmd_bench(int argc, char **argv)
 		madvise(bal, len, MADV_HUGEPAGE);
 		if (discard(m.fd, 0, len))
 			die("discard");
-		double d = touch_rate(m.p, len), t = touch_rate(bal, len), n = touch_rate(a, len);
+		/*
+		 * Domain and THP swap places every round, so neither always
+		 * gets the pages the other (or the previous round) just freed.
+		 */
+		double d, t, n;
+
+		if (r & 1) {
+			t = touch_rate(bal, len);
+			d = touch_rate(m.p, len);
+		} else {
+			d = touch_rate(m.p, len);
+			t = touch_rate(bal, len);
+		}
+		n = touch_rate(a, len);
 
 		munmap(a, len);
 		munmap(b, len + (2 << 20));
@@ -749,6 +766,47 @@ static int cmd_gup(int argc, char **argv)
 		return 1;
 	}
 	printf("gup: process_vm_readv ok\n");
+	return 0;
+}
+
+/*
+ * pin-longterm NAME MIB: touch MIB MiB of the domain, then register them
+ * as io_uring fixed buffers: a long-term pin (pin_user_pages with
+ * FOLL_LONGTERM), as VFIO takes on guest RAM for device passthrough.
+ * Prints how long the kernel took to answer and what it answered.
+ */
+static int cmd_pin_longterm(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	uint64_t len = size_arg(argv[1]) << 20;
+	struct io_uring_params params = { 0 };
+	struct iovec iov;
+
+	if (len > m.size)
+		len = m.size;
+	for (uint64_t i = 0; i < len; i += 4096)
+		m.p[i] = 1;
+	int ring = syscall(SYS_io_uring_setup, 1, &params);
+
+	if (ring < 0)
+		die("io_uring_setup");
+	iov.iov_base = m.p;
+	iov.iov_len = len;
+	double t0 = now();
+	long ret = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1);
+	int e = errno;
+
+	printf("pin-longterm: %" PRIu64 " MiB answered in %.3f s: ", len >> 20, now() - t0);
+	if (ret < 0) {
+		errno = e;
+		die("io_uring_register buffers");
+	}
+	printf("pinned\n");
+	if (syscall(SYS_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
+		die("io_uring_register unregister");
+	close(ring);
 	return 0;
 }
 
@@ -967,6 +1025,8 @@ int main(int argc, char **argv)
 		return cmd_fuzz(argc, argv);
 	if (!strcmp(c, "bench"))
 		return cmd_bench(argc, argv);
+	if (!strcmp(c, "pin-longterm"))
+		return cmd_pin_longterm(argc, argv);
 	if (!strcmp(c, "anon-check"))
 		return cmd_anon_check(argc, argv);
 	if (!strcmp(c, "gup"))
