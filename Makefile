@@ -12,7 +12,7 @@
 # KVER selects the kernel (default: newest Debian kernel installed under
 # /boot with modules, the one the rig boots); KDIR overrides its build tree.
 
-KVER ?= $(shell . scripts/rig/lib.sh && rig_kver 2>/dev/null)
+KVER ?= $(shell bash -c '. scripts/rig/lib.sh && rig_kver' 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo

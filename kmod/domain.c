@@ -48,17 +48,18 @@ static struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx)
 
 /* ---- units: 2 MiB compound buddy allocations ---- */
 
-static struct page *pm_unit_alloc(int nid)
+static struct page *pm_unit_alloc(int nid, bool pinnable)
 {
 	/*
-	 * Movable class, so onlined-movable pool memory can serve it; zeroed,
-	 * because the previous owner may have been another tenant; no OOM
-	 * killer and no warning: a full node is an ordinary event here.
+	 * Movable class, so onlined-movable pool memory can serve it, unless
+	 * the domain must be long-term pinnable: then kernel zones only.
+	 * Zeroed, because the previous owner may have been another tenant; no
+	 * OOM killer and no warning: a full node is an ordinary event here.
 	 * Compound, so that a PMD can map the unit whole and get_user_pages
 	 * takes its references on the head page.
 	 */
-	const gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_ZERO | __GFP_COMP |
-			  __GFP_NORETRY | __GFP_NOWARN;
+	const gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
+			  __GFP_ZERO | __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN;
 
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
@@ -87,7 +88,7 @@ static int pm_chunk_alloc_on(struct pm_domain *d, u64 idx, int nid)
 	/* the memory notifier must not miss a chunk between here and pm_rmap */
 	atomic_inc(&pm_inflight);
 	for (u = 0; u < d->units_per_chunk; u++) {
-		struct page *page = pm_unit_alloc(nid);
+		struct page *page = pm_unit_alloc(nid, d->pinnable);
 		unsigned long pfn;
 
 		if (!page)
@@ -565,6 +566,7 @@ DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
 DOMAIN_SHOW_U64(local_quota_bytes, d->quota[PM_TIER_LOCAL])
 DOMAIN_SHOW_U64(pool_quota_bytes, d->quota[PM_TIER_POOL])
 DOMAIN_SHOW_U64(home_node, d->home_node)
+DOMAIN_SHOW_U64(pinnable, d->pinnable)
 DOMAIN_COUNTERS(DOMAIN_SHOW_U64)
 
 #define DOMAIN_STAT_FIELD(file, expr) \
@@ -645,6 +647,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_sigbus.attr,
 	&dev_attr_discards.attr,
 	&dev_attr_home_node.attr,
+	&dev_attr_pinnable.attr,
 	&dev_attr_tier_policy.attr,
 	&dev_attr_pool_select.attr,
 	&dev_attr_pool_chunks.attr,
@@ -730,27 +733,45 @@ static int pm_first_cpu_node(void)
  * Local: the local quotas of all domains homed on the node must fit its
  * memory * local_overcommit_pct. Pools: over the set S of pools the domain
  * may use, the pool quotas of every domain allowed on any pool of S plus the
- * new one must fit the sum of S's limits (capacity * overcommit).
+ * new one must fit the sum of S's limits (capacity * overcommit). A
+ * pinnable domain must also fit with the other pinnable domains into the
+ * memory outside ZONE_MOVABLE, the only memory its chunks can come from.
  */
 static int pm_admit(const struct poolmem_domain_create *a, u64 mask)
 {
-	u64 local = a->quota[PM_TIER_LOCAL], pool = a->quota[PM_TIER_POOL], limit = 0;
+	bool pin = a->flags & POOLMEM_DOMAIN_PINNABLE;
+	u64 local = a->quota[PM_TIER_LOCAL], pool = a->quota[PM_TIER_POOL];
+	u64 pin_local = local, pin_pool = pool, limit = 0, pin_limit = 0;
 	struct pm_domain *d;
 	u64 m;
 
 	list_for_each_entry(d, &pm_domains, list) {
-		if (d->home_node == a->home_node)
+		if (d->home_node == a->home_node) {
 			local += d->quota[PM_TIER_LOCAL];
-		if (d->pool_mask & mask)
+			if (d->pinnable)
+				pin_local += d->quota[PM_TIER_LOCAL];
+		}
+		if (d->pool_mask & mask) {
 			pool += d->quota[PM_TIER_POOL];
+			if (d->pinnable)
+				pin_pool += d->quota[PM_TIER_POOL];
+		}
 	}
 	if (local > div_u64(pm_node_present_bytes(a->home_node) * pm_local_overcommit_pct, 100))
 		return -ENOSPC;
+	if (pin && a->quota[PM_TIER_LOCAL] &&
+	    pin_local > div_u64(pm_node_pinnable_bytes(a->home_node) * pm_local_overcommit_pct, 100))
+		return -ENOSPC;
 	if (!a->quota[PM_TIER_POOL])
 		return 0;
-	for (m = mask; m; m &= m - 1)
-		limit += pm_pool_limit(pm_pools[__ffs64(m)]);
-	return pool > limit ? -ENOSPC : 0;
+	for (m = mask; m; m &= m - 1) {
+		limit += pm_pool_limit(pm_pools[__ffs64(m)], false);
+		if (pin)
+			pin_limit += pm_pool_limit(pm_pools[__ffs64(m)], true);
+	}
+	if (pool > limit || (pin && pin_pool > pin_limit))
+		return -ENOSPC;
+	return 0;
 }
 
 static int pm_domain_check(struct poolmem_domain_create *a)
@@ -820,6 +841,7 @@ int pm_domain_create(const struct poolmem_domain_create *arg)
 	d->uid = uid;
 	d->gid = gid;
 	d->mode = a.mode;
+	d->pinnable = a.flags & POOLMEM_DOMAIN_PINNABLE;
 
 	if (!try_module_get(THIS_MODULE)) {
 		kfree(d);
@@ -889,9 +911,9 @@ int pm_domain_create(const struct poolmem_domain_create *arg)
 	}
 	list_add_tail(&d->list, &pm_domains);
 	mutex_unlock(&pm_lock);
-	pr_info("domain %s: %llu MiB, chunk %llu KiB, quota local %llu MiB pool %llu MiB, home node %d\n",
+	pr_info("domain %s: %llu MiB, chunk %llu KiB, quota local %llu MiB pool %llu MiB, home node %d%s\n",
 		d->name, d->size >> 20, d->chunk_bytes >> 10, d->quota[PM_TIER_LOCAL] >> 20,
-		d->quota[PM_TIER_POOL] >> 20, d->home_node);
+		d->quota[PM_TIER_POOL] >> 20, d->home_node, d->pinnable ? ", pinnable" : "");
 	return 0;
 
 out_unlock:
@@ -936,6 +958,7 @@ void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info)
 	info->uid = from_kuid_munged(current_user_ns(), d->uid);
 	info->gid = from_kgid_munged(current_user_ns(), d->gid);
 	info->mode = d->mode;
+	info->domain_flags = d->pinnable ? POOLMEM_DOMAIN_PINNABLE : 0;
 	mutex_lock(&d->lock);
 	memcpy(info->quota, d->quota, sizeof(info->quota));
 	memcpy(info->usage, d->usage, sizeof(info->usage));

@@ -151,21 +151,42 @@ u64 pm_node_free_bytes(int nid)
 	return (u64)pages << PAGE_SHIFT;
 }
 
+/* Memory of node @nid outside ZONE_MOVABLE: what can be long-term pinned. */
+u64 pm_node_pinnable_bytes(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		if (z != ZONE_MOVABLE)
+			pages += READ_ONCE(pgdat->node_zones[z].present_pages);
+	return (u64)pages << PAGE_SHIFT;
+}
+
 /*
  * Copy an ioctl argument in: its first u32 must be the struct's size and
- * its flags (second u32) zero.
+ * its flags (second u32) a subset of @flags.
  */
-static int pm_copy_in(void *karg, size_t ksize, void __user *uarg)
+static int pm_copy_in_flags(void *karg, size_t ksize, void __user *uarg, u32 flags)
 {
 	u32 hdr[2];
 
 	if (copy_from_user(hdr, uarg, sizeof(hdr)))
 		return -EFAULT;
-	if (hdr[0] != ksize || hdr[1] != 0)
+	if (hdr[0] != ksize || hdr[1] & ~flags)
 		return -EINVAL;
 	if (copy_from_user(karg, uarg, ksize))
 		return -EFAULT;
+	/* a second read: the flags checked must be the flags used */
+	if (((u32 *)karg)[1] != hdr[1])
+		return -EINVAL;
 	return 0;
+}
+
+static int pm_copy_in(void *karg, size_t ksize, void __user *uarg)
+{
+	return pm_copy_in_flags(karg, ksize, uarg, 0);
 }
 
 #define PM_RESERVED_ZERO(arg) (!memchr_inv((arg)->reserved, 0, sizeof((arg)->reserved)))
@@ -302,7 +323,7 @@ static long pm_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 
 	case POOLMEM_DOMAIN_CREATE:
-		ret = pm_copy_in(&a->dcreate, sizeof(a->dcreate), uarg);
+		ret = pm_copy_in_flags(&a->dcreate, sizeof(a->dcreate), uarg, POOLMEM_DOMAIN_FLAGS);
 		if (!ret)
 			ret = pm_domain_create(&a->dcreate);
 		break;
@@ -318,7 +339,8 @@ static long pm_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = pm_copy_in(a, sz, uarg);
 		if (ret)
 			break;
-		if (memchr_inv(reserved, 0, rsz) || !pm_name_valid(name)) {
+		if (memchr_inv(reserved, 0, rsz) || !pm_name_valid(name) ||
+		    (cmd == POOLMEM_DOMAIN_INFO && a->dinfo.reserved32)) {
 			ret = -EINVAL;
 			break;
 		}

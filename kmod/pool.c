@@ -25,10 +25,15 @@ struct pm_pool *pm_pool_find(const char *name)
 	return NULL;
 }
 
-/* Admission limit of a pool: capacity * overcommit ratio. */
-u64 pm_pool_limit(const struct pm_pool *p)
+/*
+ * Admission limit of a pool: capacity * overcommit ratio; for pinnable
+ * domains, only the capacity outside ZONE_MOVABLE counts.
+ */
+u64 pm_pool_limit(const struct pm_pool *p, bool pinnable)
 {
-	return div_u64(pm_node_present_bytes(p->node) * p->overcommit_pct, 100);
+	u64 bytes = pinnable ? pm_node_pinnable_bytes(p->node) : pm_node_present_bytes(p->node);
+
+	return div_u64(bytes * p->overcommit_pct, 100);
 }
 
 /* Count @n events (allocations, faults) in the pool's current window. */
@@ -98,6 +103,8 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(node, p->node)
 POOL_SHOW_U64(overcommit_pct, p->overcommit_pct)
+/* the part of capacity_bytes outside ZONE_MOVABLE (long-term pinnable) */
+POOL_SHOW_U64(pinnable_bytes, pm_node_pinnable_bytes(p->node))
 POOL_COUNTERS(POOL_SHOW_U64)
 
 #define POOL_STAT_FIELD(file, expr) \
@@ -146,6 +153,7 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_tier.attr,
 	&pool_attr_overcommit_pct.attr,
 	&pool_attr_capacity_bytes.attr,
+	&pool_attr_pinnable_bytes.attr,
 	&pool_attr_free_bytes.attr,
 	&pool_attr_allocated_bytes.attr,
 	&pool_attr_committed_bytes.attr,

@@ -74,6 +74,7 @@ struct pm_domain {
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
+	bool pinnable;			/* POOLMEM_DOMAIN_PINNABLE */
 	bool dead;			/* destroyed: no new opens; pm_lock */
 	struct list_head list;		/* pm_domains; pm_lock */
 
@@ -127,6 +128,7 @@ extern unsigned int pm_local_overcommit_pct;
 int pm_name_valid(const char *name);
 u64 pm_epoch(void);
 u64 pm_node_present_bytes(int nid);
+u64 pm_node_pinnable_bytes(int nid);
 u64 pm_node_free_bytes(int nid);
 
 /* pool.c */
@@ -134,7 +136,7 @@ struct pm_pool *pm_pool_find(const char *name);
 int pm_pool_add(struct poolmem_pool_add *arg);
 int pm_pool_remove(const char *name);
 void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info);
-u64 pm_pool_limit(const struct pm_pool *p);
+u64 pm_pool_limit(const struct pm_pool *p, bool pinnable);
 void pm_pool_event(struct pm_pool *p, u64 n);
 u64 pm_pool_af(struct pm_pool *p);
 int pm_pools_sysfs_init(void);

@@ -3,8 +3,8 @@
  * poolmem: pooled memory for VMs with hard per-tier quotas.
  *
  * The userspace ABI of /dev/poolmem/control. Every ioctl argument starts
- * with "size" (set it to sizeof the struct) and "flags" (no flags are
- * defined yet: must be 0); every reserved field must be zero. Anything else
+ * with "size" (set it to sizeof the struct) and "flags" (0; domain create
+ * alone defines flags: POOLMEM_DOMAIN_*); every reserved field must be zero. Anything else
  * is refused with -EINVAL; a bad pointer gives -EFAULT. Names are 1 to
  * POOLMEM_NAME_MAX - 1 characters of [A-Za-z0-9_.-], NUL-terminated, not
  * starting with '.' or '-'; "control" is reserved.
@@ -104,6 +104,21 @@ struct poolmem_list {
 	__u64 reserved[2];
 };
 
+/*
+ * Domain create flags.
+ *
+ * POOLMEM_DOMAIN_PINNABLE: every chunk comes from memory outside
+ * ZONE_MOVABLE, so the domain's pages can be long-term pinned
+ * (pin_user_pages with FOLL_LONGTERM: VFIO device passthrough, RDMA,
+ * io_uring fixed buffers). Such a domain may only use local DRAM and pool
+ * memory onlined as a kernel zone ("normal"); admission counts only that
+ * part of each node. Without the flag, chunks on pool memory onlined
+ * movable can't be long-term pinned: Linux 6.1 then retries migrating
+ * them, which poolmem pages can't do, until the pinning task is killed.
+ */
+#define POOLMEM_DOMAIN_PINNABLE		(1u << 0)
+#define POOLMEM_DOMAIN_FLAGS		POOLMEM_DOMAIN_PINNABLE
+
 struct poolmem_domain_create {
 	__u32 size;
 	__u32 flags;
@@ -140,7 +155,9 @@ struct poolmem_domain_info {
 	__u64 faults;
 	__u64 sigbus;			/* faults refused: no memory within quota */
 	__u64 discards;			/* chunks returned by hole punching */
-	__u64 reserved[4];
+	__u32 domain_flags;		/* out: POOLMEM_DOMAIN_* given at create */
+	__u32 reserved32;
+	__u64 reserved[3];
 };
 
 /* One coalesced range of a domain's chunk map. */
