@@ -241,6 +241,7 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"tier", p.tier},
 		{"overcommit_pct", p.overcommit_pct},
 		{"capacity_bytes", p.capacity_bytes},
+		{"pinnable_bytes", p.pinnable_bytes},
 		{"free_bytes", p.free_bytes},
 		{"allocated_bytes", p.allocated_bytes},
 		{"committed_bytes", p.committed_bytes},
@@ -282,14 +283,15 @@ void run_list(const GlobalOptions &g, bool json)
 		std::cout << out.dump(2) << '\n';
 		return;
 	}
-	Table t({"NAME", ">ID", ">NODE", ">CAPACITY", ">ALLOCATED", ">FREE", ">CHUNKS", ">AF", ">FAILURES", "ONLINE"});
+	Table t({"NAME", ">ID", ">NODE", ">CAPACITY", ">PINNABLE", ">ALLOCATED", ">FREE", ">CHUNKS", ">AF", ">FAILURES", "ONLINE"});
 	for (const auto &p : pools) {
 		auto s = read_state(p.name);
 		std::string online = s ? (s->state == "running" ? std::to_string(s->done) + "/" + std::to_string(s->total)
 								: s->state)
 				       : "-";
 		t.row({p.name, std::to_string(p.id), std::to_string(p.node), poolmem::format_size(p.capacity_bytes),
-		       poolmem::format_size(p.allocated_bytes), poolmem::format_size(p.free_bytes),
+		       poolmem::format_size(p.pinnable_bytes), poolmem::format_size(p.allocated_bytes),
+		       poolmem::format_size(p.free_bytes),
 		       std::to_string(p.chunks), std::to_string(p.access_factor), std::to_string(p.failures), online});
 	}
 	t.print();
@@ -319,8 +321,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	}
 	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%\n", p.name.c_str(), p.id, p.node,
 		    p.tier.c_str(), static_cast<unsigned long>(p.overcommit_pct));
-	std::printf("  capacity   %s\n  allocated  %s in %lu chunks\n  free       %s\n  committed  %s\n",
-		    poolmem::format_size(p.capacity_bytes).c_str(), poolmem::format_size(p.allocated_bytes).c_str(),
+	std::printf("  capacity   %s (%s pinnable: onlined normal)\n  allocated  %s in %lu chunks\n"
+		    "  free       %s\n  committed  %s\n",
+		    poolmem::format_size(p.capacity_bytes).c_str(), poolmem::format_size(p.pinnable_bytes).c_str(),
+		    poolmem::format_size(p.allocated_bytes).c_str(),
 		    static_cast<unsigned long>(p.chunks), poolmem::format_size(p.free_bytes).c_str(),
 		    poolmem::format_size(p.committed_bytes).c_str());
 	std::printf("  activity   %lu allocations, %lu faults, %lu failures; access factor %lu (windows",

@@ -23,7 +23,7 @@ struct CreateOptions {
 	std::vector<std::string> pools;
 	int home_node = -1;
 	std::string owner, mode = "0600";
-	bool libvirt = false;
+	bool libvirt = false, pinnable = false;
 };
 
 struct NameOptions {
@@ -67,6 +67,7 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.pool_select = *ps;
 	s.pools = o.pools;
 	s.home_node = o.home_node;
+	s.pinnable = o.pinnable;
 	if (s.local_quota + s.pool_quota < s.bytes)
 		throw UsageError(o.name + ": --local + --pool (" + poolmem::format_size(s.local_quota + s.pool_quota) +
 				 ") must cover --size (" + poolmem::format_size(s.bytes) + ")");
@@ -113,6 +114,7 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"sigbus", d.sigbus},
 		{"discards", d.discards},
 		{"home_node", d.home_node},
+		{"pinnable", d.pinnable},
 		{"tier_policy", d.tier_policy},
 		{"pool_select", d.pool_select},
 		{"pool_chunks", d.pool_chunks},
@@ -186,6 +188,9 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	std::printf("  local   %s (home node %d)\n  pool    %s\n", usage(d.local_bytes, d.local_quota_bytes).c_str(),
 		    d.home_node, usage(d.pool_bytes, d.pool_quota_bytes).c_str());
 	std::printf("  policy  %s, %s\n", d.tier_policy.c_str(), d.pool_select.c_str());
+	std::printf("  pinning %s\n", d.pinnable ? "pinnable: chunks only outside ZONE_MOVABLE (VFIO/RDMA can pin)"
+					       : "not pinnable: chunks on movable pool memory can't be long-term "
+						 "pinned (VFIO/RDMA)");
 	std::printf("  faults  %lu (p50 < %lu ns, p99 < %lu ns), SIGBUS denials %lu, discards %lu\n",
 		    static_cast<unsigned long>(d.faults),
 		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 50)),
@@ -251,6 +256,9 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	create->add_option("--chunk", c->chunk, "chunk size, power of two 2M..1G (default 2M)");
 	create->add_option("--owner", c->owner, "USER[:GROUP] owning /dev/poolmem/<name> (e.g. libvirt-qemu)");
 	create->add_option("--mode", c->mode, "permission bits of the device node (default 0600)");
+	create->add_flag("--pinnable", c->pinnable,
+			 "chunks only from memory outside ZONE_MOVABLE (local DRAM, pools onlined --zone normal), "
+			 "so VFIO passthrough and RDMA can pin the guest RAM");
 	create->add_flag("--libvirt", c->libvirt, "print a libvirt XML snippet instead of the QEMU argument");
 	create->callback([&g, c] { run_create(g, *c); });
 

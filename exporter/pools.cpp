@@ -21,6 +21,7 @@ public:
 			throw std::runtime_error("poolmem module not loaded");
 		Family info("poolmem_pool_info", "Registered pool: its NUMA node and tier (value 1), from /sys/kernel/poolmem/pools.", MetricType::Gauge);
 		Family cap("poolmem_pool_capacity_bytes", "Present memory of the pool's node in bytes, from capacity_bytes.", MetricType::Gauge);
+		Family pinnable("poolmem_pool_pinnable_bytes", "Part of the capacity outside ZONE_MOVABLE (onlined normal): what pinnable domains can use, from pinnable_bytes.", MetricType::Gauge);
 		Family alloc("poolmem_pool_allocated_bytes", "Bytes of the pool held by domain chunks, from allocated_bytes.", MetricType::Gauge);
 		Family free_("poolmem_pool_free_bytes", "Free memory of the pool's node in bytes, from free_bytes.", MetricType::Gauge);
 		Family committed("poolmem_pool_committed_bytes", "Pool quotas of the domains allowed on this pool, from committed_bytes.", MetricType::Gauge);
@@ -35,6 +36,7 @@ public:
 			Labels l{{"pool", p.name}};
 			info.add({{"pool", p.name}, {"node", std::to_string(p.node)}, {"tier", p.tier}}, 1);
 			cap.add(l, static_cast<double>(p.capacity_bytes));
+			pinnable.add(l, static_cast<double>(p.pinnable_bytes));
 			alloc.add(l, static_cast<double>(p.allocated_bytes));
 			free_.add(l, static_cast<double>(p.free_bytes));
 			committed.add(l, static_cast<double>(p.committed_bytes));
@@ -47,7 +49,7 @@ public:
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &window})
 			out.push_back(f->take());
 	}
 };

@@ -125,7 +125,7 @@ pa: dax0.0 handed back to devdax""",
  see=["poolctl-pool-online"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
- synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--libvirt]",
+ synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--libvirt]",
  description="""Creates /dev/poolmem/NAME of SIZE bytes and prints its path and the QEMU argument
 that backs guest RAM with it. Nothing is allocated yet: each chunk is allocated, zeroed,
 on first touch, from the tier the tier policy picks and the pool the selection policy
@@ -135,7 +135,13 @@ picks, within hard quotas. --local + --pool must cover --size. Admission control
 Tier policies: local-first fills the local quota first; interleave alternates in the
 ratio of the quotas; pool-first fills the pool quota first. Pool selection: smart-idle
 takes the ceil(log2 n) pools with the lowest access factor, then the least allocated;
-round-robin takes the pools in turn; random; nearest by NUMA distance from the home node.""",
+round-robin takes the pools in turn; random; nearest by NUMA distance from the home node.
+.PP
+A VM with VFIO passthrough devices (or RDMA) pins its whole RAM for the life of the VM:
+create its domain with --pinnable, so that every chunk comes from memory outside
+ZONE_MOVABLE (the home node's DRAM, pools onlined --zone normal). Without it, chunks on
+pool memory onlined movable cannot be pinned, and QEMU's VFIO setup does not return
+until it is killed.""",
  options=[("--size SIZE","size of the guest RAM"),
           ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
           ("--pool SIZE","quota of the pool tier (default 0)"),
@@ -146,6 +152,7 @@ round-robin takes the pools in turn; random; nearest by NUMA distance from the h
           ("--chunk SIZE","chunk size, power of two from 2M to 1G (default 2M)"),
           ("--owner USER[:GROUP]","owner of the device node, e.g. libvirt-qemu (default root)"),
           ("--mode MODE","octal permission bits of the device node (default 0600)"),
+          ("--pinnable","chunks only outside ZONE_MOVABLE, so VFIO and RDMA can pin the guest RAM; admission counts only such memory"),
           ("--libvirt","print a libvirt <qemu:commandline> snippet instead")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
 /dev/poolmem/web1

@@ -104,6 +104,8 @@ def main():
 
         check(value('poolmem_pool_allocated_bytes{pool="pool2"}') == 3 * 2 * 1048576, "pool2 allocated bytes = 6 MiB")
         check(value('poolmem_pool_capacity_bytes{pool="pool0"}') == 15 * 128 * 1048576, "pool0 capacity = 15 blocks")
+        check(value('poolmem_pool_pinnable_bytes{pool="pool1"}') == 15 * 128 * 1048576, "pool1 pinnable = 15 blocks")
+        check(value('poolmem_pool_pinnable_bytes{pool="pool0"}') == 0, "pool0 pinnable = 0")
         check(value('poolmem_domain_usage_bytes{domain="vm3",tier="pool"}') == 3 * 2 * 1048576, "vm3 pool usage = 6 MiB")
         check(value('poolmem_domain_quota_bytes{domain="vm3",tier="local"}') == 16 * 1048576, "vm3 local quota = 16 MiB")
         check(value('poolmem_domain_fault_latency_seconds_count{domain="vm2"}') == 4, "vm2 fault latency count = 4")

@@ -64,7 +64,7 @@ def main():
     for p in range(npools):
         pd = f"{sysd}/kernel/poolmem/pools/pool{p}"
         attrs = dict(id=p, node=p + 1, tier="pool", overcommit_pct=100 + 10 * p,
-                     capacity_bytes=15 * block, free_bytes=15 * block - (p + 1) * (2 << 20),
+                     capacity_bytes=15 * block, pinnable_bytes=(p % 2) * 15 * block, free_bytes=15 * block - (p + 1) * (2 << 20),
                      allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
                      chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
                      access_factor=8 * p, window_counts=f"{p} 0 1 0")
@@ -79,7 +79,7 @@ def main():
         attrs = dict(size_bytes=64 << 20, chunk_bytes=2 << 20, local_quota_bytes=16 << 20,
                      pool_quota_bytes=48 << 20, local_bytes=(d % 8) << 21, pool_bytes=(d % 24) << 21,
                      chunks=d % 8 + d % 24, faults=d % 8 + d % 24, sigbus=d % 3, discards=d % 5,
-                     home_node=0, tier_policy="interleave", pool_select="smart-idle",
+                     home_node=0, pinnable=d % 2, tier_policy="interleave", pool_select="smart-idle",
                      fault_latency_histogram=" ".join(hist),
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000)
         attrs["stat"] = " ".join(str(attrs[k]) for k in DOMAIN_STAT)

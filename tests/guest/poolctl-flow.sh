@@ -73,6 +73,17 @@ expect_exit 4 "^poolctl: huge: cannot create domain: quotas exceed" poolctl vm c
 expect_exit 3 "^poolctl: nosuchuser: no such user" poolctl vm create x --size 16M --pool 16M --owner nosuchuser
 expect_exit 3 "^poolctl: nosuch: no such domain" poolctl vm show nosuch
 
+# pinnable (VFIO/RDMA): both pools are onlined movable, so only local DRAM qualifies
+check_eq "pool list --json pinnable_bytes" "0 0" \
+	"$(poolctl pool list --json | sed -n 's/^ *"pinnable_bytes": \([0-9]*\),*/\1/p' | xargs)"
+expect_exit 4 "^poolctl: pin: cannot create pinnable domain: .*--zone normal" \
+	poolctl vm create pin --size 16M --pool 16M --pinnable
+poolctl vm create pin --size 16M --local 16M --pinnable >/dev/null
+poolctl vm show pin | grep -q "^  pinning pinnable" || fail "vm show: $(poolctl vm show pin)"
+poolctl vm show pin --json | grep -q '"pinnable": true' || fail "vm show --json: no pinnable"
+poolctl vm show web1 --json | grep -q '"pinnable": false' || fail "web1 --json: pinnable not false"
+poolctl vm destroy pin >/dev/null
+
 pmtest touch web1 0 64M >/dev/null
 pmtest run-as 1000 1000 pmtest touch db 0 32M >/dev/null
 poolctl vm list

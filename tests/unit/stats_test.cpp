@@ -40,6 +40,8 @@ TEST(Stats, reads_fixture_pools_sorted_by_id)
 	EXPECT_EQ(pools[0].access_factor, 176u);
 	EXPECT_EQ(pools[0].window_counts, (std::vector<uint64_t>{0, 22, 0, 0}));
 	EXPECT_EQ(pools[1].overcommit_pct, 150u);
+	EXPECT_EQ(pools[0].pinnable_bytes, 0u);                         // onlined movable
+	EXPECT_EQ(pools[1].pinnable_bytes, pools[1].capacity_bytes); // onlined normal
 	EXPECT_TRUE(module_sysfs_present(FIXTURES "/sysfs-poolmem"));
 }
 
@@ -51,6 +53,7 @@ TEST(Stats, reads_fixture_domain)
 	EXPECT_EQ(d.name, "web1");
 	EXPECT_EQ(d.local_bytes + d.pool_bytes, d.size_bytes);
 	EXPECT_EQ(d.tier_policy, "interleave");
+	EXPECT_FALSE(d.pinnable);
 	EXPECT_EQ(d.pool_chunks.at("cxl0"), 24u);
 	ASSERT_EQ(d.fault_latency_histogram.size(), 40u);
 	EXPECT_EQ(d.fault_latency_histogram[21], 27u);
@@ -116,11 +119,13 @@ TEST(DomainReader, a_recreated_domain_is_read_afresh)
 	std::filesystem::remove_all(dir);
 	t.write(tmp / "size_bytes", "134217728");
 	t.write(tmp / "local_quota_bytes", "0");
+	t.write(tmp / "pinnable", "1");
 	std::filesystem::rename(tmp, dir);
 	auto d = r.read(t.root);
 	ASSERT_EQ(d.size(), 1u);
 	EXPECT_EQ(d[0].size_bytes, 134217728u);
 	EXPECT_EQ(d[0].local_quota_bytes, 0u);
+	EXPECT_TRUE(d[0].pinnable);
 }
 
 TEST(DomainReader, vanished_domains_are_skipped)

@@ -207,12 +207,19 @@ void Control::domain_create(const DomainSpec &s)
 	a.uid = s.uid;
 	a.gid = s.gid;
 	a.mode = s.mode;
+	if (s.pinnable)
+		a.flags |= POOLMEM_DOMAIN_PINNABLE;
 	if (ioctl(fd_, POOLMEM_DOMAIN_CREATE, &a)) {
 		int e = errno;
 		switch (e) {
 		case EEXIST:
 			throw Error::plain(s.name, "cannot create domain: a domain of that name exists", e);
 		case ENOSPC:
+			if (s.pinnable)
+				throw Error::plain(s.name, "cannot create pinnable domain: quotas exceed what the "
+							   "pools and the home node hold outside ZONE_MOVABLE "
+							   "(admission control; online pool memory with --zone normal)",
+						   e);
 			throw Error::plain(s.name, "cannot create domain: quotas exceed what the pools and the "
 						   "home node can hold (admission control)",
 					   e);
@@ -257,6 +264,7 @@ DomainInfo Control::domain_info(const std::string &name)
 	d.faults = a.faults;
 	d.sigbus = a.sigbus;
 	d.discards = a.discards;
+	d.pinnable = a.domain_flags & POOLMEM_DOMAIN_PINNABLE;
 	return d;
 }
 

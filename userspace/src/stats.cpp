@@ -72,6 +72,7 @@ PoolStats pool_from(const At &dir, const std::string &name)
 	p.node = static_cast<int>(u64(dir, "node"));
 	p.tier = str(dir, "tier");
 	p.overcommit_pct = u64(dir, "overcommit_pct");
+	p.pinnable_bytes = u64(dir, "pinnable_bytes");
 	/* Documentation/ABI/testing/sysfs-kernel-poolmem, pools/<pool>/stat */
 	stat_into(dir, p,
 		  {&PoolStats::capacity_bytes, &PoolStats::free_bytes, &PoolStats::allocated_bytes,
@@ -89,6 +90,7 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 	d.local_quota_bytes = u64(dir, "local_quota_bytes");
 	d.pool_quota_bytes = u64(dir, "pool_quota_bytes");
 	d.home_node = static_cast<int>(u64(dir, "home_node"));
+	d.pinnable = u64(dir, "pinnable") != 0;
 	d.tier_policy = str(dir, "tier_policy");
 	d.pool_select = str(dir, "pool_select");
 }

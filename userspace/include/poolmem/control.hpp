@@ -41,6 +41,9 @@ struct DomainSpec {
 	TierPolicy tier_policy = TierPolicy::local_first;
 	PoolSelect pool_select = PoolSelect::round_robin;
 	uint32_t uid = 0, gid = 0, mode = 0600;
+	/// Chunks only from memory outside ZONE_MOVABLE, so VFIO/RDMA can
+	/// long-term pin the domain (POOLMEM_DOMAIN_PINNABLE).
+	bool pinnable = false;
 };
 
 struct DomainInfo {
@@ -53,6 +56,7 @@ struct DomainInfo {
 	PoolSelect pool_select = PoolSelect::round_robin;
 	uint32_t uid = 0, gid = 0, mode = 0;
 	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
+	bool pinnable = false;
 };
 
 struct MapRange {

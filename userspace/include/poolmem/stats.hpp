@@ -22,6 +22,7 @@ struct PoolStats {
 	std::string tier;
 	uint64_t overcommit_pct = 100;
 	uint64_t capacity_bytes = 0, free_bytes = 0, allocated_bytes = 0, committed_bytes = 0;
+	uint64_t pinnable_bytes = 0; ///< of capacity_bytes, outside ZONE_MOVABLE
 	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
 	std::vector<uint64_t> window_counts; ///< newest first
 };
@@ -32,6 +33,7 @@ struct DomainStats {
 	uint64_t local_quota_bytes = 0, pool_quota_bytes = 0, local_bytes = 0, pool_bytes = 0;
 	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
 	int home_node = -1;
+	bool pinnable = false; ///< chunks only outside ZONE_MOVABLE (long-term pins work)
 	std::string tier_policy, pool_select;
 	std::map<std::string, uint64_t> pool_chunks;  ///< pool name -> chunks
 	std::vector<uint64_t> fault_latency_histogram; ///< bucket i: [2^i, 2^(i+1)) ns
@@ -58,7 +60,7 @@ std::optional<DomainStats> read_domain(const std::filesystem::path &sysfs, const
 
 /// read_domains() for callers that read again and again (the exporter): what
 /// never changes in a domain's life (size, chunk size, quotas, home node,
-/// policies) is read once per domain, which is the same domain while its
+/// policies, pinnable) is read once per domain, which is the same domain while its
 /// sysfs directory keeps its inode number and change time; every scrape
 /// reads only stat, pool_chunks and fault_latency_histogram. Thread-safe.
 class DomainReader {
