@@ -1,4 +1,4 @@
-# rig-topologies: cxl2
+# rig-topologies: cxl2 nvdimm-numa
 # THEORY OF OPERATION: a domain belongs to the uid/gid/mode given at
 # creation: its device node carries them and open() checks them again. A
 # non-owner can't open it; the owner can; nobody but CAP_SYS_ADMIN can open
