@@ -20,6 +20,7 @@
 #include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 
 #include "poolmem.h"
 
@@ -77,7 +78,8 @@ static void pm_unit_free(struct page *page)
 
 /*
  * Allocate chunk @idx from node @nid and record it in pm_rmap; the caller
- * charges it. Caller holds d->lock. Returns 0 or -ENOMEM.
+ * charges it. Caller has marked the chunk busy (its slots are the caller's
+ * alone) and need not hold d->lock. Returns 0 or -ENOMEM.
  */
 static int pm_chunk_alloc_on(struct pm_domain *d, u64 idx, int nid)
 {
@@ -158,19 +160,92 @@ static void pm_chunk_free(struct pm_domain *d, u64 idx)
 }
 
 /*
- * Place chunk @idx by the domain's policies: tiers in tier-policy order,
- * within a tier pools in pool-selection order; a node that can't supply
- * the chunk is skipped (fall back within quota). Caller holds d->lock.
+ * Allocate chunk @idx on the first of @n candidate nodes (pools @ids, or
+ * the home node when @ids is NULL) that can supply it, with d->lock
+ * dropped: allocating and zeroing 2 MiB takes long, and other faults of
+ * the domain (other vCPUs) must not queue behind it. The caller has
+ * reserved the chunk's bytes in usage[@tier] and marked it busy. Returns
+ * the pool used (NULL: home node) in @pool, or -ENOMEM.
  */
-static int pm_chunk_place(struct pm_domain *d, u64 idx)
+static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, unsigned int n,
+				   struct pm_pool **pool)
+	__must_hold(&d->lock)
+{
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	mutex_unlock(&d->lock);
+	if (!ids) {
+		*pool = NULL;
+		ret = pm_chunk_alloc_on(d, idx, d->home_node);
+	}
+	for (i = 0; ids && i < n && ret; i++) {
+		/* pools can't go away while this domain may use them */
+		struct pm_pool *p = pm_pools[ids[i]];
+
+		*pool = p;
+		ret = pm_chunk_alloc_on(d, idx, p->node);
+		if (ret)
+			atomic64_inc(&p->failures);
+	}
+	mutex_lock(&d->lock);
+	return ret;
+}
+
+/*
+ * The pools a pool-tier chunk may come from, in pool-selection order, into
+ * @ids; returns how many. Only what the policy reads is gathered: the
+ * access factor takes each pool's af_lock. Caller holds d->lock (the
+ * policy's scratch space is the domain's).
+ */
+static unsigned int pm_pool_candidates(struct pm_domain *d, u8 *ids)
 {
 	struct pm_pool_view *views = d->views;
-	struct pm_pool **pools = d->view_pools;
-	u32 *order = d->order;
+	unsigned int n = 0, i;
+	u64 mask;
+
+	for (mask = d->pool_mask; mask; mask &= mask - 1) {
+		struct pm_pool *p = pm_pools[__ffs64(mask)];
+
+		views[n].id = p->id;
+		views[n].distance = d->pool_select == PM_SELECT_NEAREST ?
+				    node_distance(d->home_node, p->node) : 0;
+		views[n].allocated = atomic64_read(&p->allocated);
+		views[n].af = d->pool_select == PM_SELECT_SMART_IDLE ? pm_pool_af(p) : 0;
+		n++;
+	}
+	n = pm_pool_order(d->pool_select, views, n, d->rr_cursor,
+			  d->pool_select == PM_SELECT_RANDOM ? get_random_u32() : 0, d->order);
+	for (i = 0; i < n; i++)
+		ids[i] = views[d->order[i]].id;
+	return n;
+}
+
+/*
+ * Make chunk @idx present: place it by the domain's policies (tiers in
+ * tier-policy order, within a tier pools in pool-selection order; a node
+ * that can't supply the chunk is skipped: fall back within quota), or
+ * wait for the fault already placing it. Caller holds d->lock, which is
+ * dropped while the chunk is allocated. Returns 0, or -ENOMEM when no
+ * tier with quota left can supply it.
+ */
+static int pm_chunk_place(struct pm_domain *d, u64 idx)
+	__must_hold(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[idx];
+	u8 ids[POOLMEM_MAX_POOLS];
 	struct pm_tier_view tv;
 	u32 tiers[PM_NR_TIERS];
-	unsigned int nt, t, n, i;
-	u64 mask;
+	struct pm_pool *p;
+	unsigned int nt, t, n;
+
+	while (meta->busy) {
+		mutex_unlock(&d->lock);
+		wait_var_event(meta, !READ_ONCE(meta->busy));
+		mutex_lock(&d->lock);
+	}
+	if (meta->present)
+		return 0;
 
 	for (t = 0; t < PM_NR_TIERS; t++) {
 		tv.used[t] = d->usage[t] >> d->chunk_shift;
@@ -179,42 +254,26 @@ static int pm_chunk_place(struct pm_domain *d, u64 idx)
 	nt = pm_tier_order(d->tier_policy, &tv, tiers);
 
 	for (t = 0; t < nt; t++) {
-		if (tiers[t] == PM_TIER_LOCAL) {
-			if (!pm_chunk_alloc_on(d, idx, d->home_node)) {
-				pm_chunk_charge(d, idx, PM_TIER_LOCAL, NULL);
-				return 0;
-			}
+		u32 tier = tiers[t];
+		int ret;
+
+		/* the lock was dropped for the tier before: look again */
+		if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
 			continue;
-		}
-		/*
-		 * Pools can't go away while this domain may use them. Only
-		 * what the policy reads is gathered: the access factor takes
-		 * each pool's af_lock.
-		 */
-		n = 0;
-		for (mask = d->pool_mask; mask; mask &= mask - 1) {
-			struct pm_pool *p = pm_pools[__ffs64(mask)];
-
-			pools[n] = p;
-			views[n].id = p->id;
-			views[n].distance = d->pool_select == PM_SELECT_NEAREST ?
-					    node_distance(d->home_node, p->node) : 0;
-			views[n].allocated = atomic64_read(&p->allocated);
-			views[n].af = d->pool_select == PM_SELECT_SMART_IDLE ? pm_pool_af(p) : 0;
-			n++;
-		}
-		n = pm_pool_order(d->pool_select, views, n, d->rr_cursor,
-				  d->pool_select == PM_SELECT_RANDOM ? get_random_u32() : 0, order);
-		for (i = 0; i < n; i++) {
-			struct pm_pool *p = pools[order[i]];
-
-			if (!pm_chunk_alloc_on(d, idx, p->node)) {
-				pm_chunk_charge(d, idx, PM_TIER_POOL, p);
+		n = tier == PM_TIER_POOL ? pm_pool_candidates(d, ids) : 1;
+		d->usage[tier] += d->chunk_bytes;	/* reserved while unlocked */
+		meta->busy = 1;
+		ret = pm_chunk_alloc_unlocked(d, idx, tier == PM_TIER_POOL ? ids : NULL, n, &p);
+		d->usage[tier] -= d->chunk_bytes;
+		meta->busy = 0;
+		if (!ret) {
+			pm_chunk_charge(d, idx, tier, p);
+			if (p)
 				d->rr_cursor++;
-				return 0;
-			}
-			atomic64_inc(&p->failures);
 		}
+		wake_up_var(meta);
+		if (!ret)
+			return 0;
 	}
 	return -ENOMEM;
 }
@@ -1077,13 +1136,18 @@ struct pm_domain *pm_rmap_lookup(u64 pfn, u64 *offset, u32 *pool)
 	if (!slot)
 		return NULL;
 	d = pm_slot_owner(slot, &i);
-	page = d ? READ_ONCE(*slot) : NULL;
-	if (!page)
+	if (!d)
 		return NULL;
-	*offset = ((u64)i << PM_UNIT_SHIFT) + PFN_PHYS(pfn - page_to_pfn(page));
-	*pool = d->meta[i / d->units_per_chunk].pool == PM_POOL_NONE ?
-			POOLMEM_POOL_LOCAL : d->meta[i / d->units_per_chunk].pool;
-	return d;
+	/* a chunk still being allocated (busy) is not the domain's yet */
+	mutex_lock(&d->lock);
+	page = d->meta[i / d->units_per_chunk].present ? *slot : NULL;
+	if (page) {
+		*offset = ((u64)i << PM_UNIT_SHIFT) + PFN_PHYS(pfn - page_to_pfn(page));
+		*pool = d->meta[i / d->units_per_chunk].pool == PM_POOL_NONE ?
+				POOLMEM_POOL_LOCAL : d->meta[i / d->units_per_chunk].pool;
+	}
+	mutex_unlock(&d->lock);
+	return page ? d : NULL;
 }
 
 /*

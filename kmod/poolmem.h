@@ -55,7 +55,7 @@ struct pm_chunk_meta {
 	u8 present;
 	u8 tier;
 	u8 pool;			/* pool id, or PM_POOL_NONE */
-	u8 unused;
+	u8 busy;			/* a fault is allocating it, d->lock dropped */
 };
 
 /* A VM's memory: /dev/poolmem/<name>. */
@@ -80,10 +80,13 @@ struct pm_domain {
 
 	/*
 	 * Protects the chunk map (units, meta), usage, chunks_per_pool,
-	 * rr_cursor and the per-domain counters below. Held across chunk
-	 * allocation and, for small mappings, page table updates in the
-	 * fault path; taken after pm_lock, never before it, and before the
-	 * page lock of a unit.
+	 * rr_cursor and the per-domain counters below. Held for placement
+	 * decisions and, for small mappings, page table updates in the fault
+	 * path, but not while a chunk is allocated and zeroed: that chunk is
+	 * marked busy (other faults on it wait for it, wait_var_event on its
+	 * meta) and its bytes are reserved in usage, so quotas stay hard.
+	 * Taken after pm_lock, never before it, and before the page lock of
+	 * a unit.
 	 */
 	struct mutex lock;
 	struct page **units;		/* nr_chunks * units_per_chunk; NULL = absent */
@@ -91,7 +94,6 @@ struct pm_domain {
 	struct page **batch;		/* PM_UNIT_PAGES pointers for vm_insert_pages */
 	/* scratch space of pm_chunk_place(), too big for the stack */
 	struct pm_pool_view views[POOLMEM_MAX_POOLS];
-	struct pm_pool *view_pools[POOLMEM_MAX_POOLS];
 	u32 order[POOLMEM_MAX_POOLS];
 	u64 usage[PM_NR_TIERS];		/* bytes */
 	u64 chunks;

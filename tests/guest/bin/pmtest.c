@@ -625,13 +625,53 @@ static int cmd_fuzz(int argc, char **argv)
  * (MADV_NOHUGEPAGE), plus fault latency percentiles of the domain read back
  * from sysfs by the caller. Prints MiB/s for each and the ratios.
  */
+struct touch_slice {
+	uint8_t *p;
+	uint64_t len;
+	pthread_barrier_t *go;
+};
+
+static void *touch_slice_fn(void *arg)
+{
+	struct touch_slice *s = arg;
+
+	pthread_barrier_wait(s->go);
+	for (uint64_t i = 0; i < s->len; i += 4096)
+		s->p[i] = 1;
+	return NULL;
+}
+
+/* bench_threads threads touch their own slice of [p, p + len) at once */
+static int bench_threads = 1;
+
 static double touch_rate(uint8_t *p, uint64_t len)
 {
-	double t0 = now();
+	struct touch_slice s[64];
+	pthread_t tid[64];
+	pthread_barrier_t go;
+	uint64_t slice = len / bench_threads;
+	double t0;
 
-	for (uint64_t i = 0; i < len; i += 4096)
-		p[i] = 1;
-	return (len >> 20) / (now() - t0);
+	if (bench_threads == 1) {
+		t0 = now();
+		for (uint64_t i = 0; i < len; i += 4096)
+			p[i] = 1;
+		return (len >> 20) / (now() - t0);
+	}
+	pthread_barrier_init(&go, NULL, bench_threads + 1);
+	for (int i = 0; i < bench_threads; i++) {
+		s[i] = (struct touch_slice){ p + i * slice, slice, &go };
+		if (pthread_create(&tid[i], NULL, touch_slice_fn, &s[i]))
+			die("pthread_create");
+	}
+	t0 = now();
+	pthread_barrier_wait(&go);
+	for (int i = 0; i < bench_threads; i++)
+		pthread_join(tid[i], NULL);
+	double t = now() - t0;
+
+	pthread_barrier_destroy(&go);
+	return (len >> 20) / t;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -648,7 +688,7 @@ static double median(double *v, int n)
 }
 
 /*
- * bench NAME MIB [rounds=N]: first-touch rate of the domain, of anonymous
+ * bench NAME MIB [rounds=N] [threads=N]: first-touch rate of the domain, of anonymous
  * THP memory and of anonymous 4 KiB pages, the three interleaved in each
  * round, domain and THP taking turns at going first. One warm-up round
  * first, not counted: under QEMU the first guest touch of a guest-physical
@@ -665,7 +705,8 @@ static int cmd_bench(int argc, char **argv)
 	int rounds = atoi(opt(argc, argv, "rounds", "3"));
 	double dom[64], thp[64], nothp[64], ratio[64];
 
-	if (rounds < 1 || rounds > 64)
+	bench_threads = atoi(opt(argc, argv, "threads", "1"));
+	if (rounds < 1 || rounds > 64 || bench_threads < 1 || bench_threads > 64)
 		usage();
 	if (len > m.size)
 		len = m.size;
@@ -710,8 +751,8 @@ static int cmd_bench(int argc, char **argv)
 		nothp[r] = n;
 		ratio[r] = d / t;
 	}
-	printf("bench: first touch of %" PRIu64 " MiB, %d rounds after a warm-up, medians:\n", len >> 20,
-	       rounds);
+	printf("bench: first touch of %" PRIu64 " MiB by %d thread%s, %d rounds after a warm-up, medians:\n",
+	       len >> 20, bench_threads, bench_threads > 1 ? "s" : "", rounds);
 	double md = median(dom, rounds), mt = median(thp, rounds), mn = median(nothp, rounds);
 
 	printf("bench: domain %.0f MiB/s, anon THP %.0f MiB/s, anon 4K %.0f MiB/s\n", md, mt, mn);
