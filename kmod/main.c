@@ -27,6 +27,12 @@
  * (vhost, O_DIRECT). Quotas are hard: a chunk never lands in a tier whose quota is
  * used up. When no tier within quota can supply memory, the fault gets
  * SIGBUS and the domain's sigbus counter and a rate-limited log line say so.
+ * Faults of one domain run in parallel (a VM's vCPUs): the domain lock
+ * covers placement and mapping, not the allocation and zeroing of a chunk,
+ * whose bytes are reserved in its tier's usage meanwhile; a fault on a
+ * chunk being allocated waits for it, so it is allocated once.
+ * Pinnable domains (POOLMEM_DOMAIN_PINNABLE) take chunks only from kernel
+ * zones, so VFIO and RDMA can long-term pin them.
  *
  * Admission control at domain creation refuses (-ENOSPC) quotas that do not
  * fit the pools' capacity times their overcommit ratio, or the home node's
@@ -50,7 +56,7 @@
  *
  * Lock order: pm_lock -> pm_domain.lock -> (mm locks, i_mmap_rwsem, PTL)
  * -> pm_pool.af_lock. The fault path takes only pm_domain.lock and
- * af_lock.
+ * af_lock (and sleeps on a busy chunk with pm_domain.lock dropped).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
