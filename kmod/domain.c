@@ -178,15 +178,16 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 	if (!ids) {
 		*pool = NULL;
 		ret = pm_chunk_alloc_on(d, idx, d->home_node);
-	}
-	for (i = 0; ids && i < n && ret; i++) {
-		/* pools can't go away while this domain may use them */
-		struct pm_pool *p = pm_pools[ids[i]];
+	} else {
+		for (i = 0; i < n && ret; i++) {
+			/* pools can't go away while this domain may use them */
+			struct pm_pool *p = pm_pools[ids[i]];
 
-		*pool = p;
-		ret = pm_chunk_alloc_on(d, idx, p->node);
-		if (ret)
-			atomic64_inc(&p->failures);
+			*pool = p;
+			ret = pm_chunk_alloc_on(d, idx, p->node);
+			if (ret)
+				atomic64_inc(&p->failures);
+		}
 	}
 	mutex_lock(&d->lock);
 	return ret;
