@@ -64,7 +64,7 @@ normal can be pinned but not reliably unplugged. poolmem's chunks are of the mov
 class and land in either.""",
  options=[("--cxl MEMDEV[,...]","CXL memdevs to interleave into a new region (instead of DAXDEV)"),
           ("--name NAME","pool name (default: the device name)"),
-          ("--zone movable|normal","zone to online into (default movable)"),
+          ("--zone movable|normal","zone to online into (default movable: can be offlined and unplugged again, but not long-term pinned; normal: what pinnable domains, for VFIO and RDMA, need)"),
           ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show"),
           ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
           ("--force","online even if the kernel's auto-online policy would race"),
