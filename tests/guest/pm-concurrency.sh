@@ -3,7 +3,10 @@
 # once, so many first touches of the same chunk race. Each chunk must be
 # allocated exactly once: the kernel's chunk count must equal the number of
 # chunks with a mapped page (mincore), bytes must equal chunks x 2 MiB, and
-# neither tier may exceed its quota.
+# neither tier may exceed its quota. Then touches race with discards of
+# the same chunks (a fault allocates with the domain lock dropped, a
+# discard frees under it), on both mapping layouts: the accounting must
+# still add up and everything must go back to the pools.
 . /rig/tests/lib.sh
 pm_pools_up
 pmtest domain-create conc 256M 64M 192M tier=interleave select=round-robin >/dev/null
@@ -25,3 +28,22 @@ check_eq "local full" $((64 * MiB)) "$(dom_attr conc local_bytes)"
 check_eq "pool full" $((192 * MiB)) "$(dom_attr conc pool_bytes)"
 check_eq "sigbus" 0 "$(dom_attr conc sigbus)"
 pmtest domain-destroy conc >/dev/null
+
+# churn: 4 touching threads and a discarding one on a 64 MiB domain
+for layout in huge small; do
+	a0=$(pool_attr p0 allocated_bytes) a1=$(pool_attr p1 allocated_bytes)
+	pmtest domain-create churn 64M 16M 48M tier=interleave select=round-robin >/dev/null
+	out=$(pmtest churn churn 4 3000 layout=$layout) || fail "$layout churn: $out"
+	info "$layout: $out"
+	chunks=$(dom_attr churn chunks)
+	lb=$(dom_attr churn local_bytes) pb=$(dom_attr churn pool_bytes)
+	check_eq "$layout churn: bytes = chunks x 2 MiB" $((chunks * 2 * MiB)) $((lb + pb))
+	[ "$lb" -le $((16 * MiB)) ] && [ "$pb" -le $((48 * MiB)) ] || fail "$layout churn: quota exceeded: $lb $pb"
+	check_eq "$layout churn: pools' bytes = domain pool bytes" "$pb" \
+		$(( $(pool_attr p0 allocated_bytes) - a0 + $(pool_attr p1 allocated_bytes) - a1 ))
+	check_eq "$layout churn: sigbus" 0 "$(dom_attr churn sigbus)"
+	[ "$(dom_attr churn discards)" -gt 0 ] || fail "$layout churn: no discards"
+	pmtest domain-destroy churn >/dev/null
+	check_eq "$layout churn: pools back after destroy" "$a0 $a1" \
+		"$(pool_attr p0 allocated_bytes) $(pool_attr p1 allocated_bytes)"
+done

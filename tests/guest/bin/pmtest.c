@@ -422,18 +422,21 @@ struct thr {
 	unsigned int seed;
 	int rounds;
 	uint8_t *seen;		/* one flag per 2 MiB chunk */
+	int *stop;		/* if set: touch until it is, not rounds times */
+	long touches;
 };
 
 static void *touch_thread(void *arg)
 {
 	struct thr *t = arg;
 
-	for (int r = 0; r < t->rounds; r++) {
+	for (int r = 0; t->stop ? !__atomic_load_n(t->stop, __ATOMIC_RELAXED) : r < t->rounds; r++) {
 		uint64_t page = (uint64_t)rand_r(&t->seed) * 65536 + rand_r(&t->seed);
 
 		page %= t->size / 4096;
 		t->p[page * 4096 + (r % 4096)] = 1;
 		__atomic_store_n(&t->seen[page / 512], 1, __ATOMIC_RELAXED);
+		t->touches++;
 	}
 	return NULL;
 }
@@ -453,7 +456,7 @@ static int cmd_threads(int argc, char **argv)
 	uint64_t chunks = 0;
 
 	for (int i = 0; i < n; i++) {
-		t[i] = (struct thr){ m.p, m.size, (unsigned int)(i * 7919 + 1), rounds, seen };
+		t[i] = (struct thr){ m.p, m.size, (unsigned int)(i * 7919 + 1), rounds, seen, NULL, 0 };
 		pthread_create(&tid[i], NULL, touch_thread, &t[i]);
 	}
 	for (int i = 0; i < n; i++)
@@ -462,6 +465,70 @@ static int cmd_threads(int argc, char **argv)
 		chunks += seen[c];
 	/* the 2 MiB chunks the threads wrote to, as the kernel must count them */
 	printf("threads: %d x %d touches, chunks=%" PRIu64 "\n", n, rounds, chunks);
+	return 0;
+}
+
+/*
+ * churn NAME THREADS ROUNDS [layout=huge|small]: THREADS threads touch
+ * random pages for as long as one more thread takes to discard ROUNDS
+ * random whole chunks or zero random partial ranges: faults racing with
+ * discards of the same chunks (the test then checks the accounting).
+ */
+struct churn {
+	struct thr t;
+	int fd;
+	uint64_t chunk;
+	long discards;
+};
+
+static void *discard_thread(void *arg)
+{
+	struct churn *c = arg;
+
+	for (int r = 0; r < c->t.rounds; r++) {
+		uint64_t idx = (uint64_t)rand_r(&c->t.seed) % (c->t.size / c->chunk);
+		uint64_t off = idx * c->chunk, len = c->chunk;
+
+		if (r % 3 == 2) {	/* partial: zeroes, frees nothing */
+			off += (uint64_t)(rand_r(&c->t.seed) % 504) * 4096;
+			len = 4096 * (1 + rand_r(&c->t.seed) % 8);
+		}
+		if (discard(c->fd, off, len))
+			die("discard");
+		c->discards += len == c->chunk;
+	}
+	__atomic_store_n(c->t.stop, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static int cmd_churn(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	struct mapping m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE,
+					     opt(argc, argv, "layout", "huge"));
+	int n = atoi(argv[1]), rounds = atoi(argv[2]);
+	uint8_t *seen = calloc(m.size / (2 << 20), 1);
+	pthread_t tid[65];
+	struct thr t[64];
+	int stop = 0;
+	long touches = 0;
+	struct churn c = { { m.p, m.size, 4242, rounds, seen, &stop, 0 }, m.fd, 2 << 20, 0 };
+
+	if (n < 1 || n > 64)
+		usage();
+	/* the touchers run until the discarder is done */
+	for (int i = 0; i < n; i++) {
+		t[i] = (struct thr){ m.p, m.size, (unsigned int)(i * 7919 + 1), 0, seen, &stop, 0 };
+		pthread_create(&tid[i], NULL, touch_thread, &t[i]);
+	}
+	pthread_create(&tid[n], NULL, discard_thread, &c);
+	for (int i = 0; i <= n; i++)
+		pthread_join(tid[i], NULL);
+	for (int i = 0; i < n; i++)
+		touches += t[i].touches;
+	printf("churn: %d threads, %ld touches during %d discards (%ld of whole chunks)\n", n, touches,
+	       rounds, c.discards);
 	return 0;
 }
 
@@ -1080,6 +1147,8 @@ int main(int argc, char **argv)
 		return cmd_fuzz(argc, argv);
 	if (!strcmp(c, "bench"))
 		return cmd_bench(argc, argv);
+	if (!strcmp(c, "churn"))
+		return cmd_churn(argc, argv);
 	if (!strcmp(c, "pin-longterm"))
 		return cmd_pin_longterm(argc, argv);
 	if (!strcmp(c, "anon-check"))
