@@ -797,6 +797,14 @@ static int pm_first_cpu_node(void)
  * pinnable domain must also fit with the other pinnable domains into the
  * memory outside ZONE_MOVABLE, the only memory its chunks can come from.
  */
+/* Admission limit of the local tier on node @nid, as pm_pool_limit() for pools. */
+static u64 pm_local_limit(int nid, bool pinnable)
+{
+	u64 bytes = pinnable ? pm_node_pinnable_bytes(nid) : pm_node_present_bytes(nid);
+
+	return div_u64(bytes * pm_local_overcommit_pct, 100);
+}
+
 static int pm_admit(const struct poolmem_domain_create *a, u64 mask)
 {
 	bool pin = a->flags & POOLMEM_DOMAIN_PINNABLE;
@@ -817,17 +825,18 @@ static int pm_admit(const struct poolmem_domain_create *a, u64 mask)
 				pin_pool += d->quota[PM_TIER_POOL];
 		}
 	}
-	if (local > div_u64(pm_node_present_bytes(a->home_node) * pm_local_overcommit_pct, 100))
+	if (local > pm_local_limit(a->home_node, false))
 		return -ENOSPC;
-	if (pin && a->quota[PM_TIER_LOCAL] &&
-	    pin_local > div_u64(pm_node_pinnable_bytes(a->home_node) * pm_local_overcommit_pct, 100))
+	if (pin && a->quota[PM_TIER_LOCAL] && pin_local > pm_local_limit(a->home_node, true))
 		return -ENOSPC;
 	if (!a->quota[PM_TIER_POOL])
 		return 0;
 	for (m = mask; m; m &= m - 1) {
-		limit += pm_pool_limit(pm_pools[__ffs64(m)], false);
+		const struct pm_pool *p = pm_pools[__ffs64(m)];
+
+		limit += pm_pool_limit(p, false);
 		if (pin)
-			pin_limit += pm_pool_limit(pm_pools[__ffs64(m)], true);
+			pin_limit += pm_pool_limit(p, true);
 	}
 	if (pool > limit || (pin && pin_pool > pin_limit))
 		return -ENOSPC;
