@@ -184,7 +184,7 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 	struct pm_pool *p;
 	int i, id = -1, ret;
 
-	if (!pm_name_valid(arg->name) || arg->tier != POOLMEM_TIER_POOL)
+	if (!pm_name_valid(arg->name, POOLMEM_NAME_MAX) || arg->tier != POOLMEM_TIER_POOL)
 		return -EINVAL;
 	if (arg->overcommit_pct == 0)
 		arg->overcommit_pct = 100;

@@ -7,10 +7,10 @@
 #define POOLMEM_INTERNAL_H
 
 #include <linux/atomic.h>
-#include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kobject.h>
+#include <linux/kref.h>
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -24,10 +24,11 @@
 #define PM_UNIT_ORDER		(21 - PAGE_SHIFT)
 #define PM_UNIT_PAGES		(1UL << PM_UNIT_ORDER)
 #define PM_UNIT_BYTES		(PAGE_SIZE << PM_UNIT_ORDER)
+#define PM_UNIT_SHIFT		(PAGE_SHIFT + PM_UNIT_ORDER)
 #define PM_CHUNK_MIN		PM_UNIT_BYTES
 #define PM_CHUNK_MAX		(1ULL << 30)
+#define PM_DOMAIN_MAX_BYTES	(1ULL << 46)	/* 64 TiB: bounds the chunk map */
 #define PM_HIST_BUCKETS		40	/* log2 ns: bucket i counts [2^i, 2^(i+1)) */
-#define PM_MAX_DOMAINS		1024	/* minors of domain devices */
 #define PM_POOL_NONE		0xff	/* chunk_meta.pool of a local chunk */
 
 /* A registered pool: a NUMA node of far memory. */
@@ -39,7 +40,7 @@ struct pm_pool {
 	u32 overcommit_pct;		/* admission: capacity * pct / 100 */
 	u64 committed;			/* pool quotas of live domains allowed here; pm_lock */
 	u32 users;			/* live domains allowed here; pm_lock */
-	atomic64_t allocated;		/* bytes in chunks */
+	atomic64_t allocated;		/* bytes in chunks (retired ones included) */
 	atomic64_t chunks;
 	atomic64_t allocations;
 	atomic64_t faults;
@@ -58,7 +59,24 @@ struct pm_chunk_meta {
 	u8 busy;			/* a fault is allocating it, d->lock dropped */
 };
 
-/* A VM's memory: /dev/poolmem/<name>. */
+/*
+ * A profile: the quotas and policies of domains created as files in its
+ * directory (and the directory's subdirectories). Immutable once created;
+ * reference counted: its directories and its domains hold references.
+ */
+struct pm_profile {
+	struct kref ref;
+	struct poolmem_profile conf;	/* as created: name, quotas, policies */
+	struct list_head list;		/* pm_profiles while its directory exists; pm_lock */
+	atomic64_t domains;		/* live domains made from it */
+};
+
+/*
+ * A VM's memory: a regular file of the poolmem file system. A named domain
+ * (POOLMEM_DOMAIN_CREATE) is <mount>/<name>; a profile domain is a file
+ * somebody created in a profile directory and sized with ftruncate(), named
+ * "<profile>.<inode number>" in sysfs and listings.
+ */
 struct pm_domain {
 	char name[POOLMEM_NAME_MAX];
 	u64 size;			/* bytes, chunk multiple */
@@ -71,22 +89,31 @@ struct pm_domain {
 	int home_node;
 	u32 tier_policy;
 	u32 pool_select;
-	kuid_t uid;
-	kgid_t gid;
-	umode_t mode;
 	bool pinnable;			/* POOLMEM_DOMAIN_PINNABLE */
-	bool dead;			/* destroyed: no new opens; pm_lock */
+	struct pm_profile *profile;	/* the profile it was made from, or NULL */
+	char *path;			/* file's path in the file system at creation */
+	pid_t creator;			/* tgid that created (sized) it */
+	char creator_comm[TASK_COMM_LEN];
+	/*
+	 * The domain's file. Valid until the inode is evicted, which sets
+	 * dead and clears this under pm_lock first: whoever finds the domain
+	 * alive under pm_lock may use it until pm_lock is dropped.
+	 */
+	struct inode *inode;
+	bool dead;			/* unlinked (named) or evicted: not listed; pm_lock */
+	bool registered;		/* sysfs device added; pm_lock */
 	struct list_head list;		/* pm_domains; pm_lock */
 
 	/*
-	 * Protects the chunk map (units, meta), usage, chunks_per_pool,
-	 * rr_cursor and the per-domain counters below. Held for placement
-	 * decisions and, for small mappings, page table updates in the fault
-	 * path, but not while a chunk is allocated and zeroed: that chunk is
-	 * marked busy (other faults on it wait for it, wait_var_event on its
-	 * meta) and its bytes are reserved in usage, so quotas stay hard.
-	 * Taken after pm_lock, never before it, and before the page lock of
-	 * a unit.
+	 * Protects the chunk map (units, meta), usage, chunks, retired,
+	 * chunks_per_pool, rr_cursor and the per-domain counters below.
+	 * Held for placement decisions and, for small mappings, page table
+	 * updates in the fault path, but not while a chunk is allocated and
+	 * zeroed: that chunk is marked busy (other faults on it wait for it,
+	 * wait_var_event on its meta) and its bytes are reserved in usage,
+	 * so quotas stay hard. Taken after pm_lock, never before it, and
+	 * before the page lock of a unit. Nothing that faults on domain
+	 * memory (copy_to_user) may run under it.
 	 */
 	struct mutex lock;
 	struct page **units;		/* nr_chunks * units_per_chunk; NULL = absent */
@@ -95,8 +122,9 @@ struct pm_domain {
 	/* scratch space of pm_chunk_place(), too big for the stack */
 	struct pm_pool_view views[POOLMEM_MAX_POOLS];
 	u32 order[POOLMEM_MAX_POOLS];
-	u64 usage[PM_NR_TIERS];		/* bytes */
-	u64 chunks;
+	u64 usage[PM_NR_TIERS];		/* bytes, retired chunks included */
+	u64 chunks;			/* present in the map */
+	u64 retired;			/* discarded but still referenced, still charged */
 	u64 chunks_per_pool[POOLMEM_MAX_POOLS];
 	u32 rr_cursor;
 	u64 faults;
@@ -105,33 +133,45 @@ struct pm_domain {
 	atomic64_t hist[PM_HIST_BUCKETS];
 	atomic64_t fault_ns;		/* sum of fault latencies (histogram sum) */
 
+	/* lifetime: the last put frees the domain (pm_domain_release) */
+	struct device dev;		/* /sys/class/poolmem/<name> */
+};
+
+#define to_domain(dev) container_of(dev, struct pm_domain, dev)
+
+/*
+ * What a regular file of the poolmem file system is (its inode's
+ * i_private): a named domain (profile NULL), or a file in a profile
+ * directory, whose domain appears when ftruncate() sizes it.
+ */
+struct pm_file {
+	struct pm_profile *profile;	/* a reference, or NULL */
 	/*
-	 * Every open file's f_mapping: one address space for all mappings of
-	 * the domain, whichever device inode was opened, so hole punching
-	 * can unmap them all. An anonymous inode of pm_mnt.
+	 * Set once, with smp_store_release() after the domain is complete,
+	 * under the inode lock; read with smp_load_acquire(). The file owns
+	 * one reference on the domain (dropped at eviction).
 	 */
-	struct inode *inode;
-	struct cdev cdev;
-	struct device dev;		/* lifetime: the last put frees the domain */
+	struct pm_domain *d;
 };
 
 /* main.c */
 extern struct mutex pm_lock;
 extern struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
 extern struct list_head pm_domains;
-extern struct maple_tree pm_rmap;
-extern atomic_t pm_inflight;
+extern struct list_head pm_profiles;
 extern struct class *pm_class;
-extern struct vfsmount *pm_mnt;
-extern dev_t pm_devt;
 extern unsigned int pm_window_ms;
 extern unsigned int pm_local_overcommit_pct;
 
-int pm_name_valid(const char *name);
 u64 pm_epoch(void);
 u64 pm_node_present_bytes(int nid);
 u64 pm_node_pinnable_bytes(int nid);
 u64 pm_node_free_bytes(int nid);
+int pm_first_cpu_node(void);
+
+/* ctl.c: /dev/poolmem/control */
+int pm_ctl_init(void);
+void pm_ctl_exit(void);
 
 /* pool.c */
 struct pm_pool *pm_pool_find(const char *name);
@@ -145,14 +185,52 @@ int pm_pools_sysfs_init(void);
 void pm_pools_sysfs_exit(void);
 void pm_pools_remove_all(void);
 
-/* domain.c */
+/* domain.c: lifetime and admission */
 struct pm_domain *pm_domain_find(const char *name);
-int pm_domain_create(const struct poolmem_domain_create *arg);
-int pm_domain_destroy(const char *name);
+struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
+				struct pm_profile *profile, const char *why);
+int pm_domain_register(struct pm_domain *d, struct inode *inode, const char *path);
+void pm_domain_abandon(struct pm_domain *d);
+void pm_domain_unlink(struct pm_domain *d);
+void pm_domain_evict(struct pm_domain *d);
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
+int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
+			   struct poolmem_domain_create *a);
+
+/* chunk.c: placement, allocation, free, retired chunks */
+int pm_chunk_place(struct pm_domain *d, u64 idx);
+void pm_chunk_unmap(struct pm_domain *d, u64 idx);
+void pm_chunk_discard(struct pm_domain *d, u64 idx);
+void pm_chunk_free(struct pm_domain *d, u64 idx);
+struct page *pm_page_at(struct pm_domain *d, u64 off);
+struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx);
+void pm_chunk_exit(void);
+
+/* file.c: the domain file's operations and fault */
+extern const struct file_operations pm_domain_fops;
+extern const struct inode_operations pm_domain_iops;
+int pm_discard(struct pm_domain *d, u64 offset, u64 len);
+
+/* fs.c: the poolmem file system */
+int pm_fs_init(void);
+void pm_fs_exit(void);
+int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gid);
+int pm_fs_remove(const char *name, bool dir);
+int pm_profile_create(const struct poolmem_profile *conf);
+struct pm_profile *pm_profile_find(const char *name);
+void pm_profile_put(struct pm_profile *pr);
+
+/* rmap.c: chunk map, reverse map, memory offline notifier */
+int pm_rmap_insert(struct page *unit, struct pm_domain *d, size_t slot);
+void pm_rmap_erase(struct page *unit);
+void pm_inflight_begin(int nid);
+void pm_inflight_end(int nid);
 int pm_domain_map(struct pm_domain *d, struct poolmem_map *m);
 struct pm_domain *pm_rmap_lookup(u64 pfn, u64 *offset, u32 *pool);
-const char *pm_rmap_entry_owner(void *entry, u64 *offset);
+int pm_rmap_init(void);
+void pm_rmap_exit(void);
+
+/* sysfs.c: /sys/class/poolmem/<name>/ */
 extern const struct attribute_group *pm_domain_groups[];
 
 #endif /* POOLMEM_INTERNAL_H */

@@ -6,6 +6,77 @@
  */
 #include "pm_policy.h"
 
+const char *const pm_tier_names[PM_NR_TIERS] = { "local", "pool" };
+const char *const pm_tier_policy_names[PM_NR_TIER_POLICIES] = {
+	"local-first", "interleave", "pool-first"
+};
+const char *const pm_pool_select_names[PM_NR_POOL_SELECTS] = {
+	"round-robin", "random", "nearest", "smart-idle"
+};
+
+static int pm_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+int pm_name_index(const char *const *names, unsigned int n, const char *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (pm_streq(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+int pm_name_valid(const char *buf, unsigned int size)
+{
+	unsigned int len = 0, i;
+
+	if (size > PM_NAME_MAX)
+		size = PM_NAME_MAX;
+	while (len < size && buf[len])
+		len++;
+	if (len == 0 || len == size)
+		return 0;
+	if (buf[0] == '.' || buf[0] == '-' || pm_streq(buf, "control"))
+		return 0;
+	for (i = 0; i < len; i++) {
+		char c = buf[i];
+
+		/* ASCII only: isalnum() in the kernel accepts Latin-1 letters */
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	for (i = len; i < size; i++)
+		if (buf[i])
+			return 0;
+	return 1;
+}
+
+u64 pm_pct_of(u64 bytes, u32 pct)
+{
+	return bytes / 100 * pct + bytes % 100 * pct / 100;
+}
+
+u64 pm_profile_quota(u64 size, u64 chunk, u32 pct, u64 cap)
+{
+	u64 q;
+
+	if (pct) {
+		q = pm_pct_of(size, pct);
+		q = (q + chunk - 1) & ~(chunk - 1);
+	} else {
+		q = cap;
+	}
+	return q < size ? q : size;
+}
+
 unsigned int pm_tier_order(u32 policy, const struct pm_tier_view *t, u32 order[PM_NR_TIERS])
 {
 	int room_l = t->used[PM_TIER_LOCAL] < t->quota[PM_TIER_LOCAL];

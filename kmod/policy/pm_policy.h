@@ -30,13 +30,52 @@ extern "C" {
 #define PM_TIER_LOCAL_FIRST	0
 #define PM_TIER_INTERLEAVE	1
 #define PM_TIER_POOL_FIRST	2
+#define PM_NR_TIER_POLICIES	3
 
 #define PM_SELECT_ROUND_ROBIN	0
 #define PM_SELECT_RANDOM	1
 #define PM_SELECT_NEAREST	2
 #define PM_SELECT_SMART_IDLE	3
+#define PM_NR_POOL_SELECTS	4
 
 #define PM_MAX_POOLS		64
+#define PM_NAME_MAX		32	/* with the NUL */
+
+/*
+ * These constants are the uapi's (POOLMEM_TIER_*, POOLMEM_*_FIRST,
+ * POOLMEM_SELECT_*, POOLMEM_MAX_POOLS, POOLMEM_NAME_MAX); the module
+ * ties them together with BUILD_BUG_ON (main.c) and the host unit tests
+ * with static_assert, so the policy code needs no uapi header.
+ */
+
+/* Names as poolctl, sysfs and the kernel log print them. */
+extern const char *const pm_tier_names[PM_NR_TIERS];		/* "local", "pool" */
+extern const char *const pm_tier_policy_names[PM_NR_TIER_POLICIES];
+extern const char *const pm_pool_select_names[PM_NR_POOL_SELECTS];
+
+/* Index of @s in @names[0..n), or -1. */
+int pm_name_index(const char *const *names, unsigned int n, const char *s);
+
+/*
+ * A valid object name (pool, domain, profile): 1 to PM_NAME_MAX - 1 ASCII
+ * characters of [A-Za-z0-9_.-], not starting with '.' or '-', not
+ * "control". @buf holds @size bytes; everything after the name must be NUL
+ * (no hidden bytes in an ioctl argument). Returns 1 or 0.
+ */
+int pm_name_valid(const char *buf, unsigned int size);
+
+/* Admission arithmetic (bytes). */
+
+/* @bytes * @pct / 100 without overflow for any u64 @bytes. */
+u64 pm_pct_of(u64 bytes, u32 pct);
+
+/*
+ * A profile's quota for one tier of a domain of @size bytes with chunks of
+ * @chunk bytes (a power of two): @pct percent of the size rounded up to
+ * whole chunks when @pct is set, else @cap (a byte cap; must be chunk
+ * aligned), never more than @size.
+ */
+u64 pm_profile_quota(u64 size, u64 chunk, u32 pct, u64 cap);
 
 /* A domain's tier counters, in chunks. */
 struct pm_tier_view {

@@ -3,11 +3,19 @@
  * poolmem: pooled memory for VMs with hard per-tier quotas.
  *
  * The userspace ABI of /dev/poolmem/control. Every ioctl argument starts
- * with "size" (set it to sizeof the struct) and "flags" (0; domain create
- * alone defines flags: POOLMEM_DOMAIN_*); every reserved field must be zero. Anything else
- * is refused with -EINVAL; a bad pointer gives -EFAULT. Names are 1 to
- * POOLMEM_NAME_MAX - 1 characters of [A-Za-z0-9_.-], NUL-terminated, not
- * starting with '.' or '-'; "control" is reserved.
+ * with "size" (set it to sizeof the struct) and "flags" (0; domain and
+ * profile create alone define flags: POOLMEM_DOMAIN_*); every reserved
+ * field must be zero. Anything else is refused with -EINVAL; a bad pointer
+ * gives -EFAULT. Names are 1 to POOLMEM_NAME_MAX - 1 ASCII characters of
+ * [A-Za-z0-9_.-], NUL-terminated, not starting with '.' or '-'; "control"
+ * is reserved.
+ *
+ * Domains are regular files of the poolmem file system (type "poolmem",
+ * mounted at POOLMEM_MOUNT_DEFAULT): open, mmap MAP_SHARED, fallocate
+ * (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) and MADV_REMOVE to give
+ * memory back, chown/chmod, unlink to destroy. A profile is a directory of
+ * that file system: a file created in it becomes a domain with the
+ * profile's quotas and policies when ftruncate() gives it a size.
  */
 #ifndef _UAPI_LINUX_POOLMEM_H
 #define _UAPI_LINUX_POOLMEM_H
@@ -15,10 +23,12 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	1
+#define POOLMEM_ABI_VERSION	2
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
+#define POOLMEM_FS_MAGIC	0x706d656d	/* statfs f_type: "pmem" */
+#define POOLMEM_MOUNT_DEFAULT	"/run/poolmem"
 
 /* Tiers: local is the DRAM of a domain's home node, pool is far memory. */
 enum poolmem_tier {
@@ -123,14 +133,14 @@ struct poolmem_domain_create {
 	__u32 size;
 	__u32 flags;
 	char name[POOLMEM_NAME_MAX];
-	__u64 bytes;			/* size of /dev/poolmem/<name>, chunk multiple */
+	__u64 bytes;			/* size of the domain file, chunk multiple */
 	__u64 chunk_bytes;		/* power of two, 2 MiB..1 GiB; 0 = 2 MiB */
 	__u64 quota[POOLMEM_NR_TIERS];	/* hard limits; must add up to >= bytes */
 	__u64 pool_mask;		/* allowed pool ids; 0 = every pool */
 	__s32 home_node;		/* -1 = first node with CPUs */
 	__u32 tier_policy;		/* enum poolmem_tier_policy */
 	__u32 pool_select;		/* enum poolmem_pool_select */
-	__u32 uid;			/* owner of the device node */
+	__u32 uid;			/* owner of the domain file */
 	__u32 gid;
 	__u32 mode;			/* permission bits, 0 = 0600 */
 	__u64 reserved[4];
@@ -157,7 +167,8 @@ struct poolmem_domain_info {
 	__u64 discards;			/* chunks returned by hole punching */
 	__u32 domain_flags;		/* out: POOLMEM_DOMAIN_* given at create */
 	__u32 reserved32;
-	__u64 reserved[3];
+	__u64 retired_chunks;		/* discarded while still referenced: still charged */
+	__u64 reserved[2];
 };
 
 /* One coalesced range of a domain's chunk map. */
@@ -200,19 +211,33 @@ struct poolmem_map_reverse {
 };
 
 /*
- * POOLMEM_DISCARD, on an open /dev/poolmem/<name> (not the control device):
- * whole chunks in [offset, offset + length) go back to their pools (they
- * are unmapped from every mapping and placed anew on the next touch);
- * the parts of partially covered chunks are zeroed. What
- * fallocate(PUNCH_HOLE) does for a regular file: the VFS refuses
- * fallocate() on character devices before a driver sees it.
+ * A profile: quotas and policies for domains that QEMU or libvirt create
+ * as files in the profile's directory <mount>/<name>. Each tier's quota
+ * is either a percentage of the domain's size (quota_pct, 1..100, rounded
+ * up to whole chunks) or a byte cap (quota_bytes, at most the size); both
+ * 0 means no quota in that tier. uid/gid/mode are the directory's owner
+ * and permission bits (0 = 0700): whoever may create files there may
+ * create domains. POOLMEM_PROFILE_CREATE takes it in; POOLMEM_PROFILE_INFO
+ * fills it for "name" (and "domains", the live domains made from it).
+ * POOLMEM_PROFILE_REMOVE (struct poolmem_name_arg) removes an empty
+ * profile, as rmdir of its directory does.
  */
-struct poolmem_discard {
+struct poolmem_profile {
 	__u32 size;
-	__u32 flags;
-	__u64 offset;
-	__u64 length;
-	__u64 reserved[2];
+	__u32 flags;			/* POOLMEM_DOMAIN_* for its domains */
+	char name[POOLMEM_NAME_MAX];
+	__u64 chunk_bytes;		/* 0 = 2 MiB */
+	__u64 quota_bytes[POOLMEM_NR_TIERS];
+	__u32 quota_pct[POOLMEM_NR_TIERS];
+	__u64 pool_mask;		/* 0 = every pool */
+	__s32 home_node;		/* -1 = first node with CPUs */
+	__u32 tier_policy;
+	__u32 pool_select;
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;
+	__u64 domains;			/* out (INFO) */
+	__u64 reserved[4];
 };
 
 #define POOLMEM_IOC_MAGIC	0xCE
@@ -228,6 +253,9 @@ struct poolmem_discard {
 #define POOLMEM_DOMAIN_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x23, struct poolmem_domain_info)
 #define POOLMEM_MAP		_IOWR(POOLMEM_IOC_MAGIC, 0x30, struct poolmem_map)
 #define POOLMEM_MAP_REVERSE	_IOWR(POOLMEM_IOC_MAGIC, 0x31, struct poolmem_map_reverse)
-#define POOLMEM_DISCARD		_IOW(POOLMEM_IOC_MAGIC, 0x40, struct poolmem_discard)
+#define POOLMEM_PROFILE_CREATE	_IOW(POOLMEM_IOC_MAGIC, 0x40, struct poolmem_profile)
+#define POOLMEM_PROFILE_REMOVE	_IOW(POOLMEM_IOC_MAGIC, 0x41, struct poolmem_name_arg)
+#define POOLMEM_PROFILE_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x42, struct poolmem_list)
+#define POOLMEM_PROFILE_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x43, struct poolmem_profile)
 
 #endif /* _UAPI_LINUX_POOLMEM_H */

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem chunks: placement by the domain's policies, allocation (in a
+ * kworker when the faulting task's cpuset excludes the node), free, and
+ * retired chunks (discarded while still referenced).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/cpuset.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+
+#include "poolmem.h"
+
+/* ---- units: 2 MiB compound buddy allocations ---- */
+
+static struct page *pm_unit_alloc(int nid, bool pinnable)
+{
+	/*
+	 * Movable class, so onlined-movable pool memory can serve it, unless
+	 * the domain must be long-term pinnable: then kernel zones only.
+	 * Zeroed, because the previous owner may have been another tenant; no
+	 * OOM killer and no warning: a full node is an ordinary event here.
+	 * Compound, so that a PMD can map the unit whole and get_user_pages
+	 * takes its references on the head page.
+	 */
+	const gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
+			  __GFP_ZERO | __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN;
+
+	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
+}
+
+/*
+ * Allocate chunk @idx from node @nid and record its units in the reverse
+ * map; the caller charges it. Caller has marked the chunk busy (its slots
+ * are the caller's alone) and need not hold d->lock. Returns 0 or -ENOMEM.
+ */
+static int pm_chunk_alloc_on(struct pm_domain *d, u64 idx, int nid)
+{
+	size_t first = idx * d->units_per_chunk;
+	struct page **slot = &d->units[first];
+	unsigned int u;
+	int ret = -ENOMEM;
+
+	pm_inflight_begin(nid);
+	for (u = 0; u < d->units_per_chunk; u++) {
+		struct page *page = pm_unit_alloc(nid, d->pinnable);
+
+		if (!page)
+			goto out_undo;
+		if (pm_rmap_insert(page, d, first + u)) {
+			put_page(page);
+			goto out_undo;
+		}
+		slot[u] = page;
+	}
+	pm_inflight_end(nid);
+	return 0;
+
+out_undo:
+	while (u--) {
+		pm_rmap_erase(slot[u]);
+		put_page(slot[u]);
+		slot[u] = NULL;
+	}
+	pm_inflight_end(nid);
+	return ret;
+}
+
+/*
+ * Allocation on behalf of a task whose cpuset excludes the node. In task
+ * context the page allocator confines every allocation to the task's
+ * cpuset (__GFP_HARDWALL, whatever node or nodemask is asked for), and a
+ * QEMU that libvirt confined with <numatune mode='strict'> would never get
+ * pool memory although admission granted it. Placement is the domain's
+ * policy, not the task's: an unbound kworker, in the root cpuset, does the
+ * allocation, and the fault waits for it.
+ */
+struct pm_alloc_work {
+	struct work_struct work;
+	struct pm_domain *d;
+	u64 idx;
+	int nid;
+	int ret;
+	struct completion done;
+};
+
+static void pm_alloc_workfn(struct work_struct *work)
+{
+	struct pm_alloc_work *w = container_of(work, struct pm_alloc_work, work);
+
+	w->ret = pm_chunk_alloc_on(w->d, w->idx, w->nid);
+	complete(&w->done);
+}
+
+static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
+{
+	struct pm_alloc_work w;
+
+	/*
+	 * Without cpusets in use, every task's mems_allowed holds every node
+	 * with memory (the root cpuset follows memory hotplug).
+	 */
+	if (node_isset(nid, cpuset_current_mems_allowed))
+		return pm_chunk_alloc_on(d, idx, nid);
+
+	w.d = d;
+	w.idx = idx;
+	w.nid = nid;
+	init_completion(&w.done);
+	INIT_WORK_ONSTACK(&w.work, pm_alloc_workfn);
+	queue_work_node(nid, system_unbound_wq, &w.work);
+	/* bounded: the allocation does not retry (__GFP_NORETRY) */
+	wait_for_completion(&w.done);
+	destroy_work_on_stack(&w.work);
+	return w.ret;
+}
+
+static void pm_chunk_charge(struct pm_domain *d, u64 idx, u32 tier, struct pm_pool *p)
+{
+	d->meta[idx].present = 1;
+	d->meta[idx].tier = tier;
+	d->meta[idx].pool = p ? p->id : PM_POOL_NONE;
+	d->usage[tier] += d->chunk_bytes;
+	d->chunks++;
+	if (p) {
+		d->chunks_per_pool[p->id]++;
+		atomic64_add(d->chunk_bytes, &p->allocated);
+		atomic64_inc(&p->chunks);
+		atomic64_inc(&p->allocations);
+		pm_pool_event(p, 1);
+	}
+}
+
+struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx)
+{
+	u8 pool = d->meta[idx].pool;
+
+	return pool == PM_POOL_NONE ? NULL : pm_pools[pool];
+}
+
+/* Uncharge a chunk of @tier on pool @p (NULL: local) that left the domain. */
+static void pm_chunk_uncharge(struct pm_domain *d, u32 tier, struct pm_pool *p)
+{
+	d->usage[tier] -= d->chunk_bytes;
+	if (p) {
+		d->chunks_per_pool[p->id]--;
+		atomic64_sub(d->chunk_bytes, &p->allocated);
+		atomic64_dec(&p->chunks);
+	}
+}
+
+/*
+ * Free chunk @idx (present, and unmapped from the domain's file by the
+ * caller) and uncharge it. Caller holds d->lock, or is the domain's
+ * release with no other user left.
+ */
+void pm_chunk_free(struct pm_domain *d, u64 idx)
+{
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	unsigned int u;
+
+	for (u = 0; u < d->units_per_chunk; u++) {
+		pm_rmap_erase(slot[u]);
+		put_page(slot[u]);
+		slot[u] = NULL;
+	}
+	pm_chunk_uncharge(d, d->meta[idx].tier, pm_chunk_pool(d, idx));
+	d->chunks--;
+	d->meta[idx].present = 0;
+}
+
+/*
+ * Allocate chunk @idx on the first of @n candidate nodes (pools @ids, or
+ * the home node when @ids is NULL) that can supply it, with d->lock
+ * dropped: allocating and zeroing 2 MiB takes long, and other faults of
+ * the domain (other vCPUs) must not queue behind it. The caller has
+ * reserved the chunk's bytes in usage[@tier] and marked it busy. Returns
+ * the pool used (NULL: home node) in @pool, or -ENOMEM.
+ */
+static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, unsigned int n,
+				   struct pm_pool **pool)
+	__must_hold(&d->lock)
+{
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	mutex_unlock(&d->lock);
+	if (!ids) {
+		*pool = NULL;
+		ret = pm_chunk_alloc_node(d, idx, d->home_node);
+	} else {
+		for (i = 0; i < n && ret; i++) {
+			/* pools can't go away while this domain may use them */
+			struct pm_pool *p = pm_pools[ids[i]];
+
+			*pool = p;
+			ret = pm_chunk_alloc_node(d, idx, p->node);
+			if (ret)
+				atomic64_inc(&p->failures);
+		}
+	}
+	mutex_lock(&d->lock);
+	return ret;
+}
+
+/*
+ * The pools a pool-tier chunk may come from, in pool-selection order, into
+ * @ids; returns how many. Only what the policy reads is gathered: the
+ * access factor takes each pool's af_lock. Caller holds d->lock (the
+ * policy's scratch space is the domain's).
+ */
+static unsigned int pm_pool_candidates(struct pm_domain *d, u8 *ids)
+{
+	struct pm_pool_view *views = d->views;
+	unsigned int n = 0, i;
+	u64 mask;
+
+	for (mask = d->pool_mask; mask; mask &= mask - 1) {
+		struct pm_pool *p = pm_pools[__ffs64(mask)];
+
+		views[n].id = p->id;
+		views[n].distance = d->pool_select == PM_SELECT_NEAREST ?
+				    node_distance(d->home_node, p->node) : 0;
+		views[n].allocated = atomic64_read(&p->allocated);
+		views[n].af = d->pool_select == PM_SELECT_SMART_IDLE ? pm_pool_af(p) : 0;
+		n++;
+	}
+	n = pm_pool_order(d->pool_select, views, n, d->rr_cursor,
+			  d->pool_select == PM_SELECT_RANDOM ? get_random_u32() : 0, d->order);
+	for (i = 0; i < n; i++)
+		ids[i] = views[d->order[i]].id;
+	return n;
+}
+
+/*
+ * Make chunk @idx present: place it by the domain's policies (tiers in
+ * tier-policy order, within a tier pools in pool-selection order; a node
+ * that can't supply the chunk is skipped: fall back within quota), or
+ * wait for the fault already placing it. Caller holds d->lock, which is
+ * dropped while the chunk is allocated or waited for. Returns 0, -ENOMEM
+ * when no tier with quota left can supply it, or -EINTR when a fatal
+ * signal ended the wait.
+ */
+int pm_chunk_place(struct pm_domain *d, u64 idx)
+	__must_hold(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[idx];
+	u8 ids[POOLMEM_MAX_POOLS];
+	struct pm_tier_view tv;
+	u32 tiers[PM_NR_TIERS];
+	struct pm_pool *p;
+	unsigned int nt, t, n;
+
+	while (meta->busy) {
+		int killed;
+
+		mutex_unlock(&d->lock);
+		/* killable: a vCPU thread must never be stuck here for good */
+		killed = wait_var_event_killable(meta, !READ_ONCE(meta->busy));
+		mutex_lock(&d->lock);
+		if (killed)
+			return -EINTR;
+	}
+	if (meta->present)
+		return 0;
+
+	for (t = 0; t < PM_NR_TIERS; t++) {
+		tv.used[t] = d->usage[t] >> d->chunk_shift;
+		tv.quota[t] = d->quota[t] >> d->chunk_shift;
+	}
+	nt = pm_tier_order(d->tier_policy, &tv, tiers);
+
+	for (t = 0; t < nt; t++) {
+		u32 tier = tiers[t];
+		int ret;
+
+		/* the lock was dropped for the tier before: look again */
+		if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
+			continue;
+		n = tier == PM_TIER_POOL ? pm_pool_candidates(d, ids) : 1;
+		d->usage[tier] += d->chunk_bytes;	/* reserved while unlocked */
+		meta->busy = 1;
+		ret = pm_chunk_alloc_unlocked(d, idx, tier == PM_TIER_POOL ? ids : NULL, n, &p);
+		d->usage[tier] -= d->chunk_bytes;
+		if (!ret) {
+			pm_chunk_charge(d, idx, tier, p);
+			if (p)
+				d->rr_cursor++;
+		}
+		/*
+		 * Waiters sleep in wait_var_event(): they queue themselves,
+		 * then test busy. The store to busy must be visible before
+		 * wake_up_var() looks for waiters (waitqueue_active() takes
+		 * no lock), or a waiter that tested busy == 1 just before is
+		 * not woken: a lost wakeup. The full barrier pairs with the
+		 * one in prepare_to_wait_event() (set_current_state()).
+		 */
+		WRITE_ONCE(meta->busy, 0);
+		smp_mb();
+		wake_up_var(meta);
+		if (!ret)
+			return 0;
+	}
+	return -ENOMEM;
+}
+
+/* The page at byte @off of the domain; its chunk must be present. */
+struct page *pm_page_at(struct pm_domain *d, u64 off)
+{
+	u64 idx = off >> d->chunk_shift, in = off & (d->chunk_bytes - 1);
+
+	return d->units[idx * d->units_per_chunk + (in >> PM_UNIT_SHIFT)] +
+	       ((in & (PM_UNIT_BYTES - 1)) >> PAGE_SHIFT);
+}
+
+/*
+ * Remove chunk @idx from every mapping of the domain's file so it can be
+ * freed. A fault that took a unit's page lock under d->lock may still be
+ * installing its PMD: wait for it, then zap. Caller holds d->lock; the
+ * domain's file is open (the caller came through it), so d->inode is
+ * valid.
+ */
+void pm_chunk_unmap(struct pm_domain *d, u64 idx)
+{
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	unsigned int u;
+
+	for (u = 0; u < d->units_per_chunk; u++)
+		lock_page(slot[u]);
+	unmap_mapping_range(d->inode->i_mapping, idx << d->chunk_shift, d->chunk_bytes, 1);
+	for (u = 0; u < d->units_per_chunk; u++)
+		unlock_page(slot[u]);
+}
+
+/* ---- retired chunks ---- */
+
+/*
+ * A chunk discarded while something else still held a reference to its
+ * pages: a pipe after vmsplice(), an io_uring fixed buffer, O_DIRECT in
+ * flight, a long-term pin. Freeing our reference would hand the memory back
+ * to its node only when they let go, but uncharging it now would let a
+ * tenant hold any amount of memory outside its quota (discard, refault,
+ * repeat). So it leaves the domain's map (the offset is placed anew on the
+ * next touch) but stays charged to the domain's tier and pool and in the
+ * reverse map (offline stays vetoed) until pm_retired_work() sees that
+ * ours is the last reference.
+ */
+struct pm_retired {
+	struct list_head node;		/* pm_retired_list; pm_retired_lock */
+	struct pm_domain *d;		/* holds a reference (get_device) */
+	u32 tier;
+	struct pm_pool *pool;		/* NULL: local */
+	unsigned int nr;
+	struct page *units[];
+};
+
+/* Protects pm_retired_list. A spinlock: nothing sleeps under it. */
+static DEFINE_SPINLOCK(pm_retired_lock);
+static LIST_HEAD(pm_retired_list);
+static void pm_retired_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pm_retired_work, pm_retired_workfn);
+#define PM_RETIRED_POLL		msecs_to_jiffies(100)
+
+/* Does anything but the domain hold a reference to a unit of these? */
+static bool pm_units_shared(struct page **units, unsigned int nr)
+{
+	unsigned int u;
+
+	for (u = 0; u < nr; u++)
+		if (page_count(units[u]) != 1)
+			return true;
+	return false;
+}
+
+static void pm_retired_workfn(struct work_struct *work)
+{
+	struct pm_retired *r, *tmp;
+	LIST_HEAD(done);
+	bool more;
+
+	spin_lock(&pm_retired_lock);
+	list_for_each_entry_safe(r, tmp, &pm_retired_list, node)
+		if (!pm_units_shared(r->units, r->nr))
+			list_move(&r->node, &done);
+	more = !list_empty(&pm_retired_list);
+	spin_unlock(&pm_retired_lock);
+
+	/*
+	 * Unmapped and unreferenced: nobody can take a new reference (no
+	 * page table, page cache or map entry leads to these pages), except
+	 * speculative get_page_unless_zero() of pfn walkers, which give it
+	 * back without looking further.
+	 */
+	list_for_each_entry_safe(r, tmp, &done, node) {
+		struct pm_domain *d = r->d;
+		unsigned int u;
+
+		for (u = 0; u < r->nr; u++) {
+			pm_rmap_erase(r->units[u]);
+			put_page(r->units[u]);
+		}
+		mutex_lock(&d->lock);
+		pm_chunk_uncharge(d, r->tier, r->pool);
+		d->retired--;
+		mutex_unlock(&d->lock);
+		kfree(r);
+		put_device(&d->dev);
+	}
+	if (more)
+		schedule_delayed_work(&pm_retired_work, PM_RETIRED_POLL);
+}
+
+/*
+ * Retire present chunk @idx (unmapped by the caller). Caller holds d->lock.
+ * Returns -ENOMEM when there is no memory for the record: the chunk then
+ * stays in the map.
+ */
+static int pm_chunk_retire(struct pm_domain *d, u64 idx)
+{
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	struct pm_retired *r;
+	unsigned int u;
+
+	r = kmalloc(struct_size(r, units, d->units_per_chunk), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->d = d;
+	r->tier = d->meta[idx].tier;
+	r->pool = pm_chunk_pool(d, idx);
+	r->nr = d->units_per_chunk;
+	for (u = 0; u < r->nr; u++) {
+		/* the reverse map keeps naming the domain: it finds units by page */
+		r->units[u] = slot[u];
+		slot[u] = NULL;
+	}
+	get_device(&d->dev);
+	d->meta[idx].present = 0;
+	d->chunks--;
+	d->retired++;
+	spin_lock(&pm_retired_lock);
+	list_add_tail(&r->node, &pm_retired_list);
+	spin_unlock(&pm_retired_lock);
+	schedule_delayed_work(&pm_retired_work, PM_RETIRED_POLL);
+	return 0;
+}
+
+/*
+ * Discard present chunk @idx: unmap it from every mapping, then free it,
+ * or retire it when something still holds its pages. If even that fails
+ * (no memory for the record), zero it in place: the tenant's data is gone
+ * either way and the chunk stays charged. Caller holds d->lock.
+ */
+void pm_chunk_discard(struct pm_domain *d, u64 idx)
+{
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	unsigned int u, i;
+
+	pm_chunk_unmap(d, idx);
+	if (!pm_units_shared(slot, d->units_per_chunk)) {
+		pm_chunk_free(d, idx);
+		return;
+	}
+	if (!pm_chunk_retire(d, idx))
+		return;
+	for (u = 0; u < d->units_per_chunk; u++)
+		for (i = 0; i < PM_UNIT_PAGES; i++)
+			clear_highpage(slot[u] + i);
+}
+
+/* Module exit: no domain is left, so no chunk is retired. */
+void pm_chunk_exit(void)
+{
+	cancel_delayed_work_sync(&pm_retired_work);
+	WARN_ON(!list_empty(&pm_retired_list));
+}

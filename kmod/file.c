@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem domain files: open, mmap, the fault handler, fallocate (discard)
+ * and llseek. A file in a profile directory has no domain until ftruncate()
+ * sizes it (fs.c); until then it can't be mapped.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/falloc.h>
+#include <linux/highmem.h>
+#include <linux/huge_mm.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/sched.h>
+
+#include "poolmem.h"
+
+/*
+ * The domain of a file, or NULL while it has none. Published by fs.c with
+ * smp_store_release() once the domain is complete; never changes after.
+ */
+static struct pm_domain *pm_file_domain(struct file *file)
+{
+	struct pm_file *pf = file_inode(file)->i_private;
+
+	return smp_load_acquire(&pf->d);
+}
+
+/*
+ * A mapping is either huge or small, decided at mmap time and told apart
+ * by VM_MIXEDMAP:
+ *
+ * - huge (the file offset and address agree modulo 2 MiB and the mapping
+ *   holds whole units): ->fault returns the touched page of the chunk,
+ *   locked and referenced, and the core maps its whole unit with one PMD
+ *   (finish_fault -> do_set_pmd), with the rmap and RSS accounting of a
+ *   page-cache THP. A unit a later mremap or split leaves unaligned is
+ *   mapped a page at a time the same way.
+ * - small (anything else): the fault maps every page of the chunk inside
+ *   the mapping at once with vm_insert_pages(), which needs VM_MIXEDMAP.
+ *
+ * VM_MIXEDMAP must stay off huge mappings: the core treats a PMD in a
+ * VM_MIXEDMAP mapping as special and would drop it without its rmap and
+ * reference.
+ */
+static bool pm_vma_huge(struct vm_area_struct *vma)
+{
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	if (PM_UNIT_ORDER != HPAGE_PMD_ORDER || !has_transparent_hugepage())
+		return false;
+	return IS_ALIGNED(vma->vm_start, PM_UNIT_BYTES) && IS_ALIGNED(vma->vm_end, PM_UNIT_BYTES) &&
+	       IS_ALIGNED(vma->vm_pgoff, PM_UNIT_PAGES);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Small mappings: map the part of chunk @idx that lies inside @vma. Pages
+ * some other thread mapped first (-EBUSY) are skipped. Caller holds
+ * d->lock and the mmap lock.
+ */
+static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, u64 idx)
+{
+	u64 chunk_off = idx << d->chunk_shift;
+	u64 vma_off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 vma_end = vma_off + (vma->vm_end - vma->vm_start);
+	u64 off = max(chunk_off, vma_off);
+	u64 end = min(chunk_off + d->chunk_bytes, vma_end);
+
+	while (off < end) {
+		u64 uend = min(end, round_down(off, PM_UNIT_BYTES) + PM_UNIT_BYTES);
+		struct page *first = pm_page_at(d, off);
+		unsigned long left = (uend - off) >> PAGE_SHIFT;
+		unsigned long addr = vma->vm_start + (off - vma_off);
+		struct page **pages = d->batch;
+		unsigned long i;
+
+		for (i = 0; i < left; i++)
+			pages[i] = first + i;
+		while (left) {
+			unsigned long num = left;
+			int err = vm_insert_pages(vma, addr, pages, &num);
+
+			if (!err)
+				break;
+			if (err != -EBUSY)
+				return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+			/* pages[left - num] is already mapped: skip it */
+			i = left - num + 1;
+			pages += i;
+			addr += i << PAGE_SHIFT;
+			left = num - 1;
+		}
+		off = uend;
+	}
+	return VM_FAULT_NOPAGE;
+}
+
+/*
+ * Huge mappings: hand the page at @off to the core, referenced and locked.
+ * The page lock, taken under d->lock, keeps pm_chunk_unmap() from freeing
+ * the chunk between here and the core installing the mapping.
+ */
+static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 off)
+{
+	struct page *page = pm_page_at(d, off);
+
+	get_page(page);
+	lock_page(page);
+	vmf->page = page;
+	return VM_FAULT_LOCKED;
+}
+
+static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct pm_domain *d = vma->vm_private_data;
+	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
+	u64 t0 = ktime_get_ns(), ns;
+	struct pm_pool *p;
+	vm_fault_t ret;
+	u64 idx;
+	int err;
+
+	if (off >= d->size)
+		return VM_FAULT_SIGBUS;
+	idx = off >> d->chunk_shift;
+
+	mutex_lock(&d->lock);
+	if (!d->meta[idx].present) {
+		err = pm_chunk_place(d, idx);
+		if (err == -EINTR) {
+			/* killed while waiting for another fault: it dies anyway */
+			mutex_unlock(&d->lock);
+			return VM_FAULT_SIGBUS;
+		}
+		if (err) {
+			d->sigbus++;
+			pr_warn_ratelimited("domain %s: no memory within quota for offset %#llx (local %llu/%llu MiB, pool %llu/%llu MiB)\n",
+					    d->name, off, d->usage[PM_TIER_LOCAL] >> 20,
+					    d->quota[PM_TIER_LOCAL] >> 20, d->usage[PM_TIER_POOL] >> 20,
+					    d->quota[PM_TIER_POOL] >> 20);
+			mutex_unlock(&d->lock);
+			return VM_FAULT_SIGBUS;
+		}
+	}
+	if (vma->vm_flags & VM_MIXEDMAP)
+		ret = pm_map_chunk(d, vma, idx);
+	else
+		ret = pm_fault_page(d, vmf, off);
+	d->faults++;
+	p = pm_chunk_pool(d, idx);
+	mutex_unlock(&d->lock);
+
+	if (p) {
+		atomic64_inc(&p->faults);
+		pm_pool_event(p, 1);
+	}
+	ns = ktime_get_ns() - t0;
+	atomic64_inc(&d->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, PM_HIST_BUCKETS - 1)]);
+	atomic64_add(ns, &d->fault_ns);
+	return ret;
+}
+
+#ifdef CONFIG_NUMA
+/*
+ * Placement is the domain's policy, and its chunks can't migrate: no
+ * mempolicy, which also keeps NUMA balancing from scanning the mapping.
+ */
+static struct mempolicy *pm_vm_get_policy(struct vm_area_struct *vma, unsigned long addr)
+{
+	return NULL;
+}
+#endif
+
+/* A mapping holds the file, so the domain outlives it. */
+static const struct vm_operations_struct pm_vm_ops = {
+	.fault = pm_vm_fault,
+#ifdef CONFIG_NUMA
+	.get_policy = pm_vm_get_policy,
+#endif
+};
+
+/*
+ * A named domain that was destroyed (unlinked) takes no new opens, even
+ * through /proc/PID/fd of a process that still has it open.
+ */
+static int pm_open(struct inode *inode, struct file *file)
+{
+	struct pm_file *pf = inode->i_private;
+	struct pm_domain *d = smp_load_acquire(&pf->d);
+
+	if (d && !d->profile && READ_ONCE(d->dead))
+		return -ENODEV;
+	return 0;
+}
+
+static int pm_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pm_domain *d = pm_file_domain(file);
+	unsigned long len = vma->vm_end - vma->vm_start;
+
+	/*
+	 * No domain: a profile file that ftruncate() never sized, or whose
+	 * size admission refused (QEMU only prints ftruncate's error and
+	 * goes on to map the file).
+	 */
+	if (!d)
+		return -ENOSPC;
+	/* a private mapping would need copy-on-write of pages we own */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	if (vma->vm_pgoff > (d->size >> PAGE_SHIFT) ||
+	    len > d->size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
+		return -EINVAL;
+
+	/*
+	 * VM_DONTEXPAND: no mremap growth past the size, and (VM_SPECIAL)
+	 * no mlock of pages the LRU doesn't know. Small mappings need
+	 * VM_MIXEDMAP before their first vm_insert_pages().
+	 */
+	file_accessed(file);
+	vma->vm_flags |= VM_DONTEXPAND;
+	if (!pm_vma_huge(vma))
+		vma->vm_flags |= VM_MIXEDMAP;
+	vma->vm_ops = &pm_vm_ops;
+	vma->vm_private_data = d;
+	return 0;
+}
+
+/* Zero bytes [from, to) of the domain in place (present chunks). Caller holds d->lock. */
+static void pm_zero(struct pm_domain *d, u64 from, u64 to)
+{
+	while (from < to) {
+		unsigned int pofs = offset_in_page(from);
+		unsigned int len = min_t(u64, PAGE_SIZE - pofs, to - from);
+
+		memzero_page(pm_page_at(d, from), pofs, len);
+		from += len;
+	}
+}
+
+/*
+ * Discard [offset, offset + len) of the domain: whole chunks go back to
+ * their node (unmapped from every mapping first; retired if still
+ * referenced); partial chunks are zeroed in place. The next touch of a
+ * freed chunk places it anew. Caller has the domain's file open.
+ */
+int pm_discard(struct pm_domain *d, u64 offset, u64 len)
+{
+	u64 start = offset, end, idx;
+
+	if (len == 0 || offset >= d->size)
+		return 0;
+	end = offset + min(len, d->size - offset);
+
+	mutex_lock(&d->lock);
+	for (idx = start >> d->chunk_shift; idx <= (end - 1) >> d->chunk_shift; idx++) {
+		u64 cstart = idx << d->chunk_shift, cend = cstart + d->chunk_bytes;
+		u64 from = max(start, cstart), to = min(end, cend);
+
+		cond_resched();
+		if (!d->meta[idx].present)
+			continue;
+		if (from == cstart && to == cend) {
+			pm_chunk_discard(d, idx);
+			d->discards++;
+		} else {
+			pm_zero(d, from, to);
+		}
+	}
+	mutex_unlock(&d->lock);
+	return 0;
+}
+
+/*
+ * fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE), and MADV_REMOVE,
+ * which the kernel turns into it: QEMU's discard of guest RAM (balloon,
+ * free page reporting, virtio-mem, postcopy). The VFS has checked that the
+ * file is open for writing and the range is sane. A hole beyond the size
+ * is a no-op, as for any file. Nothing else is supported: a domain's size
+ * is fixed and its memory is allocated on touch.
+ */
+static long pm_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct pm_domain *d = pm_file_domain(file);
+
+	if (mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if (!d)
+		return 0;	/* nothing allocated, nothing to punch */
+	return pm_discard(d, offset, len);
+}
+
+const struct file_operations pm_domain_fops = {
+	.owner = THIS_MODULE,
+	.open = pm_open,
+	.llseek = generic_file_llseek,	/* QEMU reads the size with lseek(SEEK_END) */
+	.mmap = pm_mmap,
+	.get_unmapped_area = thp_get_unmapped_area,
+	.fallocate = pm_fallocate,
+};

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The poolmem file system: every domain is a regular file, every profile a
+ * directory, as hugetlbfs gives QEMU and libvirt files of special memory.
+ *
+ *   mount -t poolmem poolmem /run/poolmem
+ *
+ * There is one superblock, shared by every mount (get_tree_single). The
+ * module holds an internal mount (simple_pin_fs) for as long as a named
+ * domain or a profile exists, so the control device can create them with
+ * nothing mounted, and mounting later shows them. The root holds named
+ * domains (created and destroyed through /dev/poolmem/control, or destroyed
+ * by unlink) and profile directories (POOLMEM_PROFILE_CREATE); nobody
+ * creates files or directories in the root itself. In a profile directory
+ * anyone with write permission may create files and subdirectories
+ * (libvirt's memory_backing_dir makes per-VM ones); subdirectories carry
+ * the same profile. A file there becomes a domain when ftruncate() gives it
+ * a size (admission control runs then), and is the domain for the rest of
+ * its life: the inode owns the domain, so the domain ends when the last
+ * name, open file and mapping are gone.
+ *
+ * Locking: the VFS holds the directory's inode lock for create, mkdir,
+ * unlink and rmdir, and the file's inode lock for setattr (ftruncate);
+ * the control device takes the root's inode lock the same way. pm_lock
+ * nests inside both.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/statfs.h>
+
+#include "poolmem.h"
+
+static struct file_system_type pm_fs_type;
+/* The internal mount and its pin count (simple_pin_fs); pin_fs_lock inside. */
+static struct vfsmount *pm_mnt;
+static int pm_mnt_count;
+
+static const struct inode_operations pm_root_iops;
+static const struct inode_operations pm_dir_iops;
+static const struct super_operations pm_sops;
+
+/* ---- profiles ---- */
+
+static void pm_profile_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct pm_profile, ref));
+}
+
+void pm_profile_put(struct pm_profile *pr)
+{
+	kref_put(&pr->ref, pm_profile_free);
+}
+
+/* Caller holds pm_lock. Only profiles whose directory exists are found. */
+struct pm_profile *pm_profile_find(const char *name)
+{
+	struct pm_profile *pr;
+
+	list_for_each_entry(pr, &pm_profiles, list)
+		if (!strncmp(pr->conf.name, name, POOLMEM_NAME_MAX))
+			return pr;
+	return NULL;
+}
+
+static int pm_profile_check(struct poolmem_profile *c)
+{
+	u64 chunk = c->chunk_bytes ? c->chunk_bytes : PM_CHUNK_MIN;
+	int t;
+
+	if (!pm_name_valid(c->name, POOLMEM_NAME_MAX))
+		return -EINVAL;
+	if (!is_power_of_2(chunk) || chunk < PM_CHUNK_MIN || chunk > PM_CHUNK_MAX)
+		return -EINVAL;
+	for (t = 0; t < PM_NR_TIERS; t++) {
+		if (c->quota_pct[t] > 100 || (c->quota_pct[t] && c->quota_bytes[t]))
+			return -EINVAL;
+		if (c->quota_bytes[t] & (chunk - 1) || c->quota_bytes[t] > PM_DOMAIN_MAX_BYTES)
+			return -EINVAL;
+	}
+	/* percentages alone must cover every size */
+	if (!c->quota_bytes[PM_TIER_LOCAL] && !c->quota_bytes[PM_TIER_POOL] &&
+	    c->quota_pct[PM_TIER_LOCAL] + c->quota_pct[PM_TIER_POOL] < 100)
+		return -EINVAL;
+	if (c->tier_policy >= POOLMEM_NR_TIER_POLICIES || c->pool_select >= POOLMEM_NR_POOL_SELECTS)
+		return -EINVAL;
+	if (c->home_node != NUMA_NO_NODE &&
+	    (c->home_node < 0 || c->home_node >= MAX_NUMNODES || !node_online(c->home_node) ||
+	     !node_state(c->home_node, N_MEMORY)))
+		return -EINVAL;
+	if (c->mode == 0)
+		c->mode = 0700;
+	if (c->mode & ~0777)
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- inodes ---- */
+
+static struct inode *pm_new_inode(struct super_block *sb, umode_t mode)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+	inode->i_ino = get_next_ino();
+	inode->i_mode = mode;
+	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+	if (S_ISDIR(mode)) {
+		inode->i_op = &pm_dir_iops;
+		inode->i_fop = &simple_dir_operations;
+		inc_nlink(inode);	/* "." */
+	} else {
+		inode->i_op = &pm_domain_iops;
+		inode->i_fop = &pm_domain_fops;
+	}
+	return inode;
+}
+
+/* A regular file's inode with its pm_file, or NULL. */
+static struct inode *pm_new_file(struct super_block *sb, umode_t mode, struct pm_profile *pr)
+{
+	struct pm_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	struct inode *inode;
+
+	if (!pf)
+		return NULL;
+	inode = pm_new_inode(sb, S_IFREG | (mode & 0777));
+	if (!inode) {
+		kfree(pf);
+		return NULL;
+	}
+	if (pr) {
+		kref_get(&pr->ref);
+		pf->profile = pr;
+	}
+	inode->i_private = pf;
+	return inode;
+}
+
+static void pm_dir_touch(struct inode *dir)
+{
+	dir->i_mtime = dir->i_ctime = current_time(dir);
+}
+
+/* ---- directory operations ---- */
+
+/* A file in a profile directory: a domain once ftruncate() sizes it. */
+static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dentry,
+		     umode_t mode, bool excl)
+{
+	struct inode *inode = pm_new_file(dir->i_sb, mode, dir->i_private);
+
+	if (!inode)
+		return -ENOMEM;
+	inode_init_owner(mnt_userns, inode, dir, S_IFREG | (mode & 0777));
+	d_instantiate(dentry, inode);
+	dget(dentry);	/* the name keeps it, as in ramfs */
+	pm_dir_touch(dir);
+	return 0;
+}
+
+/* A subdirectory of a profile directory carries the same profile. */
+static int pm_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dentry,
+		    umode_t mode)
+{
+	struct pm_profile *pr = dir->i_private;
+	struct inode *inode = pm_new_inode(dir->i_sb, S_IFDIR | (mode & 0777));
+
+	if (!inode)
+		return -ENOMEM;
+	inode_init_owner(mnt_userns, inode, dir, S_IFDIR | (mode & 0777));
+	kref_get(&pr->ref);
+	inode->i_private = pr;
+	inc_nlink(inode);	/* the name */
+	inc_nlink(dir);		/* ".." */
+	d_instantiate(dentry, inode);
+	dget(dentry);
+	pm_dir_touch(dir);
+	return 0;
+}
+
+/*
+ * Unlinking a named domain destroys it (its name is free at once; the
+ * memory goes when the last open file and mapping do) and drops its pin
+ * of the internal mount. Never the last pin: whoever unlinks holds a
+ * mount (a user mount, or the control device's own pin).
+ */
+static int pm_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = d_inode(dentry);
+	struct pm_file *pf = inode->i_private;
+	struct pm_domain *d = pf->d;	/* stable: we hold the parent's lock, setattr can't
+					 * run on a named domain's size anyway */
+	bool named = !pf->profile;
+
+	if (named && d)
+		pm_domain_unlink(d);
+	simple_unlink(dir, dentry);
+	if (named)
+		simple_release_fs(&pm_mnt, &pm_mnt_count);
+	return 0;
+}
+
+/* Removing a profile's own directory removes the profile (it must be empty). */
+static int pm_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	struct pm_profile *pr = d_inode(dentry)->i_private;
+	bool top = dentry->d_parent == dir->i_sb->s_root;
+
+	if (!simple_empty(dentry))
+		return -ENOTEMPTY;
+	if (top) {
+		mutex_lock(&pm_lock);
+		list_del_init(&pr->list);
+		mutex_unlock(&pm_lock);
+		pr_info("profile %s: removed\n", pr->conf.name);
+	}
+	simple_rmdir(dir, dentry);
+	if (top)
+		simple_release_fs(&pm_mnt, &pm_mnt_count);
+	return 0;
+}
+
+/* The root: named domains and profiles, made only through the control device. */
+static const struct inode_operations pm_root_iops = {
+	.lookup = simple_lookup,
+	.unlink = pm_unlink,
+	.rmdir = pm_rmdir,
+};
+
+static const struct inode_operations pm_dir_iops = {
+	.lookup = simple_lookup,
+	.create = pm_create,
+	.mkdir = pm_mkdir,
+	.unlink = pm_unlink,
+	.rmdir = pm_rmdir,
+};
+
+/* ---- regular files: size and attributes ---- */
+
+/*
+ * ftruncate() of a profile file that has no domain yet: admission, then
+ * the domain. Caller holds the inode lock. Refusals are logged with the
+ * figures by admission control and return -ENOSPC.
+ */
+static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struct pm_file *pf,
+			       loff_t size)
+{
+	struct poolmem_domain_create a;
+	struct pm_profile *pr = pf->profile;
+	char *buf, *path, *why;
+	struct pm_domain *d;
+	char ino[24];
+	int len, ret;
+
+	if (!pr)
+		return -EINVAL;	/* named domains are born sized */
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	path = dentry_path_raw(dentry, buf, PATH_MAX);
+	if (IS_ERR(path))
+		path = (char *)dentry->d_name.name;
+	why = kasprintf(GFP_KERNEL, "profile %s: file %s", pr->conf.name, path);
+	if (!why) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+
+	pm_profile_fill_create(pr, size, &a);
+	/* "<profile>.<inode>": unique while the inode lives, and a valid name */
+	len = snprintf(ino, sizeof(ino), ".%lu", inode->i_ino);
+	snprintf(a.name, sizeof(a.name), "%.*s%s",
+		 (int)min_t(size_t, strlen(pr->conf.name), POOLMEM_NAME_MAX - 1 - len),
+		 pr->conf.name, ino);
+	if (size & (a.chunk_bytes - 1)) {
+		pr_warn("%s: size %lld is not a multiple of the chunk size %llu\n", why, size,
+			a.chunk_bytes);
+		ret = -EINVAL;
+		goto out;
+	}
+	d = pm_domain_new(&a, pr, why);
+	if (IS_ERR(d)) {
+		ret = PTR_ERR(d);
+		goto out;
+	}
+	ret = pm_domain_register(d, inode, path);
+	if (ret) {
+		pm_domain_abandon(d);
+		goto out;
+	}
+	i_size_write(inode, size);
+	smp_store_release(&pf->d, d);
+out:
+	kfree(why);
+	kfree(buf);
+	return ret;
+}
+
+static int pm_file_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+			   struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct pm_file *pf = inode->i_private;
+	int ret;
+
+	ret = setattr_prepare(mnt_userns, dentry, attr);
+	if (ret)
+		return ret;
+	if (attr->ia_valid & ATTR_SIZE && attr->ia_size != i_size_read(inode)) {
+		/* a domain's size is fixed: QEMU sizes only empty files */
+		if (pf->d)
+			return -EBUSY;
+		if (attr->ia_size) {
+			ret = pm_file_make_domain(dentry, inode, pf, attr->ia_size);
+			if (ret)
+				return ret;
+		}
+	}
+	setattr_copy(mnt_userns, inode, attr);
+	return 0;
+}
+
+/* st_blocks counts the bytes the domain holds, so du(1) shows its memory. */
+static int pm_file_getattr(struct user_namespace *mnt_userns, const struct path *path,
+			   struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	struct pm_file *pf = inode->i_private;
+	struct pm_domain *d = smp_load_acquire(&pf->d);
+
+	generic_fillattr(mnt_userns, inode, stat);
+	stat->blksize = PM_UNIT_BYTES;
+	stat->blocks = d ? (READ_ONCE(d->usage[PM_TIER_LOCAL]) +
+			    READ_ONCE(d->usage[PM_TIER_POOL])) >> 9 : 0;
+	return 0;
+}
+
+const struct inode_operations pm_domain_iops = {
+	.setattr = pm_file_setattr,
+	.getattr = pm_file_getattr,
+};
+
+/* ---- superblock ---- */
+
+/*
+ * Capacity and free memory of the pools a domain created here may use:
+ * a profile's allowed pools (all when it names none), or every pool.
+ */
+static int pm_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct inode *inode = d_inode(dentry);
+	struct pm_profile *pr = NULL;
+	u64 mask = ~0ULL, cap = 0, free = 0;
+	int i;
+
+	simple_statfs(dentry, buf);
+	buf->f_type = POOLMEM_FS_MAGIC;
+	buf->f_bsize = PM_UNIT_BYTES;
+	buf->f_frsize = PM_UNIT_BYTES;
+	if (S_ISDIR(inode->i_mode) && dentry != dentry->d_sb->s_root)
+		pr = inode->i_private;
+	else if (S_ISREG(inode->i_mode))
+		pr = ((struct pm_file *)inode->i_private)->profile;
+	if (pr && pr->conf.pool_mask)
+		mask = pr->conf.pool_mask;
+	mutex_lock(&pm_lock);
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
+		if (!pm_pools[i] || !(mask & BIT_ULL(i)))
+			continue;
+		cap += pm_node_present_bytes(pm_pools[i]->node);
+		free += pm_node_free_bytes(pm_pools[i]->node);
+	}
+	mutex_unlock(&pm_lock);
+	buf->f_blocks = cap >> PM_UNIT_SHIFT;
+	buf->f_bfree = buf->f_bavail = free >> PM_UNIT_SHIFT;
+	return 0;
+}
+
+/*
+ * The last name, open file and mapping of an inode are gone: a domain's
+ * file drops its domain (memory returned), a directory its profile.
+ */
+static void pm_evict_inode(struct inode *inode)
+{
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	if (S_ISREG(inode->i_mode) && inode->i_private) {
+		struct pm_file *pf = inode->i_private;
+
+		if (pf->d)
+			pm_domain_evict(pf->d);
+		if (pf->profile)
+			pm_profile_put(pf->profile);
+		kfree(pf);
+	} else if (S_ISDIR(inode->i_mode) && inode->i_private) {
+		pm_profile_put(inode->i_private);
+	}
+}
+
+static const struct super_operations pm_sops = {
+	.statfs = pm_statfs,
+	.evict_inode = pm_evict_inode,
+	.drop_inode = generic_delete_inode,
+};
+
+static int pm_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct inode *root;
+
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sb->s_magic = POOLMEM_FS_MAGIC;
+	sb->s_op = &pm_sops;
+	sb->s_d_op = &simple_dentry_operations;
+	sb->s_time_gran = 1;
+	sb->s_maxbytes = PM_DOMAIN_MAX_BYTES;
+
+	root = pm_new_inode(sb, S_IFDIR | 0755);
+	if (!root)
+		return -ENOMEM;
+	root->i_op = &pm_root_iops;
+	sb->s_root = d_make_root(root);
+	return sb->s_root ? 0 : -ENOMEM;
+}
+
+static int pm_get_tree(struct fs_context *fc)
+{
+	return get_tree_single(fc, pm_fill_super);
+}
+
+static const struct fs_context_operations pm_fs_context_ops = {
+	.get_tree = pm_get_tree,
+};
+
+static int pm_init_fs_context(struct fs_context *fc)
+{
+	fc->ops = &pm_fs_context_ops;
+	return 0;
+}
+
+static struct file_system_type pm_fs_type = {
+	.owner = THIS_MODULE,
+	.name = "poolmem",
+	.init_fs_context = pm_init_fs_context,
+	.kill_sb = kill_litter_super,
+};
+MODULE_ALIAS_FS("poolmem");
+
+/* ---- objects the control device makes in the root ---- */
+
+/*
+ * Pin the internal mount and lock the root; look up @name in it. Returns
+ * the dentry (a reference) with the root locked and the mount pinned, or
+ * an ERR_PTR with neither.
+ */
+static struct dentry *pm_root_lookup(const char *name)
+{
+	struct dentry *root, *dentry;
+	int ret;
+
+	ret = simple_pin_fs(&pm_fs_type, &pm_mnt, &pm_mnt_count);
+	if (ret)
+		return ERR_PTR(ret);
+	root = pm_mnt->mnt_root;
+	inode_lock(d_inode(root));
+	dentry = lookup_one_len(name, root, strlen(name));
+	if (IS_ERR(dentry)) {
+		inode_unlock(d_inode(root));
+		simple_release_fs(&pm_mnt, &pm_mnt_count);
+	}
+	return dentry;
+}
+
+/* Undo pm_root_lookup(): drop the dentry, unlock, unpin (maybe the last pin). */
+static void pm_root_done(struct dentry *dentry)
+{
+	struct inode *root = d_inode(dentry->d_parent);
+
+	dput(dentry);
+	inode_unlock(root);
+	simple_release_fs(&pm_mnt, &pm_mnt_count);
+}
+
+/*
+ * The file <mount>/<name> of new named domain @d (from pm_domain_new(),
+ * whose reference the file takes over), owned by @uid:@gid with @mode.
+ * The file pins the internal mount until it is unlinked.
+ */
+int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gid)
+{
+	struct dentry *dentry = pm_root_lookup(d->name);
+	struct inode *inode;
+	struct pm_file *pf;
+	int ret;
+
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	ret = -EEXIST;
+	if (d_really_is_positive(dentry))
+		goto out;
+	ret = -ENOMEM;
+	inode = pm_new_file(dentry->d_sb, mode, NULL);
+	if (!inode)
+		goto out;
+	inode->i_uid = uid;
+	inode->i_gid = gid;
+	inode->i_size = d->size;
+	ret = pm_domain_register(d, inode, NULL);
+	if (ret) {
+		iput(inode);
+		goto out;
+	}
+	pf = inode->i_private;
+	smp_store_release(&pf->d, d);
+	/* the file's pin; the lookup's dentry reference stays with the name */
+	ret = simple_pin_fs(&pm_fs_type, &pm_mnt, &pm_mnt_count);
+	if (WARN_ON_ONCE(ret)) {	/* can't fail: we hold a pin */
+		pf->d = NULL;
+		iput(inode);
+		goto out;
+	}
+	d_instantiate(dentry, inode);
+	dget(dentry);	/* the name's reference; pm_root_done() drops the lookup's */
+	pm_dir_touch(d_inode(dentry->d_parent));
+out:
+	pm_root_done(dentry);
+	return ret;
+}
+
+/* POOLMEM_DOMAIN_DESTROY (@dir false) and POOLMEM_PROFILE_REMOVE (@dir true). */
+int pm_fs_remove(const char *name, bool dir)
+{
+	struct dentry *dentry = pm_root_lookup(name);
+	struct inode *root, *inode;
+	int ret;
+
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	root = d_inode(dentry->d_parent);
+	inode = d_inode(dentry);
+	ret = -ENOENT;
+	if (!inode || S_ISDIR(inode->i_mode) != dir)
+		goto out;
+	ret = dir ? pm_rmdir(root, dentry) : pm_unlink(root, dentry);
+	if (!ret)
+		d_delete(dentry);
+out:
+	pm_root_done(dentry);
+	return ret;
+}
+
+/* POOLMEM_PROFILE_CREATE: the directory <mount>/<name>, pinning the mount. */
+int pm_profile_create(const struct poolmem_profile *conf)
+{
+	struct poolmem_profile c = *conf;
+	struct pm_profile *pr;
+	struct dentry *dentry;
+	struct inode *inode;
+	kuid_t uid;
+	kgid_t gid;
+	int ret, i;
+
+	ret = pm_profile_check(&c);
+	if (ret)
+		return ret;
+	uid = make_kuid(current_user_ns(), c.uid);
+	gid = make_kgid(current_user_ns(), c.gid);
+	if (!uid_valid(uid) || !gid_valid(gid))
+		return -EINVAL;
+	c.uid = __kuid_val(uid);
+	c.gid = __kgid_val(gid);
+
+	pr = kzalloc(sizeof(*pr), GFP_KERNEL);
+	if (!pr)
+		return -ENOMEM;
+	kref_init(&pr->ref);	/* the directory's */
+	INIT_LIST_HEAD(&pr->list);
+	atomic64_set(&pr->domains, 0);
+	pr->conf = c;
+
+	dentry = pm_root_lookup(c.name);
+	if (IS_ERR(dentry)) {
+		kfree(pr);
+		return PTR_ERR(dentry);
+	}
+	mutex_lock(&pm_lock);
+	ret = -EEXIST;
+	if (d_really_is_positive(dentry) || pm_domain_find(c.name))
+		goto out_unlock;
+	ret = -EINVAL;
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (c.pool_mask & BIT_ULL(i) && !pm_pools[i])
+			goto out_unlock;
+	ret = -ENOMEM;
+	inode = pm_new_inode(dentry->d_sb, S_IFDIR | c.mode);
+	if (!inode)
+		goto out_unlock;
+	ret = simple_pin_fs(&pm_fs_type, &pm_mnt, &pm_mnt_count);
+	if (WARN_ON_ONCE(ret)) {
+		iput(inode);
+		goto out_unlock;
+	}
+	inode->i_uid = uid;
+	inode->i_gid = gid;
+	inode->i_private = pr;
+	inc_nlink(inode);
+	inc_nlink(d_inode(dentry->d_parent));
+	d_instantiate(dentry, inode);
+	dget(dentry);	/* the name's reference */
+	pm_dir_touch(d_inode(dentry->d_parent));
+	list_add_tail(&pr->list, &pm_profiles);
+	mutex_unlock(&pm_lock);
+	pm_root_done(dentry);
+	pr_info("profile %s: local %u%%/%llu MiB, pool %u%%/%llu MiB, %s, %s\n", c.name,
+		c.quota_pct[PM_TIER_LOCAL], c.quota_bytes[PM_TIER_LOCAL] >> 20,
+		c.quota_pct[PM_TIER_POOL], c.quota_bytes[PM_TIER_POOL] >> 20,
+		pm_tier_policy_names[c.tier_policy], pm_pool_select_names[c.pool_select]);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&pm_lock);
+	pm_root_done(dentry);
+	kfree(pr);
+	return ret;
+}
+
+int pm_fs_init(void)
+{
+	return register_filesystem(&pm_fs_type);
+}
+
+/* Module exit: nothing is mounted or pinned (each would hold the module). */
+void pm_fs_exit(void)
+{
+	unregister_filesystem(&pm_fs_type);
+}
