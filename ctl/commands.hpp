@@ -20,6 +20,7 @@ enum Exit : int {
 struct GlobalOptions {
 	std::string sysfs = "/sys"; ///< sysfs root (fixtures in tests)
 	std::string control = "/dev/poolmem/control";
+	std::string mount = "/run/poolmem"; ///< where the poolmem file system is (mounted on demand)
 };
 
 /// Thrown for a bad value the parser could not catch (exit code 2).
@@ -31,6 +32,15 @@ void setup_node(CLI::App &app, const GlobalOptions &g);
 void setup_pool(CLI::App &app, const GlobalOptions &g);
 void setup_vm(CLI::App &app, const GlobalOptions &g);
 void setup_status(CLI::App &app, const GlobalOptions &g);
+void setup_profile(CLI::App &app, const GlobalOptions &g);
+
+/// "user[:group]" -> uid, gid (the user's primary group by default).
+std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner);
+/// An octal permission string ("0660") or UsageError naming OPTION.
+uint32_t parse_mode(const std::string &option, const std::string &text);
+/// The QEMU argument for domain NAME's file PATH (see vm.cpp).
+std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align);
+void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t align);
 
 /// Size option value: "16G" -> bytes, or UsageError naming OPTION.
 uint64_t size_value(const std::string &option, const std::string &text);

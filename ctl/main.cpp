@@ -27,6 +27,7 @@ static int exit_code(int err)
 		return EXIT_NOTFOUND;
 	case EBUSY:
 	case EEXIST:
+	case ENOTEMPTY:
 	case ENOSPC:
 	case EPERM:
 	case EACCES:
@@ -45,11 +46,14 @@ int main(int argc, char **argv)
 	poolctl::GlobalOptions g;
 	app.add_option("--sysfs", g.sysfs, "sysfs root (for testing)")->default_val("/sys");
 	app.add_option("--control", g.control, "control device")->default_val("/dev/poolmem/control");
+	app.add_option("--mount", g.mount, "poolmem file system mount point (mounted when missing)")
+		->default_val("/run/poolmem");
 
 	poolctl::setup_node(app, g);
 	poolctl::setup_pool(app, g);
 	poolctl::setup_vm(app, g);
 	poolctl::setup_status(app, g);
+	poolctl::setup_profile(app, g);
 
 	try {
 		app.parse(argc, argv);

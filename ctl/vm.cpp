@@ -1,9 +1,10 @@
-// poolctl vm: per-VM domains (/dev/poolmem/<name>) with tier quotas.
+// poolctl vm: per-VM domains (files <mount>/<name>) with tier quotas.
 #include "commands.hpp"
 #include "table.hpp"
 
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
+#include <poolmem/fs.hpp>
 #include <poolmem/size.hpp>
 #include <poolmem/stats.hpp>
 
@@ -31,6 +32,8 @@ struct NameOptions {
 	bool json = false;
 };
 
+} // namespace
+
 /// "user[:group]" -> uid, gid (the user's primary group by default).
 std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner)
 {
@@ -48,6 +51,63 @@ std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner)
 	}
 	return {pw->pw_uid, gid};
 }
+
+/// An octal permission string ("0660") or UsageError naming OPTION.
+uint32_t parse_mode(const std::string &option, const std::string &text)
+{
+	size_t pos = 0;
+	unsigned long m = 0;
+	try {
+		m = std::stoul(text, &pos, 8);
+	} catch (const std::exception &) {
+		pos = 0;
+	}
+	if (pos != text.size() || m > 0777)
+		throw UsageError(option + ": invalid mode '" + text + "' (octal, e.g. 0660)");
+	return static_cast<uint32_t>(m);
+}
+
+namespace {
+
+} // namespace
+
+/*
+ * The QEMU argument for a domain file, usable as is: an object id that
+ * starts with a letter, share=on (guest writes reach the domain), align= so
+ * QEMU places the mapping where PMDs fit, and the matching -m.
+ */
+std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align)
+{
+	const std::string id = poolmem::qemu_object_id(name);
+	return "-object memory-backend-file,id=" + id + ",mem-path=" + path + ",size=" + std::to_string(bytes) +
+	       ",share=on,align=" + std::to_string(align) + " -machine memory-backend=" + id + " -m " +
+	       std::to_string(bytes >> 20) + "M";
+}
+
+/*
+ * libvirt 9.0 has no element that names a file as boot RAM (memoryBacking
+ * <source type='file'/> takes no path): a named domain goes to the guest
+ * as an NVDIMM memory device, whose <source><path> and <alignsize> libvirt
+ * passes as mem-path= and align=. Boot RAM from poolmem goes through a
+ * profile (poolctl profile create --libvirt).
+ */
+void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t align)
+{
+	std::printf("<!-- in <devices>; the domain needs <maxMemory slots=...> and a NUMA cell -->\n"
+		    "<memory model='nvdimm' access='shared'>\n"
+		    "  <source>\n"
+		    "    <path>%s</path>\n"
+		    "    <alignsize unit='KiB'>%lu</alignsize>\n"
+		    "  </source>\n"
+		    "  <target>\n"
+		    "    <size unit='KiB'>%lu</size>\n"
+		    "    <node>0</node>\n"
+		    "  </target>\n"
+		    "</memory>\n",
+		    path.c_str(), static_cast<unsigned long>(align >> 10), static_cast<unsigned long>(bytes >> 10));
+}
+
+namespace {
 
 void run_create(const GlobalOptions &g, const CreateOptions &o)
 {
@@ -73,30 +133,18 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 				 ") must cover --size (" + poolmem::format_size(s.bytes) + ")");
 	if (!o.owner.empty())
 		std::tie(s.uid, s.gid) = parse_owner(o.owner);
-	size_t pos = 0;
-	try {
-		s.mode = static_cast<uint32_t>(std::stoul(o.mode, &pos, 8));
-	} catch (const std::exception &) {
-		pos = 0;
-	}
-	if (pos != o.mode.size() || s.mode > 0777)
-		throw UsageError("--mode: invalid mode '" + o.mode + "' (octal, e.g. 0660)");
+	s.mode = parse_mode("--mode", o.mode);
 
 	poolmem::Control ctl(g.control);
+	poolmem::ensure_mounted(g.mount);
 	ctl.domain_create(s);
-	const std::string dev = "/dev/poolmem/" + s.name;
-	const std::string backend = "memory-backend-file,id=" + s.name + ",mem-path=" + dev +
-				    ",size=" + std::to_string(s.bytes) + ",share=on";
+	const std::string path = g.mount + "/" + s.name;
 	if (o.libvirt) {
-		std::printf("<!-- inside <domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'> -->\n"
-			    "<qemu:commandline>\n"
-			    "  <qemu:arg value='-object'/>\n  <qemu:arg value='%s'/>\n"
-			    "  <qemu:arg value='-machine'/>\n  <qemu:arg value='memory-backend=%s'/>\n"
-			    "</qemu:commandline>\n",
-			    backend.c_str(), s.name.c_str());
+		print_libvirt_nvdimm(path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20));
 		return;
 	}
-	std::printf("%s\n-object %s -machine memory-backend=%s\n", dev.c_str(), backend.c_str(), s.name.c_str());
+	std::printf("%s\n%s\n", path.c_str(),
+		    qemu_argument(s.name, path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20)).c_str());
 }
 
 nlohmann::json domain_json(const poolmem::DomainStats &d)
@@ -119,6 +167,10 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"pool_select", d.pool_select},
 		{"pool_chunks", d.pool_chunks},
 		{"fault_latency_histogram", d.fault_latency_histogram},
+		{"retired_chunks", d.retired_chunks},
+		{"profile", d.profile},
+		{"file", d.file},
+		{"creator", d.creator},
 	};
 }
 
@@ -139,11 +191,12 @@ void run_list(const GlobalOptions &g, bool json)
 		std::cout << out.dump(2) << '\n';
 		return;
 	}
-	Table t({"NAME", ">SIZE", ">LOCAL", ">POOL", ">CHUNKS", "TIER-POLICY", "POOL-SELECT", ">FAULTS", ">SIGBUS"});
+	Table t({"NAME", ">SIZE", ">LOCAL", ">POOL", ">CHUNKS", "TIER-POLICY", "POOL-SELECT", ">FAULTS", ">SIGBUS",
+		 "FILE"});
 	for (const auto &d : doms)
 		t.row({d.name, poolmem::format_size(d.size_bytes), usage(d.local_bytes, d.local_quota_bytes),
 		       usage(d.pool_bytes, d.pool_quota_bytes), std::to_string(d.chunks), d.tier_policy, d.pool_select,
-		       std::to_string(d.faults), std::to_string(d.sigbus)});
+		       std::to_string(d.faults), std::to_string(d.sigbus), d.file});
 	t.print();
 }
 
@@ -183,8 +236,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::cout << j.dump(2) << '\n';
 		return;
 	}
-	std::printf("domain %s: /dev/poolmem/%s, %s in %s chunks\n", d.name.c_str(), d.name.c_str(),
+	std::printf("domain %s: %s%s, %s in %s chunks\n", d.name.c_str(), g.mount.c_str(), d.file.c_str(),
 		    poolmem::format_size(d.size_bytes).c_str(), poolmem::format_size(d.chunk_bytes).c_str());
+	if (!d.profile.empty())
+		std::printf("  profile %s, made by %s\n", d.profile.c_str(), d.creator.c_str());
 	std::printf("  local   %s (home node %d)\n  pool    %s\n", usage(d.local_bytes, d.local_quota_bytes).c_str(),
 		    d.home_node, usage(d.pool_bytes, d.pool_quota_bytes).c_str());
 	std::printf("  policy  %s, %s\n", d.tier_policy.c_str(), d.pool_select.c_str());
@@ -196,6 +251,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 50)),
 		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 99)),
 		    static_cast<unsigned long>(d.sigbus), static_cast<unsigned long>(d.discards));
+	if (d.retired_chunks)
+		std::printf("  retired %lu chunks: discarded while still referenced (pipe, io_uring, O_DIRECT), "
+			    "still charged\n",
+			    static_cast<unsigned long>(d.retired_chunks));
 	for (const auto &[pool, chunks] : d.pool_chunks)
 		std::printf("  pool %s: %lu chunks (%s)\n", pool.c_str(), static_cast<unsigned long>(chunks),
 			    poolmem::format_size(chunks * d.chunk_bytes).c_str());
@@ -233,14 +292,14 @@ void run_destroy(const GlobalOptions &g, const NameOptions &o)
 {
 	poolmem::Control ctl(g.control);
 	ctl.domain_destroy(o.name);
-	std::printf("%s: destroyed (memory returns when the last mapping goes)\n", o.name.c_str());
+	std::printf("%s: destroyed (memory returns when the last open file and mapping go)\n", o.name.c_str());
 }
 
 } // namespace
 
 void setup_vm(CLI::App &app, const GlobalOptions &g)
 {
-	auto *vm = app.add_subcommand("vm", "VM domains: /dev/poolmem/<name> with per-tier quotas");
+	auto *vm = app.add_subcommand("vm", "VM domains: files <mount>/<name> with per-tier quotas");
 	vm->require_subcommand(1);
 
 	auto c = std::make_shared<CreateOptions>();
@@ -254,12 +313,12 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	create->add_option("--pools", c->pools, "allowed pools (default: all)")->delimiter(',');
 	create->add_option("--home-node", c->home_node, "node whose DRAM is the local tier (default: first with CPUs)");
 	create->add_option("--chunk", c->chunk, "chunk size, power of two 2M..1G (default 2M)");
-	create->add_option("--owner", c->owner, "USER[:GROUP] owning /dev/poolmem/<name> (e.g. libvirt-qemu)");
-	create->add_option("--mode", c->mode, "permission bits of the device node (default 0600)");
+	create->add_option("--owner", c->owner, "USER[:GROUP] owning the domain file (e.g. libvirt-qemu)");
+	create->add_option("--mode", c->mode, "permission bits of the domain file (default 0600)");
 	create->add_flag("--pinnable", c->pinnable,
 			 "chunks only from memory outside ZONE_MOVABLE (local DRAM, pools onlined --zone normal), "
 			 "so VFIO passthrough and RDMA can pin the guest RAM");
-	create->add_flag("--libvirt", c->libvirt, "print a libvirt XML snippet instead of the QEMU argument");
+	create->add_flag("--libvirt", c->libvirt, "print libvirt XML (an NVDIMM memory device) instead of the QEMU argument");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();

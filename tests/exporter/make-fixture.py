@@ -16,7 +16,7 @@ import sys
 POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
              "allocations", "faults", "failures", "access_factor")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
-               "fault_latency_sum_ns")
+               "fault_latency_sum_ns", "retired_chunks")
 
 
 def w(path, text):
@@ -81,7 +81,8 @@ def main():
                      chunks=d % 8 + d % 24, faults=d % 8 + d % 24, sigbus=d % 3, discards=d % 5,
                      home_node=0, pinnable=d % 2, tier_policy="interleave", pool_select="smart-idle",
                      fault_latency_histogram=" ".join(hist),
-                     fault_latency_sum_ns=(d + 1) * 1100000 + 4200000)
+                     fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
+                     profile="", file=f"/vm{d}", creator="1234 qemu-system-x86")
         attrs["stat"] = " ".join(str(attrs[k]) for k in DOMAIN_STAT)
         for k, v in attrs.items():
             w(f"{dd}/{k}", str(v))

@@ -4,6 +4,8 @@
 
 #include <uapi/poolmem.h>
 
+#include "policy/pm_policy.h"
+
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -15,8 +17,9 @@ namespace poolmem {
 
 namespace {
 
-constexpr std::array<const char *, 3> tier_names = {"local-first", "interleave", "pool-first"};
-constexpr std::array<const char *, 4> select_names = {"round-robin", "random", "nearest", "smart-idle"};
+static_assert(PM_NR_TIER_POLICIES == POOLMEM_NR_TIER_POLICIES);
+static_assert(PM_NR_POOL_SELECTS == POOLMEM_NR_POOL_SELECTS);
+static_assert(PM_TIER_POOL == POOLMEM_TIER_POOL && PM_NAME_MAX == POOLMEM_NAME_MAX);
 
 template <typename T> T arg()
 {
@@ -56,23 +59,32 @@ std::string get_name(const char (&src)[POOLMEM_NAME_MAX])
 
 } // namespace
 
-std::string to_string(TierPolicy p) { return tier_names.at(static_cast<size_t>(p)); }
-std::string to_string(PoolSelect p) { return select_names.at(static_cast<size_t>(p)); }
+std::string to_string(TierPolicy p)
+{
+	auto i = static_cast<size_t>(p);
+	return i < PM_NR_TIER_POLICIES ? pm_tier_policy_names[i] : "unknown";
+}
+
+std::string to_string(PoolSelect p)
+{
+	auto i = static_cast<size_t>(p);
+	return i < PM_NR_POOL_SELECTS ? pm_pool_select_names[i] : "unknown";
+}
 
 std::optional<TierPolicy> parse_tier_policy(std::string_view s)
 {
-	for (size_t i = 0; i < tier_names.size(); i++)
-		if (s == tier_names[i])
-			return static_cast<TierPolicy>(i);
-	return std::nullopt;
+	int i = pm_name_index(pm_tier_policy_names, PM_NR_TIER_POLICIES, std::string(s).c_str());
+	if (i < 0)
+		return std::nullopt;
+	return static_cast<TierPolicy>(i);
 }
 
 std::optional<PoolSelect> parse_pool_select(std::string_view s)
 {
-	for (size_t i = 0; i < select_names.size(); i++)
-		if (s == select_names[i])
-			return static_cast<PoolSelect>(i);
-	return std::nullopt;
+	int i = pm_name_index(pm_pool_select_names, PM_NR_POOL_SELECTS, std::string(s).c_str());
+	if (i < 0)
+		return std::nullopt;
+	return static_cast<PoolSelect>(i);
 }
 
 Control::Control(const std::string &path)
@@ -264,6 +276,7 @@ DomainInfo Control::domain_info(const std::string &name)
 	d.faults = a.faults;
 	d.sigbus = a.sigbus;
 	d.discards = a.discards;
+	d.retired_chunks = a.retired_chunks;
 	d.pinnable = a.domain_flags & POOLMEM_DOMAIN_PINNABLE;
 	return d;
 }
@@ -302,6 +315,76 @@ std::optional<ReverseHit> Control::reverse(uint64_t phys)
 		throw Error("poolmem", "cannot look up address", errno);
 	}
 	return ReverseHit{get_name(a.name), a.offset, a.pool, a.node};
+}
+
+void Control::profile_create(const ProfileSpec &s)
+{
+	auto a = arg<poolmem_profile>();
+	set_name(a.name, s.name, "profile");
+	a.chunk_bytes = s.chunk_bytes;
+	a.quota_pct[POOLMEM_TIER_LOCAL] = s.local.pct;
+	a.quota_bytes[POOLMEM_TIER_LOCAL] = s.local.bytes;
+	a.quota_pct[POOLMEM_TIER_POOL] = s.pool.pct;
+	a.quota_bytes[POOLMEM_TIER_POOL] = s.pool.bytes;
+	for (const auto &p : s.pools)
+		a.pool_mask |= 1ULL << pool_info(p).id;
+	a.home_node = s.home_node;
+	a.tier_policy = static_cast<uint32_t>(s.tier_policy);
+	a.pool_select = static_cast<uint32_t>(s.pool_select);
+	a.uid = s.uid;
+	a.gid = s.gid;
+	a.mode = s.mode;
+	if (s.pinnable)
+		a.flags |= POOLMEM_DOMAIN_PINNABLE;
+	if (ioctl(fd_, POOLMEM_PROFILE_CREATE, &a)) {
+		int e = errno;
+		if (e == EEXIST)
+			throw Error::plain(s.name, "cannot create profile: a profile or domain of that name exists", e);
+		if (e == EINVAL)
+			throw Error::plain(s.name, "cannot create profile: invalid quotas, chunk, node or policy "
+						   "(percentages of at most 100 that add up to 100 or more, "
+						   "or chunk-multiple byte caps)",
+					   e);
+		throw Error(s.name, "cannot create profile", e);
+	}
+}
+
+void Control::profile_remove(const std::string &name)
+{
+	auto a = arg<poolmem_name_arg>();
+	set_name(a.name, name, "profile");
+	if (ioctl(fd_, POOLMEM_PROFILE_REMOVE, &a)) {
+		int e = errno;
+		if (e == ENOENT)
+			throw Error::plain(name, "no such profile", e);
+		if (e == ENOTEMPTY)
+			throw Error::plain(name, "cannot remove profile: its directory is not empty", e);
+		throw Error(name, "cannot remove profile", e);
+	}
+}
+
+std::vector<std::string> Control::profile_names() { return list_names(fd_, POOLMEM_PROFILE_LIST); }
+
+ProfileInfo Control::profile_info(const std::string &name)
+{
+	auto a = arg<poolmem_profile>();
+	set_name(a.name, name, "profile");
+	named_ioctl(fd_, POOLMEM_PROFILE_INFO, &a, name, "profile", "cannot read profile");
+	ProfileInfo p;
+	p.spec.name = name;
+	p.spec.chunk_bytes = a.chunk_bytes ? a.chunk_bytes : 2ULL << 20;
+	p.spec.local = {a.quota_pct[POOLMEM_TIER_LOCAL], a.quota_bytes[POOLMEM_TIER_LOCAL]};
+	p.spec.pool = {a.quota_pct[POOLMEM_TIER_POOL], a.quota_bytes[POOLMEM_TIER_POOL]};
+	p.spec.home_node = a.home_node;
+	p.spec.tier_policy = static_cast<TierPolicy>(a.tier_policy);
+	p.spec.pool_select = static_cast<PoolSelect>(a.pool_select);
+	p.spec.uid = a.uid;
+	p.spec.gid = a.gid;
+	p.spec.mode = a.mode;
+	p.spec.pinnable = a.flags & POOLMEM_DOMAIN_PINNABLE;
+	p.pool_mask = a.pool_mask;
+	p.domains = a.domains;
+	return p;
 }
 
 } // namespace poolmem

@@ -93,6 +93,13 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 	d.pinnable = u64(dir, "pinnable") != 0;
 	d.tier_policy = str(dir, "tier_policy");
 	d.pool_select = str(dir, "pool_select");
+	/* profile, file, creator: ABI 2 (the poolmem file system); absent before */
+	d.profile = dir.read("profile").value_or("");
+	d.file = dir.read("file").value_or("/" + d.name);
+	d.creator = dir.read("creator").value_or("");
+	for (auto *s : {&d.profile, &d.file, &d.creator})
+		while (!s->empty() && s->back() == '\n')
+			s->pop_back();
 }
 
 /// What changes: stat, pool_chunks, fault_latency_histogram.
@@ -102,7 +109,7 @@ void domain_counters_from(const At &dir, DomainStats &d)
 	stat_into(dir, d,
 		  {&DomainStats::local_bytes, &DomainStats::pool_bytes, &DomainStats::chunks,
 		   &DomainStats::faults, &DomainStats::sigbus, &DomainStats::discards,
-		   &DomainStats::fault_latency_sum_ns});
+		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks});
 	d.pool_chunks = parse_pool_chunks(dir.read("pool_chunks").value_or(""));
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
 }

@@ -15,7 +15,8 @@ enum class PoolSelect { round_robin = 0, random = 1, nearest = 2, smart_idle = 3
 
 std::string to_string(TierPolicy p);
 std::string to_string(PoolSelect p);
-/// "local-first" etc.; nullopt for an unknown name.
+/// "local-first" etc. (the kernel's own name tables, kmod/policy); nullopt
+/// for an unknown name.
 std::optional<TierPolicy> parse_tier_policy(std::string_view s);
 std::optional<PoolSelect> parse_pool_select(std::string_view s);
 
@@ -56,7 +57,36 @@ struct DomainInfo {
 	PoolSelect pool_select = PoolSelect::round_robin;
 	uint32_t uid = 0, gid = 0, mode = 0;
 	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
+	/// Chunks discarded while still referenced elsewhere: still charged.
+	uint64_t retired_chunks = 0;
 	bool pinnable = false;
+};
+
+/// Quota of one tier in a profile: a percentage of the domain's size or a
+/// byte cap (both 0: none).
+struct ProfileQuota {
+	uint32_t pct = 0;
+	uint64_t bytes = 0;
+};
+
+/// A profile: a directory of the poolmem file system whose files become
+/// domains with these quotas and policies when ftruncate() sizes them.
+struct ProfileSpec {
+	std::string name;
+	uint64_t chunk_bytes = 0; ///< 0 = 2 MiB
+	ProfileQuota local, pool;
+	std::vector<std::string> pools; ///< allowed pools; empty = all
+	int home_node = -1;
+	TierPolicy tier_policy = TierPolicy::local_first;
+	PoolSelect pool_select = PoolSelect::round_robin;
+	uint32_t uid = 0, gid = 0, mode = 0700; ///< the directory's
+	bool pinnable = false;
+};
+
+struct ProfileInfo {
+	ProfileSpec spec;
+	uint64_t pool_mask = 0;
+	uint64_t domains = 0; ///< live domains made from it
 };
 
 struct MapRange {
@@ -101,6 +131,11 @@ public:
 	std::vector<MapRange> domain_map(const std::string &name);
 	/// Which domain holds host physical address PHYS (nullopt: none).
 	std::optional<ReverseHit> reverse(uint64_t phys);
+
+	void profile_create(const ProfileSpec &spec);
+	void profile_remove(const std::string &name);
+	std::vector<std::string> profile_names();
+	ProfileInfo profile_info(const std::string &name);
 
 private:
 	int fd_ = -1;

@@ -38,6 +38,10 @@ struct DomainStats {
 	std::map<std::string, uint64_t> pool_chunks;  ///< pool name -> chunks
 	std::vector<uint64_t> fault_latency_histogram; ///< bucket i: [2^i, 2^(i+1)) ns
 	uint64_t fault_latency_sum_ns = 0;
+	uint64_t retired_chunks = 0; ///< discarded while still referenced: still charged
+	std::string profile;         ///< profile it was made from; empty for a named domain
+	std::string file;            ///< path under the mount point, e.g. "/web1"
+	std::string creator;         ///< "<pid> <comm>" of the process that made it
 };
 
 /// "p0 3\np1 5\n" -> {p0: 3, p1: 5}; throws std::invalid_argument on junk.

@@ -1,0 +1,215 @@
+// poolctl profile: directories of the poolmem file system whose files
+// become domains (QEMU mem-path=DIR, libvirt memory_backing_dir).
+#include "commands.hpp"
+#include "table.hpp"
+
+#include <poolmem/control.hpp>
+#include <poolmem/error.hpp>
+#include <poolmem/fs.hpp>
+#include <poolmem/size.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace poolctl {
+
+namespace {
+
+struct CreateOptions {
+	std::string name, local = "0", pool = "0", chunk = "2M";
+	std::string tier_policy = "local-first", pool_select = "smart-idle";
+	std::vector<std::string> pools;
+	int home_node = -1;
+	std::string owner, mode = "0700";
+	bool libvirt = false, pinnable = false;
+};
+
+struct NameOptions {
+	std::string name;
+	bool json = false;
+};
+
+/// "25%" -> percentage, "4G" -> byte cap, or UsageError naming OPTION.
+poolmem::ProfileQuota quota_value(const std::string &option, const std::string &text)
+{
+	if (!text.empty() && text.back() == '%') {
+		size_t pos = 0;
+		unsigned long v = 0;
+		try {
+			v = std::stoul(text.substr(0, text.size() - 1), &pos);
+		} catch (const std::exception &) {
+			pos = std::string::npos;
+		}
+		if (pos != text.size() - 1 || v > 100)
+			throw UsageError(option + ": invalid percentage '" + text + "' (0% to 100%)");
+		return {static_cast<uint32_t>(v), 0};
+	}
+	return {0, size_value(option, text)};
+}
+
+std::string quota_text(const poolmem::ProfileQuota &q)
+{
+	if (q.pct)
+		return std::to_string(q.pct) + "%";
+	return q.bytes ? poolmem::format_size(q.bytes) : "0";
+}
+
+void print_libvirt(const std::string &dir)
+{
+	std::printf("# /etc/libvirt/qemu.conf (restart libvirtd); libvirt makes <dir>/libvirt/qemu/<id>-<vm>/\n"
+		    "memory_backing_dir = \"%s\"\n"
+		    "<!-- in <domain>: guest RAM as a file in that directory, one domain per VM -->\n"
+		    "<memoryBacking>\n"
+		    "  <source type='file'/>\n"
+		    "  <access mode='shared'/>\n"
+		    "</memoryBacking>\n",
+		    dir.c_str());
+}
+
+void run_create(const GlobalOptions &g, const CreateOptions &o)
+{
+	poolmem::ProfileSpec s;
+	s.name = o.name;
+	s.local = quota_value("--local", o.local);
+	s.pool = quota_value("--pool", o.pool);
+	s.chunk_bytes = size_value("--chunk", o.chunk);
+	auto tp = poolmem::parse_tier_policy(o.tier_policy);
+	auto ps = poolmem::parse_pool_select(o.pool_select);
+	if (!tp)
+		throw UsageError("--tier-policy: unknown policy '" + o.tier_policy + "'");
+	if (!ps)
+		throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
+	s.tier_policy = *tp;
+	s.pool_select = *ps;
+	s.pools = o.pools;
+	s.home_node = o.home_node;
+	s.pinnable = o.pinnable;
+	if (!s.local.bytes && !s.pool.bytes && s.local.pct + s.pool.pct < 100)
+		throw UsageError(o.name + ": --local + --pool (" + quota_text(s.local) + " + " + quota_text(s.pool) +
+				 ") must cover 100% of a VM's size");
+	if (!o.owner.empty())
+		std::tie(s.uid, s.gid) = parse_owner(o.owner);
+	s.mode = parse_mode("--mode", o.mode);
+
+	poolmem::Control ctl(g.control);
+	poolmem::ensure_mounted(g.mount);
+	ctl.profile_create(s);
+	const std::string dir = g.mount + "/" + s.name;
+	if (o.libvirt) {
+		print_libvirt(dir);
+		return;
+	}
+	std::printf("%s\n-object memory-backend-file,id=mem0,mem-path=%s,size=SIZE,share=on,align=%lu "
+		    "-machine memory-backend=mem0 -m SIZE\n",
+		    dir.c_str(), dir.c_str(), static_cast<unsigned long>(std::max<uint64_t>(s.chunk_bytes, 2ULL << 20)));
+}
+
+nlohmann::json profile_json(const poolmem::ProfileInfo &p, const std::string &mount)
+{
+	return {
+		{"name", p.spec.name},
+		{"directory", mount + "/" + p.spec.name},
+		{"chunk_bytes", p.spec.chunk_bytes},
+		{"local_quota_pct", p.spec.local.pct},
+		{"local_quota_bytes", p.spec.local.bytes},
+		{"pool_quota_pct", p.spec.pool.pct},
+		{"pool_quota_bytes", p.spec.pool.bytes},
+		{"pool_mask", p.pool_mask},
+		{"home_node", p.spec.home_node},
+		{"tier_policy", poolmem::to_string(p.spec.tier_policy)},
+		{"pool_select", poolmem::to_string(p.spec.pool_select)},
+		{"pinnable", p.spec.pinnable},
+		{"uid", p.spec.uid},
+		{"gid", p.spec.gid},
+		{"mode", p.spec.mode},
+		{"domains", p.domains},
+	};
+}
+
+void run_list(const GlobalOptions &g, bool json)
+{
+	poolmem::Control ctl(g.control);
+	std::vector<poolmem::ProfileInfo> profiles;
+	for (const auto &n : ctl.profile_names())
+		profiles.push_back(ctl.profile_info(n));
+	if (json) {
+		nlohmann::json out = nlohmann::json::array();
+		for (const auto &p : profiles)
+			out.push_back(profile_json(p, g.mount));
+		std::cout << out.dump(2) << '\n';
+		return;
+	}
+	Table t({"NAME", ">LOCAL", ">POOL", ">CHUNK", "TIER-POLICY", "POOL-SELECT", ">DOMAINS", "DIRECTORY"});
+	for (const auto &p : profiles)
+		t.row({p.spec.name, quota_text(p.spec.local), quota_text(p.spec.pool),
+		       poolmem::format_size(p.spec.chunk_bytes), poolmem::to_string(p.spec.tier_policy),
+		       poolmem::to_string(p.spec.pool_select), std::to_string(p.domains), g.mount + "/" + p.spec.name});
+	t.print();
+}
+
+void run_show(const GlobalOptions &g, const NameOptions &o)
+{
+	poolmem::Control ctl(g.control);
+	auto p = ctl.profile_info(o.name);
+	if (o.json) {
+		std::cout << profile_json(p, g.mount).dump(2) << '\n';
+		return;
+	}
+	std::printf("profile %s: %s/%s, %lu live domains\n", o.name.c_str(), g.mount.c_str(), o.name.c_str(),
+		    static_cast<unsigned long>(p.domains));
+	std::printf("  quotas  local %s, pool %s of each VM's size, %s chunks\n", quota_text(p.spec.local).c_str(),
+		    quota_text(p.spec.pool).c_str(), poolmem::format_size(p.spec.chunk_bytes).c_str());
+	std::printf("  policy  %s, %s%s\n", poolmem::to_string(p.spec.tier_policy).c_str(),
+		    poolmem::to_string(p.spec.pool_select).c_str(), p.spec.pinnable ? ", pinnable" : "");
+	std::printf("  owner   %u:%u mode %04o\n", p.spec.uid, p.spec.gid, p.spec.mode);
+}
+
+void run_remove(const GlobalOptions &g, const NameOptions &o)
+{
+	poolmem::Control ctl(g.control);
+	ctl.profile_remove(o.name);
+	std::printf("%s: profile removed\n", o.name.c_str());
+}
+
+} // namespace
+
+void setup_profile(CLI::App &app, const GlobalOptions &g)
+{
+	auto *pr = app.add_subcommand("profile", "profiles: directories whose files QEMU or libvirt make become domains");
+	pr->require_subcommand(1);
+
+	auto c = std::make_shared<CreateOptions>();
+	auto *create = pr->add_subcommand("create", "create a profile directory <mount>/<name>");
+	create->add_option("name", c->name, "profile name")->required();
+	create->add_option("--local", c->local, "local DRAM quota: PCT% of each VM's size, or a SIZE cap (default 0)");
+	create->add_option("--pool", c->pool, "pool quota: PCT% or SIZE (default 0); with --local it must cover 100%");
+	create->add_option("--tier-policy", c->tier_policy, "local-first (default), interleave, pool-first");
+	create->add_option("--pool-select", c->pool_select, "smart-idle (default), round-robin, random, nearest");
+	create->add_option("--pools", c->pools, "allowed pools (default: all)")->delimiter(',');
+	create->add_option("--home-node", c->home_node, "node whose DRAM is the local tier (default: first with CPUs)");
+	create->add_option("--chunk", c->chunk, "chunk size, power of two 2M..1G (default 2M)");
+	create->add_option("--owner", c->owner, "USER[:GROUP] owning the directory (who may create VMs in it)");
+	create->add_option("--mode", c->mode, "permission bits of the directory (default 0700)");
+	create->add_flag("--pinnable", c->pinnable, "domains take chunks only outside ZONE_MOVABLE (VFIO, RDMA)");
+	create->add_flag("--libvirt", c->libvirt, "print the qemu.conf line and <memoryBacking> XML");
+	create->callback([&g, c] { run_create(g, *c); });
+
+	auto l = std::make_shared<NameOptions>();
+	auto *list = pr->add_subcommand("list", "list profiles");
+	list->add_flag("--json", l->json, "print JSON");
+	list->callback([&g, l] { run_list(g, l->json); });
+
+	auto s = std::make_shared<NameOptions>();
+	auto *show = pr->add_subcommand("show", "one profile's quotas, policies and live domains");
+	show->add_option("name", s->name, "profile")->required();
+	show->add_flag("--json", s->json, "print JSON");
+	show->callback([&g, s] { run_show(g, *s); });
+
+	auto r = std::make_shared<NameOptions>();
+	auto *remove = pr->add_subcommand("remove", "remove an empty profile (as rmdir of its directory)");
+	remove->add_option("name", r->name, "profile")->required();
+	remove->callback([&g, r] { run_remove(g, *r); });
+}
+
+} // namespace poolctl
