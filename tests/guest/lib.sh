@@ -132,14 +132,63 @@ pm_load() {
 	[ -c /dev/poolmem/control ] || fail "/dev/poolmem/control missing"
 }
 
-# Destroy every domain a previous test left (a failed test may not have
-# cleaned up), so failures do not cascade.
+PMFS=/run/poolmem
+
+# Destroy every domain and profile a previous test left (a failed test may
+# not have cleaned up), so failures do not cascade: QEMUs still running,
+# profile directories, named domains.
 pm_clean() {
 	local d
+	if pkill -9 -f qemu-system-x86_64 2>/dev/null; then
+		info "killed a QEMU left by an earlier test"
+		sleep 1
+	fi
+	for d in $(pmtest profile-list 2>/dev/null); do
+		rm -rf "${PMFS:?}/$d"
+		info "cleaned up profile $d left by an earlier test"
+	done
 	for d in $(pmtest domain-list); do
-		pmtest domain-destroy "$d" >/dev/null
+		pmtest domain-destroy "$d" >/dev/null 2>&1 || true
 		info "cleaned up domain $d left by an earlier test"
 	done
+}
+
+# The first line of /sys/class/poolmem/*/profile that names profile $1: its
+# domain's name ("<profile>.<inode>"), or nothing.
+profile_domain() {
+	local f
+	for f in $DOMSYS/*/profile; do
+		[ -f "$f" ] && [ "$(cat "$f")" = "$1" ] && { basename "$(dirname "$f")"; return; }
+	done
+	return 0
+}
+
+# Free memory of node $1 in kB: MemFree plus the free pages parked on
+# per-cpu lists (/proc/zoneinfo "count:", in pages), which MemFree does not
+# include: order-0 frees, and 2 MiB ones, land there.
+node_free_kb() {
+	local mf pcp
+	mf=$(awk '/MemFree/ { print $4 }' $NODESYS/node$1/meminfo)
+	pcp=$(awk -v n="$1" '/^Node/ { node = $2; sub(",", "", node) } node == n && $1 == "count:" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
+	echo $((mf + pcp * 4))
+}
+
+# Used memory of node $1 in kB (MemTotal less node_free_kb).
+node_used_kb() { echo $(($(awk '/MemTotal/ { print $4 }' $NODESYS/node$1/meminfo) - $(node_free_kb $1))); }
+
+# Debian's QEMU inside the guest, TCG, no ROM files, with the test firmware
+# (tests/guest/bios/pattern-bios.S): it writes a pattern into every page of
+# guest RAM, prints D on the debug console $1, waits for the "go" word
+# (pmtest guest-check) and exits with status 99. It execs QEMU: run it as
+# "pm_qemu ... &" ($! is QEMU's pid) or in a subshell.
+PM_QEMU_GUEST_EXIT=99
+pm_qemu() { # CONSOLE ARGS...
+	local con=$1
+	shift
+	rm -f "$con"
+	exec qemu-system-x86_64 -accel tcg,tb-size=64 -nodefaults -display none -L /nonexistent \
+		-bios /rig/bin/pattern-bios.bin -device isa-debug-exit,iobase=0xf4,iosize=4 \
+		-debugcon file:"$con" "$@"
 }
 
 # Bring the topology's far memory online and register one pool per node,

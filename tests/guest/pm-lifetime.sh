@@ -1,20 +1,13 @@
 # rig-topologies: nvdimm-numa
 # THEORY OF OPERATION: lifetimes. rmmod must fail while a domain exists and
-# work once none does. Destroying a mapped domain removes its node (no new
+# work once none does. Destroying a mapped domain removes its file (no new
 # opens) but the mapping keeps its data until it goes; then the memory
 # returns. After create/touch/destroy cycles every pool node's MemFree is
 # back at its baseline (nothing leaked).
 . /rig/tests/lib.sh
 pm_pools_up
 n0=$(pool_attr p0 node) n1=$(pool_attr p1 node)
-# MemFree plus the free pages parked on per-cpu lists (/proc/zoneinfo
-# "count:"), which MemFree does not include: order-0 frees land there.
-free_kb() {
-	local mf pcp
-	mf=$(awk '/MemFree/ { print $4 }' $NODESYS/node$1/meminfo)
-	pcp=$(awk -v n="$1" '/^Node/ { node = $2; sub(",", "", node) } node == n && $1 == "count:" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
-	echo $((mf + pcp * 4))
-}
+free_kb() { node_free_kb "$@"; }
 base0=$(free_kb $n0) base1=$(free_kb $n1)
 
 pmtest domain-create life 64M 0 64M >/dev/null
@@ -25,7 +18,7 @@ pmtest hold life 4 > /tmp/hold.out &
 holder=$!
 wait_for 10 grep -q mapped /tmp/hold.out || fail "holder did not map"
 pmtest domain-destroy life >/dev/null
-[ ! -e /dev/poolmem/life ] || fail "node still exists after destroy"
+[ ! -e /run/poolmem/life ] || fail "file still exists after destroy"
 check_eq "domain gone from list" "" "$(pmtest domain-list | xargs)"
 busy=$(($(pool_attr p0 allocated_bytes) + $(pool_attr p1 allocated_bytes)))
 check_eq "memory still held by the mapping" $((64 * MiB)) $busy
@@ -43,6 +36,7 @@ for n in "$n0:$base0" "$n1:$base1"; do
 	info "node $node MemFree: baseline $base kB, now $now kB"
 	[ $((base - now)) -le 256 ] || fail "node $node leaked $((base - now)) kB"
 done
+umount /run/poolmem
 rmmod poolmem || fail "rmmod failed with no domains"
 [ ! -e /dev/poolmem/control ] || fail "control node left after rmmod"
 pm_load

@@ -6,14 +6,16 @@
 pm_pools_up
 check_eq "pools" "p0 p1" "$(ls $POOLSYS | xargs)"
 pmtest domain-create smoke 16M 4M 12M tier=local-first
-check_eq "device node" "crw-------" "$(ls -l /dev/poolmem/smoke | cut -c1-10)"
+check_eq "domain file" "-rw-------" "$(ls -l /run/poolmem/smoke | cut -c1-10)"
+check_eq "file size" $((16 * MiB)) "$(stat -c %s /run/poolmem/smoke)"
 pmtest touch smoke 0 16M
+check_eq "st_blocks: allocated bytes / 512" $((16 * MiB / 512)) "$(stat -c %b /run/poolmem/smoke)"
 check_eq "local bytes" $((4 * MiB)) "$(dom_attr smoke local_bytes)"
 check_eq "pool bytes" $((12 * MiB)) "$(dom_attr smoke pool_bytes)"
 check_eq "chunks" 8 "$(dom_attr smoke chunks)"
 check_eq "faults (one per chunk)" 8 "$(dom_attr smoke faults)"
 # the stat files hold the same values as the single-value files
-check_eq "domain stat" "$(for f in local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns; do
+check_eq "domain stat" "$(for f in local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns retired_chunks; do
 	dom_attr smoke $f; done | xargs)" "$(dom_attr smoke stat)"
 for p in p0 p1; do
 	# capacity, free and access factor move on their own; the rest must agree
@@ -23,6 +25,6 @@ done
 pmtest domain-info smoke
 pmtest map smoke
 pmtest domain-destroy smoke
-[ ! -e /dev/poolmem/smoke ] || fail "device node still there after destroy"
+[ ! -e /run/poolmem/smoke ] || fail "domain file still there after destroy"
 check_eq "p0 allocated after destroy" 0 "$(pool_attr p0 allocated_bytes)"
 check_eq "p1 allocated after destroy" 0 "$(pool_attr p1 allocated_bytes)"

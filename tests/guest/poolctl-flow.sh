@@ -58,13 +58,13 @@ check_eq "pool list --json pools" 2 "$(poolctl pool list --json | grep -c '"name
 # --- VMs ---
 out=$(poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin)
 echo "$out"
-check_eq "device path line" /dev/poolmem/web1 "$(echo "$out" | head -n1)"
-echo "$out" | grep -q -- "-object memory-backend-file,id=web1,mem-path=/dev/poolmem/web1,size=67108864,share=on" ||
+check_eq "file path line" /run/poolmem/web1 "$(echo "$out" | head -n1)"
+echo "$out" | grep -q -- "-object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M" ||
 	fail "QEMU argument: $out"
 poolctl vm create db --size 32M --pool 32M --tier-policy pool-first --pool-select smart-idle --pools pb \
 	--owner tenant --mode 0600 >/dev/null
-check_eq "db owner" "1000 1000" "$(stat -c '%u %g' /dev/poolmem/db)"
-poolctl vm create lv --size 16M --pool 16M --libvirt | grep -q "<qemu:arg value='memory-backend=lv'/>" || fail "libvirt snippet"
+check_eq "db owner" "1000 1000" "$(stat -c '%u %g' /run/poolmem/db)"
+poolctl vm create lv --size 16M --pool 16M --libvirt | grep -q "<path>/run/poolmem/lv</path>" || fail "libvirt snippet"
 poolctl vm destroy lv >/dev/null
 
 expect_exit 4 "^poolctl: web1: cannot create domain: a domain of that name exists" \

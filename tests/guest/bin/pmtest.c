@@ -19,6 +19,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/vfs.h>
+#include <linux/falloc.h>
 #include <sys/stat.h>
 #include <grp.h>
 #include <sys/syscall.h>
@@ -32,6 +35,7 @@
 #include "uapi/poolmem.h"
 
 #define CTL "/dev/poolmem/control"
+#define MNT POOLMEM_MOUNT_DEFAULT	/* domain files: MNT/<name> */
 
 static void die(const char *what)
 {
@@ -73,12 +77,25 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Mount the poolmem file system at MNT unless it is there (as poolctl does). */
+static void mount_fs(void)
+{
+	struct statfs st;
+
+	if (statfs(MNT, &st) == 0 && st.f_type == POOLMEM_FS_MAGIC)
+		return;
+	mkdir(MNT, 0755);
+	if (mount("poolmem", MNT, "poolmem", MS_NOSUID | MS_NODEV, NULL))
+		die("mount " MNT);
+}
+
 static int ctl(void)
 {
 	int fd = open(CTL, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		die("open " CTL);
+	mount_fs();
 	return fd;
 }
 
@@ -223,13 +240,14 @@ static int cmd_domain_info(int argc, char **argv)
 	if (ioctl(ctl(), POOLMEM_DOMAIN_INFO, &di))
 		die("domain info");
 	printf("size=%llu chunk=%llu local_quota=%llu pool_quota=%llu local=%llu pool=%llu "
-	       "chunks=%llu faults=%llu sigbus=%llu discards=%llu home=%d flags=%#x\n",
+	       "chunks=%llu faults=%llu sigbus=%llu discards=%llu home=%d flags=%#x uid=%u gid=%u "
+	       "mode=%o retired=%llu\n",
 	       (unsigned long long)di.bytes, (unsigned long long)di.chunk_bytes,
 	       (unsigned long long)di.quota[0], (unsigned long long)di.quota[1],
 	       (unsigned long long)di.usage[0], (unsigned long long)di.usage[1],
 	       (unsigned long long)di.chunks, (unsigned long long)di.faults,
 	       (unsigned long long)di.sigbus, (unsigned long long)di.discards, di.home_node,
-	       di.domain_flags);
+	       di.domain_flags, di.uid, di.gid, di.mode, (unsigned long long)di.retired_chunks);
 	return 0;
 }
 
@@ -242,7 +260,7 @@ static int cmd_list(int argc, char **argv, int pools)
 	(void)argc; (void)argv;
 	l.count = 64;
 	l.names = (uintptr_t)names;
-	if (ioctl(fd, pools ? POOLMEM_POOL_LIST : POOLMEM_DOMAIN_LIST, &l))
+	if (ioctl(fd, pools == 2 ? POOLMEM_PROFILE_LIST : pools ? POOLMEM_POOL_LIST : POOLMEM_DOMAIN_LIST, &l))
 		die("list");
 	for (unsigned int i = 0; i < l.total && i < 64; i++)
 		printf("%s\n", names[i]);
@@ -251,11 +269,10 @@ static int cmd_list(int argc, char **argv, int pools)
 
 /* ---- mapping a domain ---- */
 
+/* What QEMU does to give guest memory back. */
 static int discard(int fd, uint64_t off, uint64_t len)
 {
-	struct poolmem_discard a = { .size = sizeof(a), .offset = off, .length = len };
-
-	return ioctl(fd, POOLMEM_DISCARD, &a);
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len);
 }
 
 struct mapping {
@@ -276,7 +293,7 @@ static struct mapping map_domain_layout(const char *name, int prot, const char *
 	void *at = NULL;
 	int flags = MAP_SHARED;
 
-	snprintf(path, sizeof(path), "/dev/poolmem/%s", name);
+	snprintf(path, sizeof(path), MNT "/%s", name);
 	m.fd = open(path, (prot & PROT_WRITE) ? O_RDWR : O_RDONLY);
 	if (m.fd < 0)
 		die("open domain");
@@ -404,7 +421,7 @@ static int cmd_punch(int argc, char **argv)
 
 	if (argc < 3)
 		usage();
-	snprintf(path, sizeof(path), "/dev/poolmem/%s", argv[0]);
+	snprintf(path, sizeof(path), MNT "/%s", argv[0]);
 	int fd = open(path, O_RDWR);
 
 	if (fd < 0)
@@ -966,6 +983,97 @@ static int cmd_run_as(int argc, char **argv)
 	return 1;
 }
 
+/*
+ * guest-check PATH: the pattern tests/guest/bios/pattern-bios.S writes into
+ * every page of guest RAM from 1 MiB up, read through a second mapping of
+ * the memory backend's file; then the "go" word the guest waits for.
+ */
+static int cmd_guest_check(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	int fd = open(argv[0], O_RDWR);
+
+	if (fd < 0)
+		die("open");
+	off_t size = lseek(fd, 0, SEEK_END);
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	uint64_t ok = 0, bad = 0;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	for (uint64_t a = 1 << 20; a < (uint64_t)size; a += 4096) {
+		uint32_t w0, w1, want = (uint32_t)a ^ 0x5a5a5a5a;
+
+		memcpy(&w0, p + a, 4);
+		memcpy(&w1, p + a + 4, 4);
+		if (w0 == want && w1 == ~want) {
+			ok++;
+		} else if (bad++ < 5) {
+			printf("guest-check: page %#" PRIx64 ": %#x %#x, expected %#x %#x\n", a, w0, w1,
+			       want, ~want);
+		}
+	}
+	printf("guest-check: %" PRIu64 " pages ok, %" PRIu64 " bad\n", ok, bad);
+	if (argc < 2 || strcmp(argv[1], "nogo")) {
+		uint32_t go = 0x600df00d;
+
+		memcpy(p + (1 << 20) + 8, &go, 4);
+	}
+	return bad || !ok;
+}
+
+/* file-pmd PID PATH: kB of PATH's mappings in PID mapped with PMDs, and in all */
+static int cmd_file_pmd(int argc, char **argv)
+{
+	char smaps[64], line[512];
+	unsigned long pmd = 0, rss = 0, v;
+	int in = 0;
+
+	if (argc < 2)
+		usage();
+	snprintf(smaps, sizeof(smaps), "/proc/%s/smaps", argv[0]);
+	FILE *f = fopen(smaps, "r");
+
+	if (!f)
+		die("open smaps");
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = 0;
+		/* a mapping's header starts with its address (lowercase hex); fields with a capital */
+		if ((line[0] >= '0' && line[0] <= '9') || (line[0] >= 'a' && line[0] <= 'f')) {
+			size_t n = strlen(line), m = strlen(argv[1]);
+
+			in = n >= m && !strcmp(line + n - m, argv[1]);
+			continue;
+		}
+		if (!in)
+			continue;
+		if (sscanf(line, "FilePmdMapped: %lu kB", &v) == 1)
+			pmd += v;
+		if (sscanf(line, "Rss: %lu kB", &v) == 1)
+			rss += v;
+	}
+	fclose(f);
+	printf("%lu %lu\n", pmd, rss);
+	return 0;
+}
+
+/* create-file PATH: open(O_CREAT|O_EXCL) as QEMU does for a missing mem-path */
+static int cmd_create_file(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	int fd = open(argv[0], O_RDWR | O_CREAT | O_EXCL, 0644);
+
+	if (fd < 0)
+		die("create");
+	printf("create %s: ok\n", argv[0]);
+	return 0;
+}
+
 /* try-open NAME [rw|ro]: open and report */
 static int cmd_try_open(int argc, char **argv)
 {
@@ -975,7 +1083,7 @@ static int cmd_try_open(int argc, char **argv)
 		usage();
 	snprintf(path, sizeof(path), "%s", argv[0][0] == '/' ? argv[0] : "");
 	if (!path[0])
-		snprintf(path, sizeof(path), "/dev/poolmem/%s", argv[0]);
+		snprintf(path, sizeof(path), MNT "/%s", argv[0]);
 	int fd = open(path, O_RDWR);
 
 	if (fd < 0)
@@ -991,7 +1099,7 @@ static int cmd_mmap_bad(int argc, char **argv, int private)
 
 	if (argc < 1)
 		usage();
-	snprintf(path, sizeof(path), "/dev/poolmem/%s", argv[0]);
+	snprintf(path, sizeof(path), MNT "/%s", argv[0]);
 	int fd = open(path, O_RDWR);
 
 	if (fd < 0)
@@ -1019,15 +1127,17 @@ static int cmd_qemu(int argc, char **argv)
 
 	for (uint64_t i = 0; i < m.size; i += 4096)
 		m.p[i] = 0xab;
-	/* QEMU would call fallocate(PUNCH_HOLE); the VFS refuses that on a
-	 * character device, so the discard is poolmem's ioctl */
-	if (fallocate(m.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, m.size / 2) == 0 ||
-	    errno != ENODEV) {
-		printf("qemu: fallocate on the char device: expected ENODEV\n");
+	/* a domain's size is fixed and memory comes on touch: nothing else */
+	if (fallocate(m.fd, 0, 0, m.size) == 0 || errno != EOPNOTSUPP ||
+	    fallocate(m.fd, FALLOC_FL_ZERO_RANGE, 0, 4096) == 0 || errno != EOPNOTSUPP) {
+		printf("qemu: fallocate modes other than punching a hole: expected EOPNOTSUPP\n");
 		return 1;
 	}
-	if (discard(m.fd, 0, m.size / 2))
-		die("discard");
+	/* QEMU's two ways of giving memory back: fallocate and MADV_REMOVE */
+	if (discard(m.fd, 0, m.size / 4))
+		die("fallocate(PUNCH_HOLE)");
+	if (madvise(m.p + m.size / 4, m.size / 4, MADV_REMOVE))
+		die("madvise(MADV_REMOVE)");
 	for (uint64_t i = 0; i < m.size / 2; i++)
 		if (m.p[i]) {
 			printf("qemu: discarded range not zero at %" PRIu64 "\n", i);
@@ -1127,6 +1237,8 @@ int main(int argc, char **argv)
 		return cmd_domain_info(argc, argv);
 	if (!strcmp(c, "domain-list"))
 		return cmd_list(argc, argv, 0);
+	if (!strcmp(c, "profile-list"))
+		return cmd_list(argc, argv, 2);
 	if (!strcmp(c, "touch"))
 		return cmd_touch(argc, argv);
 	if (!strcmp(c, "fill"))
@@ -1155,6 +1267,12 @@ int main(int argc, char **argv)
 		return cmd_anon_check(argc, argv);
 	if (!strcmp(c, "gup"))
 		return cmd_gup(argc, argv);
+	if (!strcmp(c, "guest-check"))
+		return cmd_guest_check(argc, argv);
+	if (!strcmp(c, "file-pmd"))
+		return cmd_file_pmd(argc, argv);
+	if (!strcmp(c, "create-file"))
+		return cmd_create_file(argc, argv);
 	if (!strcmp(c, "try-open"))
 		return cmd_try_open(argc, argv);
 	if (!strcmp(c, "mmap-private"))
