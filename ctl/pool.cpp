@@ -29,7 +29,7 @@ namespace poolctl {
 
 namespace {
 
-const fs::path state_dir = "/run/poolmem";
+const fs::path state_dir = "/run/poolctl";
 
 struct OnlineOptions {
 	std::string dax;
@@ -52,7 +52,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Progress of background onlining, kept in /run/poolmem/<pool>.online as
+/// Progress of background onlining, kept in /run/poolctl/<pool>.online as
 /// "done total seconds state".
 struct OnlineState {
 	unsigned done = 0, total = 0;

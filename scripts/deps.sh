@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian package that poolmem's build, QEMU rig and tests need.
-# Idempotent: packages already installed are left alone. Run as root (or via
-# sudo) on Debian 12.
+# Idempotent: packages already installed are left alone. Run as root on
+# Debian 12 (sudo is used only when it is there and we are not root).
 set -euo pipefail
 
 PKGS=(
@@ -17,6 +17,8 @@ PKGS=(
 	ndctl daxctl numactl socat python3
 	# exporter end-to-end tests
 	prometheus curl
+	# libvirt's domain XML schemas and validator, for the XML poolctl prints
+	libvirt-clients libvirt0 libxml2-utils
 )
 
 missing=()

@@ -26,25 +26,27 @@ refused: busy (chunks live there), exists, over capacity (admission control), no
 PAGES = {
 "poolctl": dict(
  summary="manage pooled memory (CXL, DAX, PMem) for VMs with per-tier quotas",
- synopsis="poolctl [--sysfs DIR] [--control DEV] NOUN VERB [OPTIONS]",
+ synopsis="poolctl [--sysfs DIR] [--control DEV] [--mount DIR] NOUN VERB [OPTIONS]",
  description="""poolctl is the operator's command for poolmem. It brings hot-plugged far memory
-online as pools, creates VM domains (/dev/poolmem/NAME) with a hard quota per memory
-tier, and shows where every chunk of a VM lives. It talks to the kernel only through
+online as pools, creates VM domains (files /run/poolmem/NAME of the poolmem file system)
+with a hard quota per memory tier, creates profiles (directories whose files QEMU or
+libvirt create become domains), and shows where every chunk of a VM lives. It talks to the kernel only through
 libpoolmem (libdaxctl, libcxl, libndctl, libkmod and the poolmem ioctls); it never
 runs modprobe, daxctl, ndctl or cxl.
 .PP
 Every listing takes --json. Sizes accept K, M, G and T suffixes (powers of 1024).
 Errors are one line: the object, then the cause.""",
  options=[("--sysfs DIR","sysfs root to read (default /sys; for tests)"),
-          ("--control DEV","control device (default /dev/poolmem/control)")],
+          ("--control DEV","control device (default /dev/poolmem/control)"),
+          ("--mount DIR","where the poolmem file system is; mounted there when it is not (default /run/poolmem)")],
  examples="""# poolctl pool online dax0.0 --name cxl0
 cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), zone movable
 # poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave
-/dev/poolmem/web1
--object memory-backend-file,id=web1,mem-path=/dev/poolmem/web1,size=67108864,share=on -machine memory-backend=web1""",
+/run/poolmem/web1
+-object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M""",
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-offline","poolctl-pool-remove",
-      "poolctl-vm-create","poolctl-vm-list","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
+      "poolctl-vm-create","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
       "poolctl-status","poolctl-top","poolctl-node-list"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
@@ -126,8 +128,12 @@ pa: dax0.0 handed back to devdax""",
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
  synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--libvirt]",
- description="""Creates /dev/poolmem/NAME of SIZE bytes and prints its path and the QEMU argument
-that backs guest RAM with it. Nothing is allocated yet: each chunk is allocated, zeroed,
+ description="""Creates the domain file /run/poolmem/NAME (the poolmem file system, mounted when it is
+not) of SIZE bytes and prints its path and a QEMU argument that backs guest RAM with it
+as it is: the object id mem-NAME (QEMU wants ids that start with a letter), share=on
+(guest writes reach the domain), align= the chunk size (so QEMU places the mapping where
+2 MiB page-table entries fit; without it KVM maps the guest with 4 KiB pages) and the
+matching -m. Nothing is allocated yet: each chunk is allocated, zeroed,
 on first touch, from the tier the tier policy picks and the pool the selection policy
 picks, within hard quotas. --local + --pool must cover --size. Admission control refuses
 (exit 4) quotas that the home node or the pools (capacity x overcommit) can't hold.
@@ -150,13 +156,13 @@ until it is killed.""",
           ("--pools P1,P2","pools the domain may use (default: all registered now)"),
           ("--home-node N","node whose DRAM is the local tier (default: first node with CPUs)"),
           ("--chunk SIZE","chunk size, power of two from 2M to 1G (default 2M)"),
-          ("--owner USER[:GROUP]","owner of the device node, e.g. libvirt-qemu (default root)"),
-          ("--mode MODE","octal permission bits of the device node (default 0600)"),
+          ("--owner USER[:GROUP]","owner of the domain file, e.g. libvirt-qemu (default root); chown works later too"),
+          ("--mode MODE","octal permission bits of the domain file (default 0600)"),
           ("--pinnable","chunks only outside ZONE_MOVABLE, so VFIO and RDMA can pin the guest RAM; admission counts only such memory"),
-          ("--libvirt","print a libvirt <qemu:commandline> snippet instead")],
+          ("--libvirt","print libvirt XML instead: an NVDIMM <memory> device with the file as <source><path> and the chunk size as <alignsize> (libvirt 9.0 has no element that names a file as boot RAM; for boot RAM use a profile, poolctl-profile-create(8))")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
-/dev/poolmem/web1
--object memory-backend-file,id=web1,mem-path=/dev/poolmem/web1,size=67108864,share=on -machine memory-backend=web1
+/run/poolmem/web1
+-object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M
 # poolctl vm create huge --size 64G --pool 64G
 poolctl: huge: cannot create domain: quotas exceed what the pools and the home node can hold (admission control)""",
  see=["poolctl-vm-show","poolctl-vm-destroy"]),
@@ -176,7 +182,7 @@ web1  64.0 MiB  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB      32  interleave   round
  description="Usage against quota per tier, policies, faults with latency percentiles (upper bounds of log2 buckets), SIGBUS denials, discards, and chunks per pool.",
  options=[("--json","print JSON")],
  examples="""# poolctl vm show web1
-domain web1: /dev/poolmem/web1, 64.0 MiB in 2.0 MiB chunks
+domain web1: /run/poolmem/web1, 64.0 MiB in 2.0 MiB chunks
   local   16.0 MiB/16.0 MiB (home node 0)
   pool    48.0 MiB/48.0 MiB
   policy  interleave, round-robin
@@ -198,11 +204,77 @@ OFFSET          LENGTH   HOST-PHYS       POOL   NODE
 "poolctl-vm-destroy": dict(
  summary="destroy a VM domain",
  synopsis="poolctl vm destroy NAME",
- description="Removes /dev/poolmem/NAME at once (no new opens). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
+ description="Unlinks /run/poolmem/NAME at once (no new opens; rm does the same). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
  options=[],
  examples="""# poolctl vm destroy web1
-web1: destroyed (memory returns when the last mapping goes)""",
+web1: destroyed (memory returns when the last open file and mapping go)""",
  see=["poolctl-vm-create"]),
+"poolctl-profile-create": dict(
+ summary="create a profile: a directory whose files become VM domains",
+ synopsis="poolctl profile create NAME [--local PCT%|SIZE] [--pool PCT%|SIZE] [--tier-policy P] [--pool-select P] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--libvirt]",
+ description="""Creates the directory /run/poolmem/NAME. A file created in it, or in any
+subdirectory, becomes a domain when ftruncate() gives it a size: its quotas are the
+profile's percentages of that size (rounded up to whole chunks) or its byte caps, and
+admission control runs then (ftruncate fails with ENOSPC, and the kernel log names the
+profile, the file and the figures). This is how QEMU and libvirt create domains
+themselves: QEMU's mem-path=/run/poolmem/NAME makes a temporary file there and unlinks it
+at once, so the domain lives exactly as long as QEMU; libvirt's memory_backing_dir makes
+per-VM directories and files there and removes them when the VM stops. Such domains are
+listed as NAME.INODE (poolctl vm list shows their file).
+.PP
+Whoever may write the directory (--owner, --mode) may create domains in it.""",
+ options=[("--local PCT%|SIZE","local DRAM quota: a percentage of each VM's size, or a byte cap (default 0)"),
+          ("--pool PCT%|SIZE","pool quota: a percentage or a byte cap (default 0); percentages must add up to 100% or more"),
+          ("--tier-policy P","local-first (default), interleave, pool-first"),
+          ("--pool-select P","smart-idle (default), round-robin, random, nearest"),
+          ("--pools P1,P2","pools its domains may use (default: all)"),
+          ("--home-node N","node whose DRAM is the local tier (default: first node with CPUs)"),
+          ("--chunk SIZE","chunk size, power of two from 2M to 1G (default 2M)"),
+          ("--owner USER[:GROUP]","owner of the directory, e.g. libvirt-qemu"),
+          ("--mode MODE","octal permission bits of the directory (default 0700)"),
+          ("--pinnable","its domains take chunks only outside ZONE_MOVABLE (VFIO, RDMA)"),
+          ("--libvirt","print the qemu.conf memory_backing_dir line and the <memoryBacking> XML")],
+ examples="""# poolctl profile create gold --local 25% --pool 75% --owner libvirt-qemu --libvirt
+# /etc/libvirt/qemu.conf (restart libvirtd); libvirt makes <dir>/libvirt/qemu/<id>-<vm>/
+memory_backing_dir = "/run/poolmem/gold"
+<!-- in <domain>: guest RAM as a file in that directory, one domain per VM -->
+<memoryBacking>
+  <source type='file'/>
+  <access mode='shared'/>
+</memoryBacking>
+# qemu-system-x86_64 -object memory-backend-file,id=mem0,mem-path=/run/poolmem/gold,size=64G,share=on,align=2M ...
+qemu-system-x86_64: unable to map backing store for guest RAM: No space left on device
+# dmesg | tail -n 1
+poolmem: profile gold: file /gold/qemu_back_mem.mem0.eGaBPu: domain gold.1501 refused: local quota 16384 MiB + 0 MiB committed on node 0 exceeds 2047 MiB (node memory x 100%)""",
+ see=["poolctl-profile-list","poolctl-profile-remove","poolctl-vm-list"]),
+"poolctl-profile-list": dict(
+ summary="list profiles",
+ synopsis="poolctl profile list [--json]",
+ description="Per profile: its quotas, chunk size, policies, live domains and directory.",
+ options=[("--json","print a JSON array")],
+ examples="""# poolctl profile list
+NAME    LOCAL  POOL    CHUNK  TIER-POLICY  POOL-SELECT  DOMAINS  DIRECTORY
+silver    50%   50%  2.0 MiB  local-first  smart-idle         0  /run/poolmem/silver""",
+ see=["poolctl-profile-show"]),
+"poolctl-profile-show": dict(
+ summary="show one profile",
+ synopsis="poolctl profile show NAME [--json]",
+ description="Quotas, chunk size, policies, owner and the number of live domains made from it.",
+ options=[("--json","print JSON")],
+ examples="""# poolctl profile show silver
+profile silver: /run/poolmem/silver, 1 live domains
+  quotas  local 50%, pool 50% of each VM's size, 2.0 MiB chunks
+  policy  local-first, smart-idle
+  owner   1000:1000 mode 0750""",
+ see=["poolctl-profile-create"]),
+"poolctl-profile-remove": dict(
+ summary="remove a profile",
+ synopsis="poolctl profile remove NAME",
+ description="Removes an empty profile, as rmdir of its directory does; refused (exit 4) while files or directories are in it. Domains whose files were unlinked but are still open (a running QEMU) keep the profile's settings until they end.",
+ options=[],
+ examples="""# poolctl profile remove gold
+poolctl: gold: cannot remove profile: its directory is not empty""",
+ see=["poolctl-profile-create"]),
 "poolctl-status": dict(
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
  synopsis="poolctl status [--json]",

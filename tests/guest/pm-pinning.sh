@@ -37,7 +37,7 @@ pmtest domain-destroy mov-big >/dev/null
 # a pinnable domain on the kernel-zone pool: pinned at once
 pmtest domain-create pin-n 32M 0 32M tier=pool-first pools=p1 pinnable=1 >/dev/null
 check_eq "sysfs pinnable" 1 "$(dom_attr pin-n pinnable)"
-pmtest domain-info pin-n | grep -q ' flags=0x1$' || fail "domain info: no pinnable flag"
+pmtest domain-info pin-n | grep -q ' flags=0x1 ' || fail "domain info: no pinnable flag"
 out=$(timeout -s KILL 60 pmtest pin-longterm pin-n 32) || fail "pin of pin-n: $out"
 info "$out"
 echo "$out" | grep -q ': pinned' || fail "pin of pin-n: $out"

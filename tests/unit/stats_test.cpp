@@ -97,7 +97,7 @@ TEST(DomainReader, rereads_counters_and_keeps_what_never_changes)
 	EXPECT_EQ(a[0].faults, 32u);
 	EXPECT_EQ(a[0].size_bytes, 67108864u);
 	/* counters come from stat on every read */
-	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000");
+	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0");
 	/* size_bytes can't change for a live domain: the reader doesn't look */
 	t.write(t.dom("size_bytes"), "1");
 	auto b = r.read(t.root);

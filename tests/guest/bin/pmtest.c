@@ -31,6 +31,8 @@
 #include <unistd.h>
 
 #include <linux/io_uring.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 
 #include "uapi/poolmem.h"
 
@@ -1061,6 +1063,163 @@ static int cmd_file_pmd(int argc, char **argv)
 	return 0;
 }
 
+/* The domain's info, or exit. */
+static struct poolmem_domain_info domain_info(const char *name)
+{
+	struct poolmem_domain_info di = { .size = sizeof(di) };
+
+	set_name(di.name, name);
+	if (ioctl(ctl(), POOLMEM_DOMAIN_INFO, &di))
+		die("domain info");
+	return di;
+}
+
+/*
+ * splice-escape NAME ROUNDS: the quota escape through pages still
+ * referenced at discard. Each round touches chunk 0, vmsplice()s one page
+ * of it into a pipe that stays open (the pipe holds a reference), and
+ * punches chunk 0. Were a punched chunk uncharged while the pipe holds it,
+ * every round would take another 2 MiB outside the quota. Prints the
+ * rounds that got memory, the most the domain was charged, and the chunks
+ * still retired; then closes the pipes and waits for them to be freed.
+ */
+static int cmd_splice_escape(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	int rounds = atoi(argv[1]), got = 0, r, (*pipes)[2] = calloc(rounds, sizeof(*pipes));
+	uint64_t charged = 0;
+	struct poolmem_domain_info di;
+	volatile int i = 0;
+
+	if (!pipes)
+		die("calloc");
+	signal(SIGBUS, on_sigbus);
+	if (sigsetjmp(sigbus_jmp, 1)) {
+		printf("splice-escape: SIGBUS in round %d (quota reached)\n", i);
+		goto out;
+	}
+	for (i = 0; i < rounds; i++) {
+		struct iovec iov = { .iov_base = m.p, .iov_len = 4096 };
+
+		m.p[0] = (uint8_t)i;
+		got++;
+		if (pipe(pipes[i]))
+			die("pipe");
+		if (vmsplice(pipes[i][1], &iov, 1, 0) != 4096)
+			die("vmsplice");
+		if (discard(m.fd, 0, 2 << 20))
+			die("punch");
+		di = domain_info(argv[0]);
+		if (di.usage[0] + di.usage[1] > charged)
+			charged = di.usage[0] + di.usage[1];
+	}
+out:
+	di = domain_info(argv[0]);
+	printf("splice-escape: %d rounds got memory, charged at most %" PRIu64 " bytes, %llu chunks retired\n",
+	       got, charged, (unsigned long long)di.retired_chunks);
+	for (r = 0; r < i && r < rounds; r++) {
+		char buf[4096];
+
+		if (pipes[r][0] > 0 && read(pipes[r][0], buf, sizeof(buf)) != 4096)
+			die("read pipe");
+		close(pipes[r][0]);
+		close(pipes[r][1]);
+	}
+	if (i < rounds && pipes[i][0] > 0) {
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+	for (r = 0; r < 50; r++) {
+		di = domain_info(argv[0]);
+		if (!di.retired_chunks)
+			break;
+		usleep(100000);
+	}
+	printf("splice-escape: after the pipes closed: %llu retired, %llu bytes charged\n",
+	       (unsigned long long)di.retired_chunks,
+	       (unsigned long long)(di.usage[0] + di.usage[1]));
+	return 0;
+}
+
+/*
+ * uffd-list: a list ioctl whose output buffer faults into userfaultfd, so
+ * copy_to_user() blocks until we resolve the fault. Meanwhile another
+ * control ioctl must complete: nothing may hold pm_lock across a copy to
+ * userspace. Prints the other ioctl's latency.
+ */
+static void *uffd_lister(void *arg)
+{
+	struct poolmem_list *l = arg;
+
+	if (ioctl(ctl(), POOLMEM_DOMAIN_LIST, l))
+		die("domain list into userfaultfd memory");
+	return NULL;
+}
+
+static int uffd_other_done;
+
+static void *uffd_other(void *arg)
+{
+	if (ioctl(ctl(), POOLMEM_POOL_LIST, arg))
+		die("pool list");
+	__atomic_store_n(&uffd_other_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int cmd_uffd_list(int argc, char **argv)
+{
+	int uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct poolmem_list l = { .size = sizeof(l), .count = 64 };
+	char names[64][POOLMEM_NAME_MAX];
+	struct poolmem_list l2 = { .size = sizeof(l2), .count = 64, .names = (uintptr_t)names };
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	pthread_t t, t2;
+	void *buf;
+	double t0, t1;
+	int ok;
+
+	(void)argc; (void)argv;
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
+		die("userfaultfd");
+	buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap");
+	struct uffdio_register reg = { .range = { (uintptr_t)buf, 4096 }, .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		die("UFFDIO_REGISTER");
+	l.names = (uintptr_t)buf;
+	pthread_create(&t, NULL, uffd_lister, &l);
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 10000) != 1 || read(uffd, &msg, sizeof(msg)) != sizeof(msg))
+		die("no userfault from the list ioctl");
+	/* the lister is now stuck in copy_to_user(); another ioctl must go through */
+	t0 = now();
+	pthread_create(&t2, NULL, uffd_other, &l2);
+	while (!__atomic_load_n(&uffd_other_done, __ATOMIC_ACQUIRE) && now() - t0 < 5)
+		usleep(10000);
+	t1 = now();
+	ok = __atomic_load_n(&uffd_other_done, __ATOMIC_ACQUIRE);
+	if (ok)
+		printf("uffd-list: another ioctl completed in %.3f s while a copy_to_user was stalled\n",
+		       t1 - t0);
+	else
+		printf("uffd-list: another ioctl was still blocked after %.1f s: a lock is held across copy_to_user\n",
+		       t1 - t0);
+	struct uffdio_zeropage zp = { .range = { (uintptr_t)buf, 4096 } };
+
+	if (ioctl(uffd, UFFDIO_ZEROPAGE, &zp))
+		die("UFFDIO_ZEROPAGE");
+	pthread_join(t2, NULL);
+	pthread_join(t, NULL);
+	return !ok;
+}
+
 /* create-file PATH: open(O_CREAT|O_EXCL) as QEMU does for a missing mem-path */
 static int cmd_create_file(int argc, char **argv)
 {
@@ -1267,6 +1426,10 @@ int main(int argc, char **argv)
 		return cmd_anon_check(argc, argv);
 	if (!strcmp(c, "gup"))
 		return cmd_gup(argc, argv);
+	if (!strcmp(c, "splice-escape"))
+		return cmd_splice_escape(argc, argv);
+	if (!strcmp(c, "uffd-list"))
+		return cmd_uffd_list(argc, argv);
 	if (!strcmp(c, "guest-check"))
 		return cmd_guest_check(argc, argv);
 	if (!strcmp(c, "file-pmd"))
