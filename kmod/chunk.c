@@ -13,6 +13,7 @@
 #include <linux/pagemap.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/wait_bit.h>
@@ -89,15 +90,28 @@ struct pm_alloc_work {
 	struct pm_domain *d;
 	u64 idx;
 	int nid;
+	bool pin;		/* the faulting task was long-term pinning */
 	int ret;
 	struct completion done;
 };
 
+/*
+ * The allocating workqueue: unbound (any CPU, the root cpuset) and with a
+ * rescuer, since a fault waits on it and the allocation may need reclaim.
+ */
+static struct workqueue_struct *pm_alloc_wq;
+
 static void pm_alloc_workfn(struct work_struct *work)
 {
 	struct pm_alloc_work *w = container_of(work, struct pm_alloc_work, work);
+	unsigned int flags = 0;
 
+	/* keep the pinning task's rule: no ZONE_MOVABLE for FOLL_LONGTERM */
+	if (w->pin)
+		flags = memalloc_pin_save();
 	w->ret = pm_chunk_alloc_on(w->d, w->idx, w->nid);
+	if (w->pin)
+		memalloc_pin_restore(flags);
 	complete(&w->done);
 }
 
@@ -115,9 +129,10 @@ static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
 	w.d = d;
 	w.idx = idx;
 	w.nid = nid;
+	w.pin = current->flags & PF_MEMALLOC_PIN;
 	init_completion(&w.done);
 	INIT_WORK_ONSTACK(&w.work, pm_alloc_workfn);
-	queue_work_node(nid, system_unbound_wq, &w.work);
+	queue_work_node(nid, pm_alloc_wq, &w.work);
 	/* bounded: the allocation does not retry (__GFP_NORETRY) */
 	wait_for_completion(&w.done);
 	destroy_work_on_stack(&w.work);
@@ -476,9 +491,57 @@ void pm_chunk_discard(struct pm_domain *d, u64 idx)
 			clear_highpage(slot[u] + i);
 }
 
+/*
+ * The domain's file is gone (no mapping is left), but pages of its chunks
+ * may still be referenced elsewhere (a pipe, an RDMA or io_uring
+ * registration): retire those, so they stay charged, listed and in the
+ * reverse map until they are really free, instead of being uncharged by
+ * the domain's release. Process context, d->lock not held.
+ */
+void pm_chunk_retire_shared(struct pm_domain *d)
+{
+	u64 idx;
+
+	mutex_lock(&d->lock);
+	for (idx = 0; idx < d->nr_chunks; idx++) {
+		cond_resched();
+		if (d->meta[idx].present &&
+		    pm_units_shared(&d->units[idx * d->units_per_chunk], d->units_per_chunk))
+			pm_chunk_retire(d, idx);	/* on -ENOMEM, release frees it */
+	}
+	mutex_unlock(&d->lock);
+}
+
+/*
+ * A fault found its quota used up while @d has retired chunks: their
+ * other users (a KVM or O_DIRECT reference that is about to go) may be
+ * letting go. Run the reaper now and a few more times over ~100 ms before
+ * the fault gives up; quotas stay hard. Caller does not hold d->lock.
+ */
+void pm_retired_reap_wait(struct pm_domain *d)
+{
+	u64 before = READ_ONCE(d->retired);
+	int i;
+
+	for (i = 0; i < 10 && !fatal_signal_pending(current); i++) {
+		mod_delayed_work(system_wq, &pm_retired_work, 0);
+		flush_delayed_work(&pm_retired_work);
+		if (READ_ONCE(d->retired) < before)
+			return;
+		schedule_timeout_killable(msecs_to_jiffies(10));
+	}
+}
+
+int pm_chunk_init(void)
+{
+	pm_alloc_wq = alloc_workqueue("poolmem_alloc", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return pm_alloc_wq ? 0 : -ENOMEM;
+}
+
 /* Module exit: no domain is left, so no chunk is retired. */
 void pm_chunk_exit(void)
 {
 	cancel_delayed_work_sync(&pm_retired_work);
 	WARN_ON(!list_empty(&pm_retired_list));
+	destroy_workqueue(pm_alloc_wq);
 }

@@ -97,7 +97,7 @@ static long pm_ctl_list(unsigned int cmd, union pm_ctl_arg *a)
 			n += !!pm_pools[i];
 	} else if (cmd == POOLMEM_DOMAIN_LIST) {
 		list_for_each_entry(d, &pm_domains, list)
-			n += !d->dead;
+			n += !d->dead && d->registered;
 	} else {
 		list_for_each_entry(pr, &pm_profiles, list)
 			n++;
@@ -118,7 +118,7 @@ static long pm_ctl_list(unsigned int cmd, union pm_ctl_arg *a)
 				PM_LIST_ADD(pm_pools[i]->name);
 	} else if (cmd == POOLMEM_DOMAIN_LIST) {
 		list_for_each_entry(d, &pm_domains, list)
-			if (!d->dead)
+			if (!d->dead && d->registered)
 				PM_LIST_ADD(d->name);
 	} else {
 		list_for_each_entry(pr, &pm_profiles, list)
@@ -180,7 +180,7 @@ static long pm_ctl_domain_info(unsigned int cmd, union pm_ctl_arg *a)
 	    !pm_name_valid(a->dinfo.name, POOLMEM_NAME_MAX))
 		return -EINVAL;
 	mutex_lock(&pm_lock);
-	d = pm_domain_find(a->dinfo.name);
+	d = pm_domain_find_live(a->dinfo.name);
 	if (d)
 		pm_domain_fill_info(d, &a->dinfo);
 	mutex_unlock(&pm_lock);
@@ -196,7 +196,7 @@ static long pm_ctl_map(unsigned int cmd, union pm_ctl_arg *a)
 	if (!PM_RESERVED_ZERO(&a->map) || !pm_name_valid(a->map.name, POOLMEM_NAME_MAX))
 		return -EINVAL;
 	mutex_lock(&pm_lock);
-	d = pm_domain_find(a->map.name);
+	d = pm_domain_find_live(a->map.name);
 	if (d)
 		get_device(&d->dev);
 	mutex_unlock(&pm_lock);

@@ -22,7 +22,10 @@
 
 #include "poolmem.h"
 
-/* Caller holds pm_lock. Dead domains are not found. */
+/*
+ * Caller holds pm_lock. Dead domains are not found; domains still being
+ * made (no file yet) are, so their names stay taken.
+ */
 struct pm_domain *pm_domain_find(const char *name)
 {
 	struct pm_domain *d;
@@ -31,6 +34,14 @@ struct pm_domain *pm_domain_find(const char *name)
 		if (!d->dead && !strncmp(d->name, name, POOLMEM_NAME_MAX))
 			return d;
 	return NULL;
+}
+
+/* As pm_domain_find(), only domains complete with their file (d->inode valid). */
+struct pm_domain *pm_domain_find_live(const char *name)
+{
+	struct pm_domain *d = pm_domain_find(name);
+
+	return d && d->registered ? d : NULL;
 }
 
 /*
@@ -121,7 +132,7 @@ static int pm_admit(const struct poolmem_domain_create *a, u64 mask, const char 
 	}
 	lim = pm_local_limit(a->home_node, false);
 	if (local > lim) {
-		pr_warn("%s: domain %s refused: local quota %llu MiB + %llu MiB committed on node %d exceeds %llu MiB (node memory x %u%%)\n",
+		pr_warn_ratelimited("%s: domain %s refused: local quota %llu MiB + %llu MiB committed on node %d exceeds %llu MiB (node memory x %u%%)\n",
 			why, a->name, a->quota[PM_TIER_LOCAL] >> 20,
 			(local - a->quota[PM_TIER_LOCAL]) >> 20, a->home_node, lim >> 20,
 			pm_local_overcommit_pct);
@@ -130,7 +141,7 @@ static int pm_admit(const struct poolmem_domain_create *a, u64 mask, const char 
 	if (pin && a->quota[PM_TIER_LOCAL]) {
 		lim = pm_local_limit(a->home_node, true);
 		if (pin_local > lim) {
-			pr_warn("%s: domain %s refused: pinnable local quota %llu MiB + %llu MiB committed exceeds %llu MiB of node %d outside ZONE_MOVABLE\n",
+			pr_warn_ratelimited("%s: domain %s refused: pinnable local quota %llu MiB + %llu MiB committed exceeds %llu MiB of node %d outside ZONE_MOVABLE\n",
 				why, a->name, a->quota[PM_TIER_LOCAL] >> 20,
 				(pin_local - a->quota[PM_TIER_LOCAL]) >> 20, lim >> 20, a->home_node);
 			return -ENOSPC;
@@ -146,13 +157,13 @@ static int pm_admit(const struct poolmem_domain_create *a, u64 mask, const char 
 			pin_limit += pm_pool_limit(p, true);
 	}
 	if (pool > limit) {
-		pr_warn("%s: domain %s refused: pool quota %llu MiB + %llu MiB committed exceeds %llu MiB (capacity x overcommit of %u allowed pools)\n",
+		pr_warn_ratelimited("%s: domain %s refused: pool quota %llu MiB + %llu MiB committed exceeds %llu MiB (capacity x overcommit of %u allowed pools)\n",
 			why, a->name, a->quota[PM_TIER_POOL] >> 20,
 			(pool - a->quota[PM_TIER_POOL]) >> 20, limit >> 20, (unsigned int)hweight64(mask));
 		return -ENOSPC;
 	}
 	if (pin && pin_pool > pin_limit) {
-		pr_warn("%s: domain %s refused: pinnable pool quota %llu MiB + %llu MiB committed exceeds %llu MiB of pool memory outside ZONE_MOVABLE\n",
+		pr_warn_ratelimited("%s: domain %s refused: pinnable pool quota %llu MiB + %llu MiB committed exceeds %llu MiB of pool memory outside ZONE_MOVABLE\n",
 			why, a->name, a->quota[PM_TIER_POOL] >> 20,
 			(pin_pool - a->quota[PM_TIER_POOL]) >> 20, pin_limit >> 20);
 		return -ENOSPC;
@@ -273,9 +284,25 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	if (ret)
 		goto out_put;
 
+	/*
+	 * A first look at admission before the chunk map is allocated (up to
+	 * 8 bytes per 2 MiB): whoever may create files in a profile directory
+	 * must not make the kernel allocate for requests that can't fit. The
+	 * decision is taken again below, with the map allocated.
+	 */
+	mutex_lock(&pm_lock);
+	mask = 0;
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i])
+			mask |= BIT_ULL(i);
+	ret = pm_admit(&a, a.quota[PM_TIER_POOL] ? (a.pool_mask ? a.pool_mask & mask : mask) : 0, why);
+	mutex_unlock(&pm_lock);
+	if (ret)
+		goto out_put;
+
 	ret = -ENOMEM;
-	d->units = kvcalloc(d->nr_chunks * d->units_per_chunk, sizeof(*d->units), GFP_KERNEL);
-	d->meta = kvcalloc(d->nr_chunks, sizeof(*d->meta), GFP_KERNEL);
+	d->units = kvcalloc(d->nr_chunks * d->units_per_chunk, sizeof(*d->units), GFP_KERNEL_ACCOUNT);
+	d->meta = kvcalloc(d->nr_chunks, sizeof(*d->meta), GFP_KERNEL_ACCOUNT);
 	d->batch = kmalloc_array(PM_UNIT_PAGES, sizeof(*d->batch), GFP_KERNEL);
 	if (!d->units || !d->meta || !d->batch)
 		goto out_put;
@@ -296,7 +323,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		mask = a.pool_mask;
 	ret = -ENOSPC;
 	if (a.quota[PM_TIER_POOL] && !mask) {
-		pr_warn("%s: domain %s refused: a pool quota of %llu MiB but no pool registered\n",
+		pr_warn_ratelimited("%s: domain %s refused: a pool quota of %llu MiB but no pool registered\n",
 			why, d->name, a.quota[PM_TIER_POOL] >> 20);
 		goto out_unlock;
 	}
@@ -349,8 +376,11 @@ int pm_domain_register(struct pm_domain *d, struct inode *inode, const char *pat
 	return 0;
 }
 
-/* Undo pm_domain_new() for a domain that never got its file. */
-void pm_domain_abandon(struct pm_domain *d)
+/*
+ * Take a domain that is not to get (or keep) its file out of sight: dead,
+ * no inode, no sysfs directory. The caller may then drop the inode.
+ */
+void pm_domain_unpublish(struct pm_domain *d)
 {
 	mutex_lock(&pm_lock);
 	d->dead = true;
@@ -359,6 +389,12 @@ void pm_domain_abandon(struct pm_domain *d)
 		device_del(&d->dev);
 	d->registered = false;
 	mutex_unlock(&pm_lock);
+}
+
+/* Undo pm_domain_new() for a domain that never got its file. */
+void pm_domain_abandon(struct pm_domain *d)
+{
+	pm_domain_unpublish(d);
 	put_device(&d->dev);
 }
 
@@ -393,6 +429,7 @@ void pm_domain_unlink(struct pm_domain *d)
  */
 void pm_domain_evict(struct pm_domain *d)
 {
+	pm_chunk_retire_shared(d);
 	mutex_lock(&pm_lock);
 	pm_domain_unlist(d);
 	d->inode = NULL;

@@ -109,6 +109,14 @@ static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 o
 {
 	struct page *page = pm_page_at(d, off);
 
+	/*
+	 * A memory error on a unit the core can't split (it has no mapping):
+	 * report it, as for any poisoned page, rather than hand the page to
+	 * __do_fault(), which would try to unmap it through its NULL mapping.
+	 */
+	if (PageHWPoison(page))
+		return VM_FAULT_HWPOISON;
+
 	get_page(page);
 	lock_page(page);
 	vmf->page = page;
@@ -133,6 +141,13 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 	mutex_lock(&d->lock);
 	if (!d->meta[idx].present) {
 		err = pm_chunk_place(d, idx);
+		if (err == -ENOMEM && d->retired) {
+			/* quota held by retired chunks whose users may be letting go */
+			mutex_unlock(&d->lock);
+			pm_retired_reap_wait(d);
+			mutex_lock(&d->lock);
+			err = d->meta[idx].present ? 0 : pm_chunk_place(d, idx);
+		}
 		if (err == -EINTR) {
 			/* killed while waiting for another fault: it dies anyway */
 			mutex_unlock(&d->lock);
@@ -303,4 +318,5 @@ const struct file_operations pm_domain_fops = {
 	.mmap = pm_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	.fallocate = pm_fallocate,
+	.fsync = noop_fsync,	/* nothing to write back: msync(MS_SYNC) succeeds */
 };

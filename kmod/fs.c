@@ -114,7 +114,7 @@ static struct inode *pm_new_inode(struct super_block *sb, umode_t mode)
 	if (S_ISDIR(mode)) {
 		inode->i_op = &pm_dir_iops;
 		inode->i_fop = &simple_dir_operations;
-		inc_nlink(inode);	/* "." */
+		inc_nlink(inode);	/* "." besides the name: 2 */
 	} else {
 		inode->i_op = &pm_domain_iops;
 		inode->i_fop = &pm_domain_fops;
@@ -177,8 +177,7 @@ static int pm_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct
 	inode_init_owner(mnt_userns, inode, dir, S_IFDIR | (mode & 0777));
 	kref_get(&pr->ref);
 	inode->i_private = pr;
-	inc_nlink(inode);	/* the name */
-	inc_nlink(dir);		/* ".." */
+	inc_nlink(dir);		/* its ".." */
 	d_instantiate(dentry, inode);
 	dget(dentry);
 	pm_dir_touch(dir);
@@ -188,8 +187,10 @@ static int pm_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct
 /*
  * Unlinking a named domain destroys it (its name is free at once; the
  * memory goes when the last open file and mapping do) and drops its pin
- * of the internal mount. Never the last pin: whoever unlinks holds a
- * mount (a user mount, or the control device's own pin).
+ * of the internal mount. That may be the last pin, but never the last
+ * active reference to the superblock: whoever unlinks holds a mount (a
+ * user mount, or the control device's own pin until after it unlocks),
+ * so nothing is torn down under the directory lock held here.
  */
 static int pm_unlink(struct inode *dir, struct dentry *dentry)
 {
@@ -512,20 +513,22 @@ int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gi
 	inode->i_uid = uid;
 	inode->i_gid = gid;
 	inode->i_size = d->size;
+	/* the file's pin; the lookup's dentry reference stays with the name */
+	ret = simple_pin_fs(&pm_fs_type, &pm_mnt, &pm_mnt_count);
+	if (WARN_ON_ONCE(ret)) {	/* can't fail: we hold a pin */
+		iput(inode);
+		goto out;
+	}
 	ret = pm_domain_register(d, inode, NULL);
 	if (ret) {
+		/* out of sight before the inode goes: d->inode must not dangle */
+		pm_domain_unpublish(d);
 		iput(inode);
+		simple_release_fs(&pm_mnt, &pm_mnt_count);
 		goto out;
 	}
 	pf = inode->i_private;
 	smp_store_release(&pf->d, d);
-	/* the file's pin; the lookup's dentry reference stays with the name */
-	ret = simple_pin_fs(&pm_fs_type, &pm_mnt, &pm_mnt_count);
-	if (WARN_ON_ONCE(ret)) {	/* can't fail: we hold a pin */
-		pf->d = NULL;
-		iput(inode);
-		goto out;
-	}
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name's reference; pm_root_done() drops the lookup's */
 	pm_dir_touch(d_inode(dentry->d_parent));
@@ -548,9 +551,9 @@ int pm_fs_remove(const char *name, bool dir)
 	ret = -ENOENT;
 	if (!inode || S_ISDIR(inode->i_mode) != dir)
 		goto out;
-	ret = dir ? pm_rmdir(root, dentry) : pm_unlink(root, dentry);
-	if (!ret)
-		d_delete(dentry);
+	/* the VFS's own protocol: victim locked, S_DEAD, dcache and fsnotify */
+	ret = dir ? vfs_rmdir(&init_user_ns, root, dentry) :
+		    vfs_unlink(&init_user_ns, root, dentry, NULL);
 out:
 	pm_root_done(dentry);
 	return ret;
@@ -610,7 +613,6 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	inode->i_uid = uid;
 	inode->i_gid = gid;
 	inode->i_private = pr;
-	inc_nlink(inode);
 	inc_nlink(d_inode(dentry->d_parent));
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name's reference */

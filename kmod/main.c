@@ -197,9 +197,13 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_destroy_class;
 
-	ret = pm_rmap_init();
+	ret = pm_chunk_init();
 	if (ret)
 		goto out_pools_sysfs;
+
+	ret = pm_rmap_init();
+	if (ret)
+		goto out_chunk;
 
 	ret = pm_fs_init();
 	if (ret)
@@ -216,6 +220,8 @@ out_fs:
 	pm_fs_exit();
 out_rmap:
 	pm_rmap_exit();
+out_chunk:
+	pm_chunk_exit();
 out_pools_sysfs:
 	pm_pools_sysfs_exit();
 out_destroy_class:

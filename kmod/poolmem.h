@@ -190,7 +190,9 @@ struct pm_domain *pm_domain_find(const char *name);
 struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 				struct pm_profile *profile, const char *why);
 int pm_domain_register(struct pm_domain *d, struct inode *inode, const char *path);
+void pm_domain_unpublish(struct pm_domain *d);
 void pm_domain_abandon(struct pm_domain *d);
+struct pm_domain *pm_domain_find_live(const char *name);
 void pm_domain_unlink(struct pm_domain *d);
 void pm_domain_evict(struct pm_domain *d);
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
@@ -204,6 +206,9 @@ void pm_chunk_discard(struct pm_domain *d, u64 idx);
 void pm_chunk_free(struct pm_domain *d, u64 idx);
 struct page *pm_page_at(struct pm_domain *d, u64 off);
 struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx);
+void pm_chunk_retire_shared(struct pm_domain *d);
+void pm_retired_reap_wait(struct pm_domain *d);
+int pm_chunk_init(void);
 void pm_chunk_exit(void);
 
 /* file.c: the domain file's operations and fault */

@@ -31,8 +31,12 @@ struct pm_rmap_entry {
 	struct rcu_head rcu;
 };
 
-/* PFN range of every allocated unit -> its pm_rmap_entry. Internally locked. */
-static struct maple_tree pm_rmap = MTREE_INIT(pm_rmap, 0);
+/*
+ * PFN range of every allocated unit -> its pm_rmap_entry. Internally
+ * locked for writers; in RCU mode, so lookups under rcu_read_lock() never
+ * see a tree node freed under them.
+ */
+static struct maple_tree pm_rmap = MTREE_INIT(pm_rmap, MT_FLAGS_USE_RCU);
 
 /*
  * Chunk allocations under way on each node, between the page allocator

@@ -13,7 +13,7 @@ PKGS=(
 	libdaxctl-dev libcxl-dev libndctl-dev libkmod-dev libnuma-dev
 	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev
 	# the QEMU rig and what goes into the guest image
-	qemu-system-x86 qemu-system-data ipxe-qemu busybox-static kmod cpio
+	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio
 	ndctl daxctl numactl socat python3
 	# exporter end-to-end tests
 	prometheus curl
