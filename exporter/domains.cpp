@@ -22,7 +22,9 @@ public:
 	{
 		if (!poolmem::module_sysfs_present(r.sysfs))
 			throw std::runtime_error("poolmem module not loaded");
-		Family size("poolmem_domain_size_bytes", "Size of the domain's device, from size_bytes.", MetricType::Gauge);
+		Family info("poolmem_domain_info", "Always 1: the domain's profile (empty for a named domain) and its file under the poolmem mount, from profile and file.", MetricType::Gauge);
+		Family size("poolmem_domain_size_bytes", "Size of the domain's file, from size_bytes.", MetricType::Gauge);
+		Family retired("poolmem_domain_retired_chunks", "Chunks discarded while still referenced elsewhere (pipe, io_uring, O_DIRECT), still charged, from retired_chunks.", MetricType::Gauge);
 		Family quota("poolmem_domain_quota_bytes", "Hard quota of the domain per tier, from local_quota_bytes and pool_quota_bytes.", MetricType::Gauge);
 		Family usage("poolmem_domain_usage_bytes", "Bytes of the domain per tier, from local_bytes and pool_bytes.", MetricType::Gauge);
 		Family chunks("poolmem_domain_pool_chunks", "Chunks of the domain per pool (pools holding none are left out), from pool_chunks.", MetricType::Gauge);
@@ -32,7 +34,9 @@ public:
 		Family lat("poolmem_domain_fault_latency_seconds", "Time poolmem took to handle a fault (allocate and map a chunk), from fault_latency_histogram (log2 ns buckets).", MetricType::Histogram);
 		for (const auto &d : reader_.read(r.sysfs)) {
 			Labels l{{"domain", d.name}};
+			info.add({{"domain", d.name}, {"profile", d.profile}, {"file", d.file}}, 1);
 			size.add(l, static_cast<double>(d.size_bytes));
+			retired.add(l, static_cast<double>(d.retired_chunks));
 			quota.add({{"domain", d.name}, {"tier", "local"}}, static_cast<double>(d.local_quota_bytes));
 			quota.add({{"domain", d.name}, {"tier", "pool"}}, static_cast<double>(d.pool_quota_bytes));
 			usage.add({{"domain", d.name}, {"tier", "local"}}, static_cast<double>(d.local_bytes));
@@ -63,7 +67,7 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&size, &quota, &usage, &chunks, &faults, &sigbus, &discards, &lat})
+		for (Family *f : {&info, &size, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &lat})
 			out.push_back(f->take());
 	}
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -177,4 +178,68 @@ TEST(PoolOrder, rejects_bad_input)
 	EXPECT_EQ(pm_pool_order(PM_SELECT_NEAREST, v, 0, 0, 0, order), 0u);
 	EXPECT_EQ(pm_pool_order(99, v, 1, 0, 0, order), 0u);
 	EXPECT_EQ(pm_pool_order(PM_SELECT_NEAREST, v, PM_MAX_POOLS + 1, 0, 0, order), 0u);
+}
+
+TEST(PolicyNames, valid_names_are_ascii_only)
+{
+	char buf[PM_NAME_MAX] = {};
+	auto valid = [&](const char *n) {
+		std::memset(buf, 0, sizeof(buf));
+		std::strncpy(buf, n, sizeof(buf) - 1);
+		return pm_name_valid(buf, sizeof(buf));
+	};
+	EXPECT_TRUE(valid("web1"));
+	EXPECT_TRUE(valid("gold.1485"));
+	EXPECT_TRUE(valid("a_b-c.d"));
+	EXPECT_FALSE(valid(""));
+	EXPECT_FALSE(valid(".hidden"));
+	EXPECT_FALSE(valid("-x"));
+	EXPECT_FALSE(valid("control"));
+	EXPECT_FALSE(valid("a/b"));
+	EXPECT_FALSE(valid("caf\xe9"));	/* Latin-1 letter: isalnum() in the kernel said yes */
+	EXPECT_FALSE(valid("\xc3\xa9t\xc3\xa9"));
+}
+
+TEST(PolicyNames, hidden_bytes_after_the_name_are_refused)
+{
+	char buf[PM_NAME_MAX] = "web1";
+	buf[10] = 'x';
+	EXPECT_FALSE(pm_name_valid(buf, sizeof(buf)));
+	char full[PM_NAME_MAX];
+	std::memset(full, 'a', sizeof(full));	/* no NUL */
+	EXPECT_FALSE(pm_name_valid(full, sizeof(full)));
+}
+
+TEST(PolicyNames, index_of_each_policy_name)
+{
+	EXPECT_EQ(pm_name_index(pm_tier_policy_names, PM_NR_TIER_POLICIES, "interleave"), PM_TIER_INTERLEAVE);
+	EXPECT_EQ(pm_name_index(pm_pool_select_names, PM_NR_POOL_SELECTS, "smart-idle"), PM_SELECT_SMART_IDLE);
+	EXPECT_EQ(pm_name_index(pm_pool_select_names, PM_NR_POOL_SELECTS, "smart"), -1);
+}
+
+TEST(ProfileQuota, percentages_round_up_to_whole_chunks)
+{
+	const uint64_t M = 1 << 20;
+	/* 25% of 64 MiB: 16 MiB exactly; 25% of 10 MiB: 2.5 MiB -> 4 MiB */
+	EXPECT_EQ(pm_profile_quota(64 * M, 2 * M, 25, 0), 16 * M);
+	EXPECT_EQ(pm_profile_quota(10 * M, 2 * M, 25, 0), 4 * M);
+	/* 25% + 75% always cover the size */
+	for (uint64_t size = 2 * M; size <= 64 * M; size += 2 * M)
+		EXPECT_GE(pm_profile_quota(size, 2 * M, 25, 0) + pm_profile_quota(size, 2 * M, 75, 0), size);
+}
+
+TEST(ProfileQuota, byte_caps_stop_at_the_size)
+{
+	const uint64_t M = 1 << 20, G = 1ULL << 30;
+	EXPECT_EQ(pm_profile_quota(64 * M, 2 * M, 0, 4 * G), 64 * M);
+	EXPECT_EQ(pm_profile_quota(16 * G, 2 * M, 0, 4 * G), 4 * G);
+	EXPECT_EQ(pm_profile_quota(16 * G, 2 * M, 0, 0), 0u);
+}
+
+TEST(ProfileQuota, percent_of_huge_sizes_does_not_overflow)
+{
+	const uint64_t big = 1ULL << 62;
+	EXPECT_EQ(pm_pct_of(big, 100), big);
+	EXPECT_EQ(pm_pct_of(big, 50), big / 2);
+	EXPECT_EQ(pm_pct_of(199, 50), 99u);
 }

@@ -35,6 +35,7 @@
 #include <poll.h>
 
 #include "uapi/poolmem.h"
+#include "policy/pm_policy.h"	/* the kernel's own name tables */
 
 #define CTL "/dev/poolmem/control"
 #define MNT POOLMEM_MOUNT_DEFAULT	/* domain files: MNT/<name> */
@@ -120,8 +121,6 @@ static int lookup(const char *s, const char *const *names, int n)
 	exit(2);
 }
 
-static const char *const tier_names[] = { "local-first", "interleave", "pool-first" };
-static const char *const select_names[] = { "round-robin", "random", "nearest", "smart-idle" };
 
 /* Copy a name without truncating it silently: a name of 32+ characters
  * fills the whole field with no NUL, as a careless caller would send it. */
@@ -214,8 +213,8 @@ static int cmd_domain_create(int argc, char **argv)
 	a.quota[POOLMEM_TIER_LOCAL] = size_arg(argv[2]);
 	a.quota[POOLMEM_TIER_POOL] = size_arg(argv[3]);
 	a.chunk_bytes = size_arg(opt(argc, argv, "chunk", "0"));
-	a.tier_policy = lookup(opt(argc, argv, "tier", "local-first"), tier_names, 3);
-	a.pool_select = lookup(opt(argc, argv, "select", "round-robin"), select_names, 4);
+	a.tier_policy = lookup(opt(argc, argv, "tier", "local-first"), pm_tier_policy_names, PM_NR_TIER_POLICIES);
+	a.pool_select = lookup(opt(argc, argv, "select", "round-robin"), pm_pool_select_names, PM_NR_POOL_SELECTS);
 	a.home_node = atoi(opt(argc, argv, "home", "-1"));
 	a.uid = atoi(opt(argc, argv, "uid", "0"));
 	a.gid = atoi(opt(argc, argv, "gid", "0"));
