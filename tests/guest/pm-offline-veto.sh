@@ -3,7 +3,10 @@
 # block that holds one would make the kernel retry migration until it gives
 # up. poolmem's memory notifier must refuse such an offline at once with
 # EBUSY, while blocks without chunks offline normally. The blocks that must
-# refuse are computed from the chunk map (host physical ranges).
+# refuse are computed from the chunk map (host physical ranges). Chunk
+# allocations in flight on one node veto offlining on that node only: a
+# domain allocating on one pool all the time must not stop another pool's
+# node from going offline (a single global count did).
 . /rig/tests/lib.sh
 pm_pools_up
 node=$(pool_attr p0 node)
@@ -39,3 +42,27 @@ for b in $busy; do
 	echo offline > $MEMSYS/$b/state || fail "$b: offline refused after destroy"
 done
 check_eq "blocks back online" "$(node_blocks $node | wc -w)" "$(online_node_blocks $node)"
+
+# allocations in flight on p0's node don't veto offlining p1's node
+other=$(pool_attr p1 node)
+blk=$(node_blocks $other | head -n 1)
+pmtest domain-create fly 64M 0 64M pools=p0 >/dev/null
+( end=$(($(cut -d. -f1 /proc/uptime) + 8))
+  while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
+	pmtest touch fly 0 64M >/dev/null; pmtest punch fly 0 64M >/dev/null
+  done ) &
+churner=$!
+sleep 1
+refusals=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	if echo offline > $MEMSYS/$blk/state 2>/tmp/err; then
+		echo online_movable > $MEMSYS/$blk/state
+	else
+		refusals=$((refusals + 1))
+		info "offline of $blk (node $other) refused: $(dmesg | grep 'refused' | tail -n 1)"
+	fi
+done
+wait $churner
+info "allocations on node $(pool_attr p0 node) meanwhile: $(pool_attr p0 allocations) in all"
+check_eq "offlines of node $other refused while node $(pool_attr p0 node) allocates" 0 $refusals
+pmtest domain-destroy fly >/dev/null

@@ -30,7 +30,7 @@ wait_qemu() { QRC=0; wait "$1" || QRC=$?; }
 out=$(poolctl vm create vm1 --size 128M --local 32M --pool 96M --tier-policy interleave --pool-select round-robin)
 arg=$(echo "$out" | sed -n 2p)
 info "poolctl printed: $arg"
-u1=$(node_used_kb $n1) u2=$(node_used_kb $n2)
+u0=$(node_used_kb 0) u1=$(node_used_kb $n1) u2=$(node_used_kb $n2)
 # shellcheck disable=SC2086 # the printed argument is words
 pm_qemu /tmp/con-a $arg > /tmp/qemu-a.log 2>&1 &
 qpid=$!
@@ -41,6 +41,9 @@ check_eq "vm1 pool bytes (quota)" $((96 * MiB)) "$(dom_attr vm1 pool_bytes)"
 check_eq "vm1 chunks per pool (round-robin)" "24 24" "$(dom_pool_chunks vm1 p0) $(dom_pool_chunks vm1 p1)"
 d1=$(($(node_used_kb $n1) - u1)) d2=$(($(node_used_kb $n2) - u2))
 info "pool nodes' meminfo grew by $d1 kB (node $n1) and $d2 kB (node $n2)"
+d0=$(($(node_used_kb 0) - u0))
+info "the home node's meminfo grew by $d0 kB (the local quota, QEMU itself and its TCG buffers)"
+[ $d0 -ge $((32 * 1024)) ] || fail "node 0 grew by $d0 kB, less than the 32 MiB local quota"
 for d in $d1 $d2; do
 	[ $d -ge $((47 * 1024)) ] && [ $d -le $((50 * 1024)) ] ||
 		fail "a pool node's MemUsed grew by $d kB, expected 48 MiB (49152 kB)"
