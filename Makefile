@@ -4,6 +4,8 @@
 #   make check      every test: host unit tests, the QEMU guest suites, the
 #                   exporter end-to-end test, the rig self-test; the last line
 #                   is "N passed, N failed" and the exit status follows it
+#   make check-debug  the guest suites again on the rig's debug kernel (KASAN,
+#                   lockdep, kmemleak, ...; built once per machine and cached)
 #   make demo       boot the cxl2 rig, bring pooled memory online, show it
 #   make bench      benchmarks inside the rig (figures are ratios)
 #   make install    module (+ depmod), binaries, man pages, units
@@ -20,7 +22,7 @@ JOBS ?= $(shell nproc)
 DESTDIR ?=
 PREFIX ?= /usr/local
 
-.PHONY: all kmod userspace check check-unit check-guest check-rig demo bench install clean
+.PHONY: all kmod userspace check check-debug check-unit check-guest check-rig demo bench install clean
 
 all: kmod userspace
 
@@ -36,6 +38,9 @@ userspace: $(BUILD)/CMakeCache.txt
 
 check: all
 	scripts/check
+
+check-debug: all
+	scripts/check debug $(TOPOLOGIES)
 
 check-unit: userspace
 	scripts/check unit

@@ -36,6 +36,8 @@ static struct page *pm_unit_alloc(int nid, bool pinnable)
 	const gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
 			  __GFP_ZERO | __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN;
 
+	if (pm_should_fail(PM_UNIT_BYTES))
+		return NULL;
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
@@ -445,7 +447,7 @@ static int pm_chunk_retire(struct pm_domain *d, u64 idx)
 	struct pm_retired *r;
 	unsigned int u;
 
-	r = kmalloc(struct_size(r, units, d->units_per_chunk), GFP_KERNEL);
+	r = pm_should_fail(0) ? NULL : kmalloc(struct_size(r, units, d->units_per_chunk), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
 	r->d = d;

@@ -315,7 +315,7 @@ static long pm_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (!c)
 		return -ENOTTY;
 
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	a = pm_should_fail(sizeof(*a)) ? NULL : kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
 	ret = pm_copy_in(a, c->size, uarg, c->flags);

@@ -246,7 +246,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		return ERR_PTR(ret);
 	}
 
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = pm_should_fail(sizeof(*d)) ? NULL : kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&d->list);
@@ -304,7 +304,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->units = kvcalloc(d->nr_chunks * d->units_per_chunk, sizeof(*d->units), GFP_KERNEL_ACCOUNT);
 	d->meta = kvcalloc(d->nr_chunks, sizeof(*d->meta), GFP_KERNEL_ACCOUNT);
 	d->batch = kmalloc_array(PM_UNIT_PAGES, sizeof(*d->batch), GFP_KERNEL);
-	if (!d->units || !d->meta || !d->batch)
+	if (!d->units || !d->meta || !d->batch || pm_should_fail(d->nr_chunks))
 		goto out_put;
 
 	mutex_lock(&pm_lock);
@@ -357,6 +357,8 @@ int pm_domain_register(struct pm_domain *d, struct inode *inode, const char *pat
 {
 	int ret;
 
+	if (pm_should_fail(0))
+		return -ENOMEM;
 	d->path = path ? kstrdup(path, GFP_KERNEL) : kasprintf(GFP_KERNEL, "/%s", d->name);
 	if (!d->path)
 		return -ENOMEM;

@@ -104,7 +104,7 @@ static int pm_profile_check(struct poolmem_profile *c)
 
 static struct inode *pm_new_inode(struct super_block *sb, umode_t mode)
 {
-	struct inode *inode = new_inode(sb);
+	struct inode *inode = pm_should_fail(sizeof(*inode)) ? NULL : new_inode(sb);
 
 	if (!inode)
 		return NULL;
@@ -125,7 +125,7 @@ static struct inode *pm_new_inode(struct super_block *sb, umode_t mode)
 /* A regular file's inode with its pm_file, or NULL. */
 static struct inode *pm_new_file(struct super_block *sb, umode_t mode, struct pm_profile *pr)
 {
-	struct pm_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	struct pm_file *pf = pm_should_fail(sizeof(*pf)) ? NULL : kzalloc(sizeof(*pf), GFP_KERNEL);
 	struct inode *inode;
 
 	if (!pf)
@@ -262,7 +262,7 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 
 	if (!pr)
 		return -EINVAL;	/* named domains are born sized */
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	buf = pm_should_fail(PATH_MAX) ? NULL : kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	path = dentry_path_raw(dentry, buf, PATH_MAX);
@@ -580,7 +580,7 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	c.uid = __kuid_val(uid);
 	c.gid = __kgid_val(gid);
 
-	pr = kzalloc(sizeof(*pr), GFP_KERNEL);
+	pr = pm_should_fail(sizeof(*pr)) ? NULL : kzalloc(sizeof(*pr), GFP_KERNEL);
 	if (!pr)
 		return -ENOMEM;
 	kref_init(&pr->ref);	/* the directory's */

@@ -82,6 +82,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
@@ -153,6 +155,48 @@ u64 pm_node_pinnable_bytes(int nid)
 	return (u64)pages << PAGE_SHIFT;
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * Fault injection aimed at poolmem alone: every allocation the module
+ * makes (chunk units, reverse-map entries, domain and file structures,
+ * chunk maps, ioctl buffers) asks pm_should_fail() first, configured in
+ * /sys/kernel/debug/poolmem/fail (Documentation/fault-injection: probability,
+ * interval, times, verbose). Kernels without CONFIG_FAULT_INJECTION
+ * (Debian's) compile it out.
+ */
+static DECLARE_FAULT_ATTR(pm_fail_attr);
+static struct dentry *pm_debugfs;
+
+bool pm_should_fail(size_t size)
+{
+	return should_fail(&pm_fail_attr, size);
+}
+
+static void pm_fault_init(void)
+{
+	pm_debugfs = debugfs_create_dir("poolmem", NULL);
+	fault_create_debugfs_attr("fail", pm_debugfs, &pm_fail_attr);
+}
+
+static void pm_fault_exit(void)
+{
+	debugfs_remove_recursive(pm_debugfs);
+}
+#else
+bool pm_should_fail(size_t size)
+{
+	return false;
+}
+
+static void pm_fault_init(void)
+{
+}
+
+static void pm_fault_exit(void)
+{
+}
+#endif
+
 /* The default home node: the first node with CPUs and memory. */
 int pm_first_cpu_node(void)
 {
@@ -212,6 +256,7 @@ static int __init pm_init(void)
 	ret = pm_ctl_init();
 	if (ret)
 		goto out_fs;
+	pm_fault_init();	/* debugging aid only: its failure is not fatal */
 
 	pr_info("ABI %d ready: /dev/poolmem/control, file system \"poolmem\"\n", POOLMEM_ABI_VERSION);
 	return 0;
@@ -235,6 +280,7 @@ out_destroy_class:
  */
 static void __exit pm_exit(void)
 {
+	pm_fault_exit();
 	pm_ctl_exit();
 	pm_fs_exit();
 	pm_chunk_exit();

@@ -164,6 +164,7 @@ extern unsigned int pm_window_ms;
 extern unsigned int pm_local_overcommit_pct;
 
 u64 pm_epoch(void);
+bool pm_should_fail(size_t size);
 u64 pm_node_present_bytes(int nid);
 u64 pm_node_pinnable_bytes(int nid);
 u64 pm_node_free_bytes(int nid);

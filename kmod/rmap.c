@@ -70,7 +70,7 @@ int pm_rmap_insert(struct page *unit, struct pm_domain *d, size_t slot)
 	struct pm_rmap_entry *e;
 	int ret;
 
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	e = pm_should_fail(sizeof(*e)) ? NULL : kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	e->d = d;

@@ -9,6 +9,8 @@ PKGS=(
 	gcc g++ make cmake pkg-config
 	# kernel module: headers, the kernel image the rig boots, sparse, dkms
 	linux-image-amd64 linux-headers-amd64 sparse dkms
+	# the rig's debug kernel (scripts/rig/debug-kernel): its source and build tools
+	linux-source-6.1 bc flex bison libelf-dev xz-utils
 	# userspace libraries
 	libdaxctl-dev libcxl-dev libndctl-dev libkmod-dev libnuma-dev
 	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev

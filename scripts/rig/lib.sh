@@ -4,6 +4,9 @@
 #           that has a matching /lib/modules/<ver>; override with KVER=)
 # RIG_OUT   work directory for images, backing files and logs (default
 #           build/rig under the source tree; override with RIG_OUT=)
+# RIG_DEBUG_DIR  a debug kernel built by scripts/rig/debug-kernel: the rig
+#           boots its bzImage (everything built in) instead of Debian's
+# RIG_KMOD  the poolmem.ko to put in the image (default kmod/poolmem.ko)
 
 RIG_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RIG_DIR=$RIG_SRC/scripts/rig
@@ -12,6 +15,15 @@ RIG_OUT=${RIG_OUT:-$RIG_SRC/build/rig}
 rig_die() { echo "rig: $*" >&2; exit 2; }
 
 rig_kver() {
+	if [ -n "${RIG_DEBUG_DIR:-}" ]; then
+		cat "$RIG_DEBUG_DIR/kver"
+		return
+	fi
+	rig_debian_kver
+}
+
+# Debian's kernel: the rig's default, and always the inner guests' kernel.
+rig_debian_kver() {
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
 		return

@@ -1377,6 +1377,14 @@ int main(int argc, char **argv)
 	const char *c = argv[1];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* fault injection aimed at this process only (failslab, fail_page_alloc task-filter) */
+	if (getenv("PMTEST_MAKE_IT_FAIL")) {
+		int fd = open("/proc/self/make-it-fail", O_WRONLY);
+
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			die("make-it-fail");
+		close(fd);
+	}
 	argc -= 2;
 	argv += 2;
 	if (!strcmp(c, "pool-add"))
