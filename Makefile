@@ -6,6 +6,7 @@
 #                   is "N passed, N failed" and the exit status follows it
 #   make check-debug  the guest suites again on the rig's debug kernel (KASAN,
 #                   lockdep, kmemleak, ...; built once per machine and cached)
+#   make fuzz SECONDS=N [SEED=N]  the syscall fuzzer on the debug kernel
 #   make demo       boot the cxl2 rig, bring pooled memory online, show it
 #   make bench      benchmarks inside the rig (figures are ratios)
 #   make install    module (+ depmod), binaries, man pages, units
@@ -22,7 +23,7 @@ JOBS ?= $(shell nproc)
 DESTDIR ?=
 PREFIX ?= /usr/local
 
-.PHONY: all kmod userspace check check-debug check-unit check-guest check-rig demo bench install clean
+.PHONY: all kmod userspace check check-debug fuzz check-unit check-guest check-rig demo bench install clean
 
 all: kmod userspace
 
@@ -41,6 +42,11 @@ check: all
 
 check-debug: all
 	scripts/check debug $(TOPOLOGIES)
+
+# make fuzz SECONDS=N [SEED=N]: the syscall fuzzer for N seconds on the debug kernel
+SECONDS ?= 300
+fuzz: all
+	SECONDS_TO_FUZZ=$(SECONDS) scripts/fuzz
 
 check-unit: userspace
 	scripts/check unit

@@ -470,7 +470,8 @@ static struct dentry *pm_root_lookup(const char *name)
 	if (ret)
 		return ERR_PTR(ret);
 	root = pm_mnt->mnt_root;
-	inode_lock(d_inode(root));
+	/* the parent's class, as do_unlinkat(): vfs_unlink/vfs_rmdir lock the victim */
+	inode_lock_nested(d_inode(root), I_MUTEX_PARENT);
 	dentry = lookup_one_len(name, root, strlen(name));
 	if (IS_ERR(dentry)) {
 		inode_unlock(d_inode(root));

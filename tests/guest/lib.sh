@@ -138,7 +138,11 @@ PMFS=/run/poolmem
 # not have cleaned up), so failures do not cascade: QEMUs still running,
 # profile directories, named domains.
 pm_clean() {
-	local d
+	local d f
+	# fault injection a failed test may have left on (debug kernel)
+	for f in /sys/kernel/debug/poolmem/fail /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+		[ -w $f/probability ] && echo 0 > $f/probability
+	done
 	if pkill -9 -f qemu-system-x86_64 2>/dev/null; then
 		info "killed a QEMU left by an earlier test"
 		sleep 1

@@ -17,3 +17,9 @@ secs=$(karg pmfuzz_secs)
 pmfuzz "$seed" "$secs" 3 3
 check_eq "domains after fuzzing" "" "$(pmtest domain-list | xargs)"
 check_eq "profiles after fuzzing" "" "$(pmtest profile-list | xargs)"
+
+# coverage of poolmem.ko (debug kernel, built with GCOV_PROFILE=y): the
+# counters go to the console for the host's gcov (scripts/fuzz)
+for f in $(find /sys/kernel/debug/gcov -name '*.gcda' -path '*kmod-debug*' 2>/dev/null); do
+	echo "@@GCDA ${f#*/kmod-debug/} $(cat "$f" | base64 -w 0)"
+done
