@@ -39,7 +39,8 @@ pmtest domain-destroy ea >/dev/null
 pmtest domain-destroy eb >/dev/null
 
 # domains created and destroyed while scrapes run: every scrape succeeds
-( i=0; while [ $i -lt 40 ]; do
+n_churn=$(pm_scale 40)
+( i=0; while [ $i -lt $n_churn ]; do
 	pmtest domain-create churn$i 4M 0 4M >/dev/null && pmtest touch churn$i 0 4M >/dev/null
 	pmtest domain-destroy churn$i >/dev/null; i=$((i + 1))
 done ) &

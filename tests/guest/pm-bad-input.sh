@@ -47,6 +47,6 @@ pmtest domain-destroy a1 >/dev/null
 pmtest domain-create a3 ${half}M 0 ${half}M pools=p0 >/dev/null
 for d in a2 a3 a4; do pmtest domain-destroy $d >/dev/null; done
 
-pmtest fuzz 120000 1
+pmtest fuzz $(pm_scale 120000) 1
 check_eq "domains after fuzzing" "" "$(pmtest domain-list | xargs)"
 check_eq "pools after fuzzing" "p0 p1" "$(pmtest pool-list | xargs)"

@@ -21,7 +21,7 @@ check_eq "bytes = chunks x 2 MiB" $((chunks * 2 * MiB)) $(($(dom_attr conc local
 check_eq "pools' chunks = domain pool chunks" $(($(dom_attr conc pool_bytes) / (2 * MiB))) \
 	$(($(pool_attr p0 chunks) + $(pool_attr p1 chunks)))
 # the whole domain: every chunk, quotas exactly full, no SIGBUS
-pmtest threads conc 8 20000 >/dev/null
+pmtest threads conc 8 $(pm_scale 20000) >/dev/null
 pmtest touch conc 0 256M >/dev/null
 check_eq "all chunks" 128 "$(dom_attr conc chunks)"
 check_eq "local full" $((64 * MiB)) "$(dom_attr conc local_bytes)"
@@ -33,7 +33,7 @@ pmtest domain-destroy conc >/dev/null
 for layout in huge small; do
 	a0=$(pool_attr p0 allocated_bytes) a1=$(pool_attr p1 allocated_bytes)
 	pmtest domain-create churn 64M 16M 48M tier=interleave select=round-robin >/dev/null
-	out=$(pmtest churn churn 4 3000 layout=$layout) || fail "$layout churn: $out"
+	out=$(pmtest churn churn 4 $(pm_scale 3000) layout=$layout) || fail "$layout churn: $out"
 	info "$layout: $out"
 	chunks=$(dom_attr churn chunks)
 	lb=$(dom_attr churn local_bytes) pb=$(dom_attr churn pool_bytes)

@@ -13,7 +13,7 @@ karg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 seed=$(karg pmfuzz_seed)
 [ -n "$seed" ] || seed=$(date +%s)
 secs=$(karg pmfuzz_secs)
-[ -n "$secs" ] || secs=60
+[ -n "$secs" ] || secs=$(($(pm_scale 60) > 30 ? $(pm_scale 60) : 30))
 pmfuzz "$seed" "$secs" 3 3
 check_eq "domains after fuzzing" "" "$(pmtest domain-list | xargs)"
 check_eq "profiles after fuzzing" "" "$(pmtest profile-list | xargs)"

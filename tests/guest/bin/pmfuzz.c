@@ -391,7 +391,8 @@ static void op_refs(void)
 		int pfd[2];
 		struct iovec iov = { m->p, m->len < sizeof(buf) ? m->len : sizeof(buf) };
 
-		if (pipe(pfd))
+		/* non-blocking: under fault injection vmsplice may put nothing in it */
+		if (pipe2(pfd, O_NONBLOCK))
 			return;
 		me->jb_armed = 1;
 		if (sigsetjmp(me->jb, 1) == 0)
