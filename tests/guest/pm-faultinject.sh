@@ -15,8 +15,8 @@
 # make check-debug.
 . /rig/tests/lib.sh
 F=/sys/kernel/debug/poolmem/fail
-[ -d $F ] || skip "this kernel has no fault injection (make check-debug runs it)"
 pm_pools_up
+[ -d $F ] || skip "this kernel has no fault injection (make check-debug runs it)"
 # whatever happens, no injection outlives this test
 no_injection() {
 	echo 0 > $F/probability
