@@ -74,8 +74,8 @@ done
 info "profile domains made under injection: $(ls $DOMSYS | grep -c '^fip\.' || true)"
 pmfuzz $(date +%s) 20 2 2 || fail "pmfuzz under fault injection"
 echo 0 > $F/probability
+rm -rf /run/poolmem/fip	# profile domains go with their files
 for d in $(pmtest domain-list); do pmtest domain-destroy $d >/dev/null; done
-rm -rf /run/poolmem/fip
 check_eq "no domain left (poolmem's injection)" "" "$(pmtest domain-list | xargs)"
 
 # ---- 2: the kernel's slab and page allocator, for our processes only ----

@@ -40,9 +40,27 @@
 #define CTL "/dev/poolmem/control"
 #define MNT POOLMEM_MOUNT_DEFAULT	/* domain files: MNT/<name> */
 
+/* /proc/self/make-it-fail, open while PMTEST_MAKE_IT_FAIL injects failures */
+static int make_it_fail_fd = -1;
+
+/*
+ * Stop injecting failures into this process, so that what it reports is
+ * not lost to an injected failure of its own output. Writing through the
+ * descriptor opened beforehand needs no allocation.
+ */
+static void injection_off(void)
+{
+	if (make_it_fail_fd >= 0 && pwrite(make_it_fail_fd, "0", 1, 0) == 1) {
+		close(make_it_fail_fd);
+		make_it_fail_fd = -1;
+	}
+}
+
 static void die(const char *what)
 {
 	int e = errno;
+
+	injection_off();
 
 	printf("pmtest: %s: %s (%s)\n", what, strerrorname_np(e) ? strerrorname_np(e) : "?",
 	       strerror(e));
@@ -374,6 +392,7 @@ static int cmd_touch(int argc, char **argv)
 	}
 	signal(SIGBUS, on_sigbus);
 	if (sigsetjmp(sigbus_jmp, 1)) {
+		injection_off();
 		printf("touch: SIGBUS at offset %" PRIu64 "\n", off + i);
 		return 3;
 	}
@@ -1379,11 +1398,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* fault injection aimed at this process only (failslab, fail_page_alloc task-filter) */
 	if (getenv("PMTEST_MAKE_IT_FAIL")) {
-		int fd = open("/proc/self/make-it-fail", O_WRONLY);
-
-		if (fd < 0 || write(fd, "1", 1) != 1)
+		make_it_fail_fd = open("/proc/self/make-it-fail", O_WRONLY);
+		if (make_it_fail_fd < 0 || write(make_it_fail_fd, "1", 1) != 1)
 			die("make-it-fail");
-		close(fd);
 	}
 	argc -= 2;
 	argv += 2;
