@@ -34,6 +34,30 @@ void setup_vm(CLI::App &app, const GlobalOptions &g);
 void setup_status(CLI::App &app, const GlobalOptions &g);
 void setup_profile(CLI::App &app, const GlobalOptions &g);
 
+/// Where and how a domain's chunks are placed, and who owns it: the options
+/// vm create and profile create share (add_placement_options).
+struct PlacementOptions {
+	std::string chunk = "2M";
+	std::string tier_policy = "local-first", pool_select = "smart-idle";
+	std::vector<std::string> pools;
+	int home_node = -1;
+	std::string owner, mode;
+	bool pinnable = false;
+};
+
+/// The parsed values of PlacementOptions (UsageError for a bad one).
+struct Placement {
+	uint64_t chunk_bytes = 0;
+	int tier_policy = 0, pool_select = 0;
+	uint32_t uid = 0, gid = 0, mode = 0;
+};
+
+/// Add --tier-policy, --pool-select, --pools, --home-node, --chunk, --owner,
+/// --mode and --pinnable to CMD; OWNED says what --owner/--mode are of.
+void add_placement_options(CLI::App *cmd, PlacementOptions &o, const std::string &owned,
+			   const std::string &default_mode);
+Placement parse_placement(const PlacementOptions &o);
+
 /// "user[:group]" -> uid, gid (the user's primary group by default).
 std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner);
 /// An octal permission string ("0660") or UsageError naming OPTION.

@@ -17,12 +17,9 @@ namespace poolctl {
 namespace {
 
 struct CreateOptions {
-	std::string name, local = "0", pool = "0", chunk = "2M";
-	std::string tier_policy = "local-first", pool_select = "smart-idle";
-	std::vector<std::string> pools;
-	int home_node = -1;
-	std::string owner, mode = "0700";
-	bool libvirt = false, pinnable = false;
+	std::string name, local = "0", pool = "0";
+	PlacementOptions place;
+	bool libvirt = false;
 };
 
 struct NameOptions {
@@ -73,24 +70,19 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.name = o.name;
 	s.local = quota_value("--local", o.local);
 	s.pool = quota_value("--pool", o.pool);
-	s.chunk_bytes = size_value("--chunk", o.chunk);
-	auto tp = poolmem::parse_tier_policy(o.tier_policy);
-	auto ps = poolmem::parse_pool_select(o.pool_select);
-	if (!tp)
-		throw UsageError("--tier-policy: unknown policy '" + o.tier_policy + "'");
-	if (!ps)
-		throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
-	s.tier_policy = *tp;
-	s.pool_select = *ps;
-	s.pools = o.pools;
-	s.home_node = o.home_node;
-	s.pinnable = o.pinnable;
+	const Placement pl = parse_placement(o.place);
+	s.chunk_bytes = pl.chunk_bytes;
+	s.tier_policy = static_cast<poolmem::TierPolicy>(pl.tier_policy);
+	s.pool_select = static_cast<poolmem::PoolSelect>(pl.pool_select);
+	s.pools = o.place.pools;
+	s.home_node = o.place.home_node;
+	s.pinnable = o.place.pinnable;
+	s.uid = pl.uid;
+	s.gid = pl.gid;
+	s.mode = pl.mode;
 	if (!s.local.bytes && !s.pool.bytes && s.local.pct + s.pool.pct < 100)
 		throw UsageError(o.name + ": --local + --pool (" + quota_text(s.local) + " + " + quota_text(s.pool) +
 				 ") must cover 100% of a VM's size");
-	if (!o.owner.empty())
-		std::tie(s.uid, s.gid) = parse_owner(o.owner);
-	s.mode = parse_mode("--mode", o.mode);
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);
@@ -184,14 +176,7 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 	create->add_option("name", c->name, "profile name")->required();
 	create->add_option("--local", c->local, "local DRAM quota: PCT% of each VM's size, or a SIZE cap (default 0)");
 	create->add_option("--pool", c->pool, "pool quota: PCT% or SIZE (default 0); with --local it must cover 100%");
-	create->add_option("--tier-policy", c->tier_policy, "local-first (default), interleave, pool-first");
-	create->add_option("--pool-select", c->pool_select, "smart-idle (default), round-robin, random, nearest");
-	create->add_option("--pools", c->pools, "allowed pools (default: all)")->delimiter(',');
-	create->add_option("--home-node", c->home_node, "node whose DRAM is the local tier (default: first with CPUs)");
-	create->add_option("--chunk", c->chunk, "chunk size, power of two 2M..1G (default 2M)");
-	create->add_option("--owner", c->owner, "USER[:GROUP] owning the directory (who may create VMs in it)");
-	create->add_option("--mode", c->mode, "permission bits of the directory (default 0700)");
-	create->add_flag("--pinnable", c->pinnable, "domains take chunks only outside ZONE_MOVABLE (VFIO, RDMA)");
+	add_placement_options(create, c->place, "the directory (who may create VMs in it)", "0700");
 	create->add_flag("--libvirt", c->libvirt, "print the qemu.conf line and <memoryBacking> XML");
 	create->callback([&g, c] { run_create(g, *c); });
 

@@ -19,12 +19,9 @@ namespace poolctl {
 namespace {
 
 struct CreateOptions {
-	std::string name, size, local = "0", pool = "0", chunk = "2M";
-	std::string tier_policy = "local-first", pool_select = "smart-idle";
-	std::vector<std::string> pools;
-	int home_node = -1;
-	std::string owner, mode = "0600";
-	bool libvirt = false, pinnable = false;
+	std::string name, size, local = "0", pool = "0";
+	PlacementOptions place;
+	bool libvirt = false;
 };
 
 struct NameOptions {
@@ -50,6 +47,40 @@ std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner)
 		gid = gr->gr_gid;
 	}
 	return {pw->pw_uid, gid};
+}
+
+void add_placement_options(CLI::App *cmd, PlacementOptions &o, const std::string &owned,
+			   const std::string &default_mode)
+{
+	o.mode = default_mode;
+	cmd->add_option("--tier-policy", o.tier_policy, "local-first (default), interleave, pool-first");
+	cmd->add_option("--pool-select", o.pool_select, "smart-idle (default), round-robin, random, nearest");
+	cmd->add_option("--pools", o.pools, "allowed pools (default: all)")->delimiter(',');
+	cmd->add_option("--home-node", o.home_node, "node whose DRAM is the local tier (default: first with CPUs)");
+	cmd->add_option("--chunk", o.chunk, "chunk size, power of two 2M..1G (default 2M)");
+	cmd->add_option("--owner", o.owner, "USER[:GROUP] owning " + owned + " (e.g. libvirt-qemu)");
+	cmd->add_option("--mode", o.mode, "permission bits of " + owned + " (default " + default_mode + ")");
+	cmd->add_flag("--pinnable", o.pinnable,
+		      "chunks only from memory outside ZONE_MOVABLE (local DRAM, pools onlined --zone normal), "
+		      "so VFIO passthrough and RDMA can pin the guest RAM");
+}
+
+Placement parse_placement(const PlacementOptions &o)
+{
+	Placement p;
+	p.chunk_bytes = size_value("--chunk", o.chunk);
+	auto tp = poolmem::parse_tier_policy(o.tier_policy);
+	auto ps = poolmem::parse_pool_select(o.pool_select);
+	if (!tp)
+		throw UsageError("--tier-policy: unknown policy '" + o.tier_policy + "'");
+	if (!ps)
+		throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
+	p.tier_policy = static_cast<int>(*tp);
+	p.pool_select = static_cast<int>(*ps);
+	if (!o.owner.empty())
+		std::tie(p.uid, p.gid) = parse_owner(o.owner);
+	p.mode = parse_mode("--mode", o.mode);
+	return p;
 }
 
 /// An octal permission string ("0660") or UsageError naming OPTION.
@@ -116,24 +147,19 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.bytes = size_value("--size", o.size);
 	s.local_quota = size_value("--local", o.local);
 	s.pool_quota = size_value("--pool", o.pool);
-	s.chunk_bytes = size_value("--chunk", o.chunk);
-	auto tp = poolmem::parse_tier_policy(o.tier_policy);
-	auto ps = poolmem::parse_pool_select(o.pool_select);
-	if (!tp)
-		throw UsageError("--tier-policy: unknown policy '" + o.tier_policy + "'");
-	if (!ps)
-		throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
-	s.tier_policy = *tp;
-	s.pool_select = *ps;
-	s.pools = o.pools;
-	s.home_node = o.home_node;
-	s.pinnable = o.pinnable;
+	const Placement pl = parse_placement(o.place);
+	s.chunk_bytes = pl.chunk_bytes;
+	s.tier_policy = static_cast<poolmem::TierPolicy>(pl.tier_policy);
+	s.pool_select = static_cast<poolmem::PoolSelect>(pl.pool_select);
+	s.pools = o.place.pools;
+	s.home_node = o.place.home_node;
+	s.pinnable = o.place.pinnable;
+	s.uid = pl.uid;
+	s.gid = pl.gid;
+	s.mode = pl.mode;
 	if (s.local_quota + s.pool_quota < s.bytes)
 		throw UsageError(o.name + ": --local + --pool (" + poolmem::format_size(s.local_quota + s.pool_quota) +
 				 ") must cover --size (" + poolmem::format_size(s.bytes) + ")");
-	if (!o.owner.empty())
-		std::tie(s.uid, s.gid) = parse_owner(o.owner);
-	s.mode = parse_mode("--mode", o.mode);
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);
@@ -308,16 +334,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	create->add_option("--size", c->size, "guest RAM size (e.g. 16G)")->required();
 	create->add_option("--local", c->local, "local DRAM quota (default 0)");
 	create->add_option("--pool", c->pool, "pool quota (default 0); --local + --pool must cover --size");
-	create->add_option("--tier-policy", c->tier_policy, "local-first (default), interleave, pool-first");
-	create->add_option("--pool-select", c->pool_select, "smart-idle (default), round-robin, random, nearest");
-	create->add_option("--pools", c->pools, "allowed pools (default: all)")->delimiter(',');
-	create->add_option("--home-node", c->home_node, "node whose DRAM is the local tier (default: first with CPUs)");
-	create->add_option("--chunk", c->chunk, "chunk size, power of two 2M..1G (default 2M)");
-	create->add_option("--owner", c->owner, "USER[:GROUP] owning the domain file (e.g. libvirt-qemu)");
-	create->add_option("--mode", c->mode, "permission bits of the domain file (default 0600)");
-	create->add_flag("--pinnable", c->pinnable,
-			 "chunks only from memory outside ZONE_MOVABLE (local DRAM, pools onlined --zone normal), "
-			 "so VFIO passthrough and RDMA can pin the guest RAM");
+	add_placement_options(create, c->place, "the domain file", "0600");
 	create->add_flag("--libvirt", c->libvirt, "print libvirt XML (an NVDIMM memory device) instead of the QEMU argument");
 	create->callback([&g, c] { run_create(g, *c); });
 
