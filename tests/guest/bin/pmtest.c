@@ -103,10 +103,15 @@ static void mount_fs(void)
 {
 	struct statfs st;
 
-	if (statfs(MNT, &st) == 0 && st.f_type == POOLMEM_FS_MAGIC)
-		return;
+	if (statfs(MNT, &st) == 0) {
+		if (st.f_type == POOLMEM_FS_MAGIC)
+			return;
+	} else if (errno != ENOENT) {
+		die("statfs " MNT);	/* e.g. ENOMEM under fault injection */
+	}
 	mkdir(MNT, 0755);
-	if (mount("poolmem", MNT, "poolmem", MS_NOSUID | MS_NODEV, NULL))
+	/* EBUSY: mounted meanwhile by someone else */
+	if (mount("poolmem", MNT, "poolmem", MS_NOSUID | MS_NODEV, NULL) && errno != EBUSY)
 		die("mount " MNT);
 }
 
