@@ -32,6 +32,11 @@ void load_module(const std::string &name)
 	kmod_list_foreach(it, list)
 	{
 		kmod_module *mod = kmod_module_get_module(it);
+		/* built into the kernel (a debug kernel has kmem, nfit, ... built in): nothing to load */
+		if (kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN) {
+			kmod_module_unref(mod);
+			continue;
+		}
 		ret = kmod_module_probe_insert_module(mod, KMOD_PROBE_IGNORE_LOADED, nullptr, nullptr,
 						      nullptr, nullptr);
 		kmod_module_unref(mod);
