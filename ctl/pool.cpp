@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,13 @@ struct OnlineOptions {
 struct NameOptions {
 	std::string name;
 	bool json = false;
+};
+
+struct DrainOptions {
+	std::string name;
+	bool offline = false, allow_local = false, check = false;
+	std::string rate;	  ///< SIZE per second; empty: as fast as it goes
+	std::string timeout = "60"; ///< seconds without progress before giving up
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -251,6 +259,9 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"failures", p.failures},
 		{"access_factor", p.access_factor},
 		{"window_counts", p.window_counts},
+		{"state", p.state},
+		{"moved_in", p.moved_in},
+		{"moved_out", p.moved_out},
 	};
 	if (auto s = read_state(p.name))
 		j["online"] = {{"blocks_done", s->done}, {"blocks_total", s->total}, {"seconds", s->seconds}, {"state", s->state}};
@@ -283,7 +294,7 @@ void run_list(const GlobalOptions &g, bool json)
 		std::cout << out.dump(2) << '\n';
 		return;
 	}
-	Table t({"NAME", ">ID", ">NODE", ">CAPACITY", ">PINNABLE", ">ALLOCATED", ">FREE", ">CHUNKS", ">AF", ">FAILURES", "ONLINE"});
+	Table t({"NAME", ">ID", ">NODE", ">CAPACITY", ">PINNABLE", ">ALLOCATED", ">FREE", ">CHUNKS", ">AF", ">FAILURES", "STATE", "ONLINE"});
 	for (const auto &p : pools) {
 		auto s = read_state(p.name);
 		std::string online = s ? (s->state == "running" ? std::to_string(s->done) + "/" + std::to_string(s->total)
@@ -292,7 +303,8 @@ void run_list(const GlobalOptions &g, bool json)
 		t.row({p.name, std::to_string(p.id), std::to_string(p.node), poolmem::format_size(p.capacity_bytes),
 		       poolmem::format_size(p.pinnable_bytes), poolmem::format_size(p.allocated_bytes),
 		       poolmem::format_size(p.free_bytes),
-		       std::to_string(p.chunks), std::to_string(p.access_factor), std::to_string(p.failures), online});
+		       std::to_string(p.chunks), std::to_string(p.access_factor), std::to_string(p.failures), p.state,
+		       online});
 	}
 	t.print();
 }
@@ -319,8 +331,9 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::cout << j.dump(2) << '\n';
 		return;
 	}
-	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%\n", p.name.c_str(), p.id, p.node,
-		    p.tier.c_str(), static_cast<unsigned long>(p.overcommit_pct));
+	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%, %s\n", p.name.c_str(), p.id, p.node,
+		    p.tier.c_str(), static_cast<unsigned long>(p.overcommit_pct),
+		    p.state == "draining" ? "draining (takes no new chunks)" : p.state.c_str());
 	std::printf("  capacity   %s (%s pinnable: onlined normal)\n  allocated  %s in %lu chunks\n"
 		    "  free       %s\n  committed  %s\n",
 		    poolmem::format_size(p.capacity_bytes).c_str(), poolmem::format_size(p.pinnable_bytes).c_str(),
@@ -333,6 +346,8 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	for (auto w : p.window_counts)
 		std::printf(" %lu", static_cast<unsigned long>(w));
 	std::printf(")\n");
+	std::printf("  migration  %lu chunks in, %lu out\n", static_cast<unsigned long>(p.moved_in),
+		    static_cast<unsigned long>(p.moved_out));
 	if (auto s = read_state(p.name))
 		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
 	for (const auto &[dom, chunks] : h)
@@ -397,6 +412,149 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 	fs::remove(state_dir / (p.name + ".online"), ec);
 }
 
+
+volatile std::sig_atomic_t drain_interrupted = 0;
+
+void on_drain_signal(int) { drain_interrupted = 1; }
+
+/// Seconds from "90", "90s", "5m", "1h"; UsageError naming OPTION.
+double seconds_value(const std::string &option, const std::string &text)
+{
+	size_t pos = 0;
+	double v = -1;
+	try {
+		v = std::stod(text, &pos);
+	} catch (const std::exception &) {
+		pos = 0;
+	}
+	std::string unit = text.substr(pos);
+	double mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+	if (pos == 0 || v < 0 || mult < 0)
+		throw UsageError(option + ": invalid duration '" + text + "' (e.g. 90, 90s, 5m)");
+	return v * mult;
+}
+
+void bytes_bar(uint64_t done, uint64_t total, double secs)
+{
+	int width = 40, fill = total ? static_cast<int>(width * std::min(done, total) / total) : width;
+	std::fprintf(stderr, "\r[%s%s] %s/%s %.0f MiB/s ", std::string(fill, '#').c_str(),
+		     std::string(width - fill, ' ').c_str(), poolmem::format_size(done).c_str(),
+		     poolmem::format_size(total).c_str(), secs > 0 ? static_cast<double>(done) / secs / (1 << 20) : 0.0);
+}
+
+std::string hex(uint64_t v)
+{
+	char b[32];
+	std::snprintf(b, sizeof(b), "%#llx", static_cast<unsigned long long>(v));
+	return b;
+}
+
+/*
+ * poolctl pool drain: move every chunk off the pool while VMs run, in
+ * steps (one ioctl each) so that Ctrl-C, --rate and the progress bar work;
+ * the kernel keeps the pool draining between steps, so a second run goes
+ * on where the first stopped.
+ */
+void run_drain(const GlobalOptions &g, const DrainOptions &o)
+{
+	const uint64_t rate = o.rate.empty() ? 0 : size_value("--rate", o.rate);
+	const double timeout = seconds_value("--timeout", o.timeout);
+	auto p = pool_or_throw(g, o.name);
+	poolmem::Control ctl(g.control);
+
+	auto first = ctl.pool_drain(p.name, 0, o.allow_local, true);
+	if (first.err == ENOSPC) {
+		std::string where = first.blocker.empty() ? "its domains" : "domain " + first.blocker;
+		throw poolmem::Error::plain(
+			p.name, "cannot drain: " + where + " hold" + (first.blocker.empty() ? " " : "s ") +
+					poolmem::format_size(first.need_bytes) + " there but may use only " +
+					poolmem::format_size(first.room_bytes) + " elsewhere" +
+					(o.allow_local ? "" : " (--allow-local lets chunks move to local quota)"),
+			ENOSPC);
+	}
+	if (o.check) {
+		std::printf("%s: can drain: %s to move\n", p.name.c_str(),
+			    poolmem::format_size(first.remaining_bytes).c_str());
+		return;
+	}
+
+	struct sigaction sa = {}, old_int = {}, old_term = {};
+	sa.sa_handler = on_drain_signal; /* no SA_RESTART: the ioctl returns EINTR */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	const bool tty = isatty(STDERR_FILENO);
+	const auto t0 = std::chrono::steady_clock::now();
+	auto last_progress = t0;
+	const uint64_t total = first.remaining_bytes;
+	uint64_t moved = 0;
+	/* with --rate, steps of a tenth of a second's worth (at least a chunk) */
+	const uint64_t step = rate ? std::max<uint64_t>(rate / 10, 2 << 20) : 64 << 20;
+	poolmem::DrainStep r;
+	for (;;) {
+		r = ctl.pool_drain(p.name, step, o.allow_local);
+		moved += r.moved_bytes;
+		const double secs = seconds_since(t0);
+		if (tty)
+			bytes_bar(moved, std::max(total, moved + r.remaining_bytes), secs);
+		if (r.err == EINTR || drain_interrupted)
+			break;
+		if (r.err)
+			break;
+		if (r.remaining_bytes == 0)
+			break;
+		if (r.moved_bytes)
+			last_progress = std::chrono::steady_clock::now();
+		else if (seconds_since(last_progress) > timeout)
+			break;
+		else
+			usleep(100000); /* only referenced (busy or retired) chunks left: wait for them */
+		if (rate && moved > rate * secs)
+			usleep(static_cast<useconds_t>((static_cast<double>(moved) / rate - secs) * 1e6));
+	}
+	sigaction(SIGINT, &old_int, nullptr);
+	sigaction(SIGTERM, &old_term, nullptr);
+	if (tty)
+		std::fprintf(stderr, "\n");
+	const double secs = seconds_since(t0);
+	const std::string left = poolmem::format_size(r.remaining_bytes);
+	if (r.err == EINTR || drain_interrupted)
+		throw poolmem::Error::plain(p.name, "drain interrupted after " + poolmem::format_size(moved) + ", " + left +
+							    " left; the pool stays draining: run again to go on, or "
+							    "poolctl pool undrain " + p.name,
+					    EINTR);
+	if (r.err == EBUSY)
+		throw poolmem::Error::plain(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
+							    " is long-term pinned (VFIO, RDMA or an io_uring fixed "
+							    "buffer); " + left + " left, the pool stays draining",
+					    EBUSY);
+	if (r.err == EIO)
+		throw poolmem::Error::plain(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
+							    " has an uncorrectable memory error; " + left + " left",
+					    EIO);
+	if (r.err == ENOSPC)
+		throw poolmem::Error::plain(p.name, "cannot drain: no room elsewhere for domain " + r.blocker + " offset " +
+							    hex(r.blocker_offset) + "; " + left + " left" +
+							    (o.allow_local ? "" : " (--allow-local lets chunks move to local quota)"),
+					    ENOSPC);
+	if (r.remaining_bytes)
+		throw poolmem::Error::plain(p.name, "drain timed out after " + o.timeout + " s without progress: " + left +
+							    " still referenced (I/O in flight, a pipe or a discarded "
+							    "chunk's last user); the pool stays draining",
+					    EBUSY);
+	std::printf("%s: drained %s in %.2f s (%.0f MiB/s)\n", p.name.c_str(), poolmem::format_size(moved).c_str(),
+		    secs, secs > 0 ? static_cast<double>(moved) / secs / (1 << 20) : 0.0);
+	if (o.offline)
+		offline_node(g, p.name, p.node);
+}
+
+void run_undrain(const GlobalOptions &g, const NameOptions &o)
+{
+	auto p = pool_or_throw(g, o.name);
+	poolmem::Control ctl(g.control);
+	ctl.pool_undrain(p.name);
+	std::printf("%s: takes chunks again\n", p.name.c_str());
+}
+
 } // namespace
 
 void setup_pool(CLI::App &app, const GlobalOptions &g)
@@ -434,6 +592,23 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto *off = pool->add_subcommand("offline", "offline a pool's memory (refused while chunks live there)");
 	off->add_option("name", oo->name, "pool")->required();
 	off->callback([&g, oo] { run_offline(g, *oo); });
+
+	auto dro = std::make_shared<DrainOptions>();
+	auto *drain = pool->add_subcommand("drain", "move every chunk off a pool while its VMs run (then offline, remove)");
+	drain->add_option("name", dro->name, "pool")->required();
+	drain->add_flag("--offline", dro->offline, "offline the pool's memory once it is empty");
+	drain->add_flag("--allow-local", dro->allow_local,
+			"let chunks that fit no other pool move to their domain's local quota");
+	drain->add_option("--rate", dro->rate, "move at most SIZE per second (e.g. 512M)");
+	drain->add_option("--timeout", dro->timeout,
+			  "give up after this long without progress on referenced chunks (default 60 s)");
+	drain->add_flag("--check", dro->check, "only check that the pool's chunks fit elsewhere");
+	drain->callback([&g, dro] { run_drain(g, *dro); });
+
+	auto uo = std::make_shared<NameOptions>();
+	auto *undrain = pool->add_subcommand("undrain", "end draining: the pool takes chunks again");
+	undrain->add_option("name", uo->name, "pool")->required();
+	undrain->callback([&g, uo] { run_undrain(g, *uo); });
 
 	auto ro = std::make_shared<NameOptions>();
 	auto *rm = pool->add_subcommand("remove", "unregister a pool, offline it and hand the device back to devdax");

@@ -29,6 +29,11 @@ struct NameOptions {
 	bool json = false;
 };
 
+struct SetOptions {
+	std::string name, local, pool, tier_policy, pool_select;
+	std::vector<std::string> pools;
+};
+
 } // namespace
 
 /// "user[:group]" -> uid, gid (the user's primary group by default).
@@ -194,6 +199,9 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"pool_chunks", d.pool_chunks},
 		{"fault_latency_histogram", d.fault_latency_histogram},
 		{"retired_chunks", d.retired_chunks},
+		{"moves", d.moves},
+		{"move_retries", d.move_retries},
+		{"move_pins", d.move_pins},
 		{"profile", d.profile},
 		{"file", d.file},
 		{"creator", d.creator},
@@ -281,6 +289,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::printf("  retired %lu chunks: discarded while still referenced (pipe, io_uring, O_DIRECT), "
 			    "still charged\n",
 			    static_cast<unsigned long>(d.retired_chunks));
+	if (d.moves || d.move_retries || d.move_pins)
+		std::printf("  moved   %lu chunks (%lu put off while referenced, %lu refused: pinned)\n",
+			    static_cast<unsigned long>(d.moves), static_cast<unsigned long>(d.move_retries),
+			    static_cast<unsigned long>(d.move_pins));
 	for (const auto &[pool, chunks] : d.pool_chunks)
 		std::printf("  pool %s: %lu chunks (%s)\n", pool.c_str(), static_cast<unsigned long>(chunks),
 			    poolmem::format_size(chunks * d.chunk_bytes).c_str());
@@ -312,6 +324,67 @@ void run_map(const GlobalOptions &g, const NameOptions &o)
 		t.row({a, poolmem::format_size(r.length), b, pool_name(r.pool), std::to_string(r.node)});
 	}
 	t.print();
+}
+
+/*
+ * poolctl vm set: change a running VM's quotas, pools and policies. The
+ * kernel moves the chunks a shrunk tier or a removed pool no longer holds,
+ * or refuses with the figures and changes nothing.
+ */
+void run_set(const GlobalOptions &g, const SetOptions &o)
+{
+	poolmem::DomainChange c;
+	if (!o.local.empty())
+		c.local_quota = size_value("--local", o.local);
+	if (!o.pool.empty())
+		c.pool_quota = size_value("--pool", o.pool);
+	if (!o.pools.empty())
+		c.pools = o.pools;
+	if (!o.tier_policy.empty()) {
+		c.tier_policy = poolmem::parse_tier_policy(o.tier_policy);
+		if (!c.tier_policy)
+			throw UsageError("--tier-policy: unknown policy '" + o.tier_policy + "'");
+	}
+	if (!o.pool_select.empty()) {
+		c.pool_select = poolmem::parse_pool_select(o.pool_select);
+		if (!c.pool_select)
+			throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
+	}
+	if (!c.local_quota && !c.pool_quota && !c.pools && !c.tier_policy && !c.pool_select)
+		throw UsageError(o.name + ": nothing to change (--local, --pool, --pools, --tier-policy, --pool-select)");
+	poolmem::Control ctl(g.control);
+	auto before = ctl.domain_info(o.name);
+	if (c.local_quota.value_or(before.local_quota) + c.pool_quota.value_or(before.pool_quota) < before.bytes)
+		throw UsageError(o.name + ": --local + --pool (" +
+				 poolmem::format_size(c.local_quota.value_or(before.local_quota) +
+						      c.pool_quota.value_or(before.pool_quota)) +
+				 ") must cover the size (" + poolmem::format_size(before.bytes) + ")");
+	auto r = ctl.domain_set(o.name, c);
+	const std::string moved = poolmem::format_size(r.moved_bytes);
+	switch (r.err) {
+	case 0:
+		break;
+	case ENOSPC:
+		throw poolmem::Error::plain(o.name, "cannot change: " + poolmem::format_size(r.need_bytes) +
+							    " of chunks must move, but only " +
+							    poolmem::format_size(r.room_bytes) +
+							    " is free where they may go; nothing changed",
+					    ENOSPC);
+	case EBUSY:
+		throw poolmem::Error::plain(o.name, "settings applied, but a long-term pinned chunk (VFIO, RDMA, io_uring) "
+						    "can't move; moved " + moved + ", the tier stays at its usage",
+					    EBUSY);
+	case EAGAIN:
+		throw poolmem::Error::plain(o.name, "settings applied, but chunks stayed referenced (I/O in flight); moved " +
+							    moved + ": run again to finish",
+					    EBUSY);
+	default:
+		throw poolmem::Error(o.name, "settings applied, chunks moved " + moved + ", then", r.err);
+	}
+	auto d = ctl.domain_info(o.name);
+	std::printf("%s: local %s, pool %s, %s, %s; moved %s\n", o.name.c_str(),
+		    usage(d.local_bytes, d.local_quota).c_str(), usage(d.pool_bytes, d.pool_quota).c_str(),
+		    poolmem::to_string(d.tier_policy).c_str(), poolmem::to_string(d.pool_select).c_str(), moved.c_str());
 }
 
 void run_destroy(const GlobalOptions &g, const NameOptions &o)
@@ -356,6 +429,16 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	map->callback([&g, m] { run_map(g, *m); });
 
 	auto d = std::make_shared<NameOptions>();
+	auto so2 = std::make_shared<SetOptions>();
+	auto *set = vm->add_subcommand("set", "change a running VM's quotas, pools and policies (chunks move as needed)");
+	set->add_option("name", so2->name, "domain")->required();
+	set->add_option("--local", so2->local, "new local DRAM quota");
+	set->add_option("--pool", so2->pool, "new pool quota; --local + --pool must cover the size");
+	set->add_option("--pools", so2->pools, "allowed pools (chunks elsewhere move to them)")->delimiter(',');
+	set->add_option("--tier-policy", so2->tier_policy, "local-first, interleave, pool-first");
+	set->add_option("--pool-select", so2->pool_select, "smart-idle, round-robin, random, nearest");
+	set->callback([&g, so2] { run_set(g, *so2); });
+
 	auto *destroy = vm->add_subcommand("destroy", "destroy a domain (memory returns with the last mapping)");
 	destroy->add_option("name", d->name, "domain")->required();
 	destroy->callback([&g, d] { run_destroy(g, *d); });

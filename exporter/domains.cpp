@@ -31,6 +31,9 @@ public:
 		Family faults("poolmem_domain_faults_total", "Faults on the domain's mappings handled by poolmem, from faults.", MetricType::Counter);
 		Family sigbus("poolmem_domain_sigbus_total", "Faults refused with SIGBUS: no memory left within quota, from sigbus.", MetricType::Counter);
 		Family discards("poolmem_domain_discards_total", "Chunks returned to their pools by discard, from discards.", MetricType::Counter);
+		Family moves("poolmem_domain_moves_total", "Chunks of the domain migrated to another node while it ran (drain, live changes), from moves.", MetricType::Counter);
+		Family move_retries("poolmem_domain_move_retries_total", "Chunk migrations put off because something held a reference for a moment (O_DIRECT, KVM or vhost get_user_pages), from move_retries.", MetricType::Counter);
+		Family move_pins("poolmem_domain_move_pins_total", "Chunk migrations refused because the chunk is long-term pinned (VFIO, RDMA, io_uring fixed buffers), from move_pins.", MetricType::Counter);
 		Family lat("poolmem_domain_fault_latency_seconds", "Time poolmem took to handle a fault (allocate and map a chunk), from fault_latency_histogram (log2 ns buckets).", MetricType::Histogram);
 		for (const auto &d : reader_.read(r.sysfs)) {
 			Labels l{{"domain", d.name}};
@@ -49,6 +52,9 @@ public:
 			faults.add(l, static_cast<double>(d.faults));
 			sigbus.add(l, static_cast<double>(d.sigbus));
 			discards.add(l, static_cast<double>(d.discards));
+			moves.add(l, static_cast<double>(d.moves));
+			move_retries.add(l, static_cast<double>(d.move_retries));
+			move_pins.add(l, static_cast<double>(d.move_pins));
 			/*
 			 * Kernel bucket i holds [2^i, 2^(i+1)) ns, so the cumulative
 			 * count up to 2^(i+1) ns is exact. Exported: every 4x from
@@ -67,7 +73,7 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&info, &size, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &lat})
+		for (Family *f : {&info, &size, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &lat})
 			out.push_back(f->take());
 	}
 

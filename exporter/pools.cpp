@@ -31,6 +31,8 @@ public:
 		Family faults("poolmem_pool_faults_total", "Page faults served from chunks in the pool, from faults.", MetricType::Counter);
 		Family failures("poolmem_pool_failures_total", "Chunk allocations that failed on the pool, from failures.", MetricType::Counter);
 		Family af("poolmem_pool_access_factor", "Weighted recent activity of the pool (smart-idle's Af), from access_factor.", MetricType::Gauge);
+		Family moved("poolmem_pool_moved_chunks_total", "Chunks migrated into (direction=in) and out of (out) the pool while their domains ran: drain, live quota and pool changes; from moved_in and moved_out.", MetricType::Counter);
+		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		for (const auto &p : poolmem::read_pools(r.sysfs)) {
 			Labels l{{"pool", p.name}};
@@ -46,10 +48,13 @@ public:
 			faults.add(l, static_cast<double>(p.faults));
 			failures.add(l, static_cast<double>(p.failures));
 			af.add(l, static_cast<double>(p.access_factor));
+			moved.add({{"pool", p.name}, {"direction", "in"}}, static_cast<double>(p.moved_in));
+			moved.add({{"pool", p.name}, {"direction", "out"}}, static_cast<double>(p.moved_out));
+			draining.add(l, p.state == "draining" ? 1 : 0);
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &draining, &window})
 			out.push_back(f->take());
 	}
 };

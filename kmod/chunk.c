@@ -23,59 +23,66 @@
 
 /* ---- units: 2 MiB compound buddy allocations ---- */
 
-static struct page *pm_unit_alloc(int nid, bool pinnable)
+static struct page *pm_unit_alloc(int nid, bool pinnable, bool zero)
 {
 	/*
 	 * Movable class, so onlined-movable pool memory can serve it, unless
 	 * the domain must be long-term pinnable: then kernel zones only.
-	 * Zeroed, because the previous owner may have been another tenant; no
-	 * OOM killer and no warning: a full node is an ordinary event here.
-	 * Compound, so that a PMD can map the unit whole and get_user_pages
-	 * takes its references on the head page.
+	 * Zeroed, because the previous owner may have been another tenant
+	 * (a migration destination is not: every byte of it is copied over
+	 * before anyone can see it). No OOM killer and no warning: a full
+	 * node is an ordinary event here. Compound, so that a PMD can map
+	 * the unit whole and get_user_pages takes its references on the head.
 	 */
-	const gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
-			  __GFP_ZERO | __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN;
+	gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
+		    __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN;
 
+	if (zero)
+		gfp |= __GFP_ZERO;
 	if (pm_should_fail(PM_UNIT_BYTES))
 		return NULL;
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
-/*
- * Allocate chunk @idx from node @nid and record its units in the reverse
- * map; the caller charges it. Caller has marked the chunk busy (its slots
- * are the caller's alone) and need not hold d->lock. Returns 0 or -ENOMEM.
- */
-static int pm_chunk_alloc_on(struct pm_domain *d, u64 idx, int nid)
+/* Drop units that are in the reverse map but in no mapping and no slot. */
+void pm_units_free(struct page **units, unsigned int nr)
 {
-	size_t first = idx * d->units_per_chunk;
-	struct page **slot = &d->units[first];
 	unsigned int u;
-	int ret = -ENOMEM;
+
+	for (u = 0; u < nr; u++) {
+		pm_rmap_erase(units[u]);
+		put_page(units[u]);
+		units[u] = NULL;
+	}
+}
+
+/*
+ * Allocate the units of a chunk from node @nid into @out and record them
+ * in the reverse map as slots @first.. of the domain (they are live only
+ * once the slots hold them). The caller has marked the chunk busy and need
+ * not hold d->lock. Returns 0 or -ENOMEM.
+ */
+static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struct page **out,
+			       bool zero)
+{
+	unsigned int u;
 
 	pm_inflight_begin(nid);
 	for (u = 0; u < d->units_per_chunk; u++) {
-		struct page *page = pm_unit_alloc(nid, d->pinnable);
+		struct page *page = pm_unit_alloc(nid, d->pinnable, zero);
 
 		if (!page)
-			goto out_undo;
+			break;
 		if (pm_rmap_insert(page, d, first + u)) {
 			put_page(page);
-			goto out_undo;
+			break;
 		}
-		slot[u] = page;
+		out[u] = page;
 	}
+	if (u < d->units_per_chunk)
+		pm_units_free(out, u);
 	pm_inflight_end(nid);
-	return 0;
-
-out_undo:
-	while (u--) {
-		pm_rmap_erase(slot[u]);
-		put_page(slot[u]);
-		slot[u] = NULL;
-	}
-	pm_inflight_end(nid);
-	return ret;
+	return u < d->units_per_chunk ? -ENOMEM : 0;
 }
 
 /*
@@ -90,8 +97,10 @@ out_undo:
 struct pm_alloc_work {
 	struct work_struct work;
 	struct pm_domain *d;
-	u64 idx;
+	size_t first;
+	struct page **out;
 	int nid;
+	bool zero;
 	bool pin;		/* the faulting task was long-term pinning */
 	int ret;
 	struct completion done;
@@ -111,13 +120,17 @@ static void pm_alloc_workfn(struct work_struct *work)
 	/* keep the pinning task's rule: no ZONE_MOVABLE for FOLL_LONGTERM */
 	if (w->pin)
 		flags = memalloc_pin_save();
-	w->ret = pm_chunk_alloc_on(w->d, w->idx, w->nid);
+	w->ret = pm_units_alloc_here(w->d, w->first, w->nid, w->out, w->zero);
 	if (w->pin)
 		memalloc_pin_restore(flags);
 	complete(&w->done);
 }
 
-static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
+/*
+ * Allocate a chunk's units from node @nid into @out (zeroed if @zero),
+ * recorded in the reverse map as slots @first..; see pm_units_alloc_here().
+ */
+int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out, bool zero)
 {
 	struct pm_alloc_work w;
 
@@ -126,11 +139,13 @@ static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
 	 * with memory (the root cpuset follows memory hotplug).
 	 */
 	if (node_isset(nid, cpuset_current_mems_allowed))
-		return pm_chunk_alloc_on(d, idx, nid);
+		return pm_units_alloc_here(d, first, nid, out, zero);
 
 	w.d = d;
-	w.idx = idx;
+	w.first = first;
+	w.out = out;
 	w.nid = nid;
+	w.zero = zero;
 	w.pin = current->flags & PF_MEMALLOC_PIN;
 	init_completion(&w.done);
 	INIT_WORK_ONSTACK(&w.work, pm_alloc_workfn);
@@ -139,6 +154,13 @@ static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
 	wait_for_completion(&w.done);
 	destroy_work_on_stack(&w.work);
 	return w.ret;
+}
+
+static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
+{
+	size_t first = idx * d->units_per_chunk;
+
+	return pm_units_alloc(d, first, nid, &d->units[first], true);
 }
 
 static void pm_chunk_charge(struct pm_domain *d, u64 idx, u32 tier, struct pm_pool *p)
@@ -182,14 +204,7 @@ static void pm_chunk_uncharge(struct pm_domain *d, u32 tier, struct pm_pool *p)
  */
 void pm_chunk_free(struct pm_domain *d, u64 idx)
 {
-	struct page **slot = &d->units[idx * d->units_per_chunk];
-	unsigned int u;
-
-	for (u = 0; u < d->units_per_chunk; u++) {
-		pm_rmap_erase(slot[u]);
-		put_page(slot[u]);
-		slot[u] = NULL;
-	}
+	pm_units_free(&d->units[idx * d->units_per_chunk], d->units_per_chunk);
 	pm_chunk_uncharge(d, d->meta[idx].tier, pm_chunk_pool(d, idx));
 	d->chunks--;
 	d->meta[idx].present = 0;
@@ -230,18 +245,19 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 }
 
 /*
- * The pools a pool-tier chunk may come from, in pool-selection order, into
- * @ids; returns how many. Only what the policy reads is gathered: the
- * access factor takes each pool's af_lock. Caller holds d->lock (the
- * policy's scratch space is the domain's).
+ * The pools of @mask (a subset of the domain's pool_mask) a pool-tier
+ * chunk may come from, in pool-selection order, into @ids; returns how
+ * many. Draining pools take no new chunks. Only what the policy reads is
+ * gathered: the access factor takes each pool's af_lock. Caller holds
+ * d->lock (the policy's scratch space is the domain's, and a pool stays
+ * registered while it is in the domain's pool_mask and the chunk busy).
  */
-static unsigned int pm_pool_candidates(struct pm_domain *d, u8 *ids)
+unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 {
 	struct pm_pool_view *views = d->views;
 	unsigned int n = 0, i;
-	u64 mask;
 
-	for (mask = d->pool_mask; mask; mask &= mask - 1) {
+	for (mask &= d->pool_mask & ~READ_ONCE(pm_pools_draining); mask; mask &= mask - 1) {
 		struct pm_pool *p = pm_pools[__ffs64(mask)];
 
 		views[n].id = p->id;
@@ -256,6 +272,83 @@ static unsigned int pm_pool_candidates(struct pm_domain *d, u8 *ids)
 	for (i = 0; i < n; i++)
 		ids[i] = views[d->order[i]].id;
 	return n;
+}
+
+/*
+ * Mark chunk @idx busy (@why: PM_BUSY_*): whoever else wants it waits in
+ * pm_chunk_wait() until pm_chunk_unbusy(). Caller holds d->lock.
+ */
+void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why)
+	__must_hold(&d->lock)
+{
+	WARN_ON_ONCE(d->meta[idx].busy);
+	WRITE_ONCE(d->meta[idx].busy, why);
+	d->busy_chunks++;
+}
+
+void pm_chunk_unbusy(struct pm_domain *d, u64 idx)
+	__must_hold(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[idx];
+
+	/*
+	 * Waiters sleep in wait_var_event(): they queue themselves, then
+	 * test busy. The store to busy must be visible before wake_up_var()
+	 * looks for waiters (waitqueue_active() takes no lock), or a waiter
+	 * that tested busy just before is not woken: a lost wakeup. The full
+	 * barrier pairs with the one in prepare_to_wait_event()
+	 * (set_current_state()).
+	 */
+	WRITE_ONCE(meta->busy, 0);
+	d->busy_chunks--;
+	smp_mb();
+	wake_up_var(meta);
+}
+
+/*
+ * Wait until every chunk of @d that is busy now is done: after a pool left
+ * the domain's pool_mask (under d->lock), only placements and moves that
+ * began before may still be taking a chunk there. Later ones may be waited
+ * for too; each is bounded. Caller does not hold d->lock; pm_lock may be
+ * held (neither placement nor migration takes it).
+ */
+void pm_domain_quiesce(struct pm_domain *d)
+{
+	u64 idx;
+
+	mutex_lock(&d->lock);
+	for (idx = 0; d->busy_chunks && idx < d->nr_chunks; idx++) {
+		struct pm_chunk_meta *meta = &d->meta[idx];
+
+		if (!meta->busy)
+			continue;
+		mutex_unlock(&d->lock);
+		wait_var_event(meta, !READ_ONCE(meta->busy));
+		mutex_lock(&d->lock);
+	}
+	mutex_unlock(&d->lock);
+}
+
+/*
+ * Wait until chunk @idx is not busy. Caller holds d->lock, which is
+ * dropped while waiting. Killable: a vCPU thread must never be stuck here
+ * for good. Returns 0, or -EINTR when a fatal signal ended the wait.
+ */
+int pm_chunk_wait(struct pm_domain *d, u64 idx)
+	__must_hold(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[idx];
+
+	while (meta->busy) {
+		int killed;
+
+		mutex_unlock(&d->lock);
+		killed = wait_var_event_killable(meta, !READ_ONCE(meta->busy));
+		mutex_lock(&d->lock);
+		if (killed)
+			return -EINTR;
+	}
+	return 0;
 }
 
 /*
@@ -277,16 +370,8 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 	struct pm_pool *p;
 	unsigned int nt, t, n;
 
-	while (meta->busy) {
-		int killed;
-
-		mutex_unlock(&d->lock);
-		/* killable: a vCPU thread must never be stuck here for good */
-		killed = wait_var_event_killable(meta, !READ_ONCE(meta->busy));
-		mutex_lock(&d->lock);
-		if (killed)
-			return -EINTR;
-	}
+	if (pm_chunk_wait(d, idx))
+		return -EINTR;
 	if (meta->present)
 		return 0;
 
@@ -303,9 +388,11 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 		/* the lock was dropped for the tier before: look again */
 		if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
 			continue;
-		n = tier == PM_TIER_POOL ? pm_pool_candidates(d, ids) : 1;
+		n = tier == PM_TIER_POOL ? pm_pool_candidates(d, ~0ULL, ids) : 1;
+		if (!n)
+			continue;
 		d->usage[tier] += d->chunk_bytes;	/* reserved while unlocked */
-		meta->busy = 1;
+		pm_chunk_busy(d, idx, PM_BUSY_ALLOC);
 		ret = pm_chunk_alloc_unlocked(d, idx, tier == PM_TIER_POOL ? ids : NULL, n, &p);
 		d->usage[tier] -= d->chunk_bytes;
 		if (!ret) {
@@ -313,17 +400,7 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 			if (p)
 				d->rr_cursor++;
 		}
-		/*
-		 * Waiters sleep in wait_var_event(): they queue themselves,
-		 * then test busy. The store to busy must be visible before
-		 * wake_up_var() looks for waiters (waitqueue_active() takes
-		 * no lock), or a waiter that tested busy == 1 just before is
-		 * not woken: a lost wakeup. The full barrier pairs with the
-		 * one in prepare_to_wait_event() (set_current_state()).
-		 */
-		WRITE_ONCE(meta->busy, 0);
-		smp_mb();
-		wake_up_var(meta);
+		pm_chunk_unbusy(d, idx);
 		if (!ret)
 			return 0;
 	}
@@ -348,14 +425,24 @@ struct page *pm_page_at(struct pm_domain *d, u64 off)
  */
 void pm_chunk_unmap(struct pm_domain *d, u64 idx)
 {
-	struct page **slot = &d->units[idx * d->units_per_chunk];
+	pm_units_unmap(d, d->inode, idx, &d->units[idx * d->units_per_chunk]);
+}
+
+/*
+ * Remove chunk @idx, whose units are @units, from every mapping of the
+ * domain's file @inode. Either d->lock is held, or the chunk is busy (no
+ * fault can map it again) and the caller holds a reference on @inode.
+ * This fires the mmu notifiers: KVM drops its EPT/NPT entries too.
+ */
+void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct page **units)
+{
 	unsigned int u;
 
 	for (u = 0; u < d->units_per_chunk; u++)
-		lock_page(slot[u]);
-	unmap_mapping_range(d->inode->i_mapping, idx << d->chunk_shift, d->chunk_bytes, 1);
+		lock_page(units[u]);
+	unmap_mapping_range(inode->i_mapping, idx << d->chunk_shift, d->chunk_bytes, 1);
 	for (u = 0; u < d->units_per_chunk; u++)
-		unlock_page(slot[u]);
+		unlock_page(units[u]);
 }
 
 /* ---- retired chunks ---- */

@@ -29,12 +29,15 @@ union pm_ctl_arg {
 	struct poolmem_map map;
 	struct poolmem_map_reverse rev;
 	struct poolmem_profile profile;
+	struct poolmem_pool_drain drain;
+	struct poolmem_domain_set dset;
 };
 
 /*
  * One ioctl: @size is sizeof its struct, @flags the flags it accepts,
- * @out whether the struct is copied back on success. Handlers run in
- * process context with no lock held.
+ * @out whether the struct is copied back on success, @out_err whether on
+ * failure too (its figures explain the failure). Handlers run in process
+ * context with no lock held.
  */
 struct pm_ctl_cmd {
 	unsigned int cmd;
@@ -42,6 +45,7 @@ struct pm_ctl_cmd {
 	u32 flags;
 	bool out;
 	long (*fn)(unsigned int cmd, union pm_ctl_arg *a);
+	bool out_err;
 };
 
 static long pm_ctl_version(unsigned int cmd, union pm_ctl_arg *a)
@@ -137,7 +141,8 @@ static long pm_ctl_pool_info(unsigned int cmd, union pm_ctl_arg *a)
 {
 	struct pm_pool *p;
 
-	if (!PM_RESERVED_ZERO(&a->pinfo) || !pm_name_valid(a->pinfo.name, POOLMEM_NAME_MAX))
+	if (!PM_RESERVED_ZERO(&a->pinfo) || !pm_name_valid(a->pinfo.name, POOLMEM_NAME_MAX) ||
+	    a->pinfo.state || a->pinfo.reserved32 || a->pinfo.moved_in || a->pinfo.moved_out)
 		return -EINVAL;
 	mutex_lock(&pm_lock);
 	p = pm_pool_find(a->pinfo.name);
@@ -177,6 +182,7 @@ static long pm_ctl_domain_info(unsigned int cmd, union pm_ctl_arg *a)
 	struct pm_domain *d;
 
 	if (!PM_RESERVED_ZERO(&a->dinfo) || a->dinfo.reserved32 || a->dinfo.retired_chunks ||
+	    a->dinfo.moves ||
 	    !pm_name_valid(a->dinfo.name, POOLMEM_NAME_MAX))
 		return -EINVAL;
 	mutex_lock(&pm_lock);
@@ -259,17 +265,33 @@ static long pm_ctl_profile_info(unsigned int cmd, union pm_ctl_arg *a)
 	return pr ? 0 : -ENOENT;
 }
 
+static long pm_ctl_pool_drain(unsigned int cmd, union pm_ctl_arg *a)
+{
+	if (!PM_RESERVED_ZERO(&a->drain))
+		return -EINVAL;
+	return pm_pool_drain(&a->drain);
+}
+
+static long pm_ctl_domain_set(unsigned int cmd, union pm_ctl_arg *a)
+{
+	return pm_domain_set(&a->dset);
+}
+
 static const struct pm_ctl_cmd pm_ctl_cmds[] = {
 	{ POOLMEM_VERSION, sizeof(struct poolmem_version), 0, true, pm_ctl_version },
 	{ POOLMEM_POOL_ADD, sizeof(struct poolmem_pool_add), 0, true, pm_ctl_pool_add },
 	{ POOLMEM_POOL_REMOVE, sizeof(struct poolmem_name_arg), 0, false, pm_ctl_remove },
 	{ POOLMEM_POOL_LIST, sizeof(struct poolmem_list), 0, true, pm_ctl_list },
 	{ POOLMEM_POOL_INFO, sizeof(struct poolmem_pool_info), 0, true, pm_ctl_pool_info },
+	{ POOLMEM_POOL_DRAIN, sizeof(struct poolmem_pool_drain), POOLMEM_DRAIN_FLAGS, true,
+	  pm_ctl_pool_drain, true },
 	{ POOLMEM_DOMAIN_CREATE, sizeof(struct poolmem_domain_create), POOLMEM_DOMAIN_FLAGS, false,
 	  pm_ctl_domain_create },
 	{ POOLMEM_DOMAIN_DESTROY, sizeof(struct poolmem_name_arg), 0, false, pm_ctl_remove },
 	{ POOLMEM_DOMAIN_LIST, sizeof(struct poolmem_list), 0, true, pm_ctl_list },
 	{ POOLMEM_DOMAIN_INFO, sizeof(struct poolmem_domain_info), 0, true, pm_ctl_domain_info },
+	{ POOLMEM_DOMAIN_SET, sizeof(struct poolmem_domain_set), POOLMEM_SET_FLAGS, true,
+	  pm_ctl_domain_set, true },
 	{ POOLMEM_MAP, sizeof(struct poolmem_map), 0, true, pm_ctl_map },
 	{ POOLMEM_MAP_REVERSE, sizeof(struct poolmem_map_reverse), 0, true, pm_ctl_map_reverse },
 	{ POOLMEM_PROFILE_CREATE, sizeof(struct poolmem_profile), POOLMEM_DOMAIN_FLAGS, false,
@@ -321,7 +343,7 @@ static long pm_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	ret = pm_copy_in(a, c->size, uarg, c->flags);
 	if (!ret)
 		ret = c->fn(cmd, a);
-	if (!ret && c->out && copy_to_user(uarg, a, c->size))
+	if ((!ret || c->out_err) && c->out && copy_to_user(uarg, a, c->size) && !ret)
 		ret = -EFAULT;
 	kfree(a);
 	return ret;

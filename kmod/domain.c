@@ -69,7 +69,7 @@ static void pm_domain_release(struct device *dev)
 			struct pm_pool *p = pm_pools[__ffs64(mask)];
 
 			p->users--;
-			p->committed -= d->quota[PM_TIER_POOL];
+			p->committed -= d->committed[PM_TIER_POOL];
 		}
 		list_del(&d->list);
 		mutex_unlock(&pm_lock);
@@ -109,8 +109,11 @@ static u64 pm_local_limit(int nid, bool pinnable)
  * pinnable domain must also fit with the other pinnable domains into the
  * memory outside ZONE_MOVABLE, the only memory its chunks can come from.
  * A refusal is logged with the figures, naming @name and @why (who asked).
+ * @self, when not NULL, is a live domain whose settings @a would replace
+ * (POOLMEM_DOMAIN_SET): its current quotas are left out of the sums.
  */
-static int pm_admit(const struct poolmem_domain_create *a, u64 mask, const char *why)
+int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
+	     const char *why)
 {
 	bool pin = a->flags & POOLMEM_DOMAIN_PINNABLE;
 	u64 local = a->quota[PM_TIER_LOCAL], pool = a->quota[PM_TIER_POOL];
@@ -119,15 +122,17 @@ static int pm_admit(const struct poolmem_domain_create *a, u64 mask, const char 
 	u64 m;
 
 	list_for_each_entry(d, &pm_domains, list) {
+		if (d == self)
+			continue;
 		if (d->home_node == a->home_node) {
-			local += d->quota[PM_TIER_LOCAL];
+			local += d->committed[PM_TIER_LOCAL];
 			if (d->pinnable)
-				pin_local += d->quota[PM_TIER_LOCAL];
+				pin_local += d->committed[PM_TIER_LOCAL];
 		}
 		if (d->pool_mask & mask) {
-			pool += d->quota[PM_TIER_POOL];
+			pool += d->committed[PM_TIER_POOL];
 			if (d->pinnable)
-				pin_pool += d->quota[PM_TIER_POOL];
+				pin_pool += d->committed[PM_TIER_POOL];
 		}
 	}
 	lim = pm_local_limit(a->home_node, false);
@@ -259,6 +264,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->nr_chunks = a.bytes >> d->chunk_shift;
 	d->quota[PM_TIER_LOCAL] = a.quota[PM_TIER_LOCAL];
 	d->quota[PM_TIER_POOL] = a.quota[PM_TIER_POOL];
+	memcpy(d->committed, d->quota, sizeof(d->committed));
 	d->home_node = a.home_node;
 	d->tier_policy = a.tier_policy;
 	d->pool_select = a.pool_select;
@@ -295,7 +301,8 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
 		if (pm_pools[i])
 			mask |= BIT_ULL(i);
-	ret = pm_admit(&a, a.quota[PM_TIER_POOL] ? (a.pool_mask ? a.pool_mask & mask : mask) : 0, why);
+	ret = pm_admit(&a, a.quota[PM_TIER_POOL] ? (a.pool_mask ? a.pool_mask & mask : mask) : 0,
+		       NULL, why);
 	mutex_unlock(&pm_lock);
 	if (ret)
 		goto out_put;
@@ -328,14 +335,14 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		goto out_unlock;
 	}
 	d->pool_mask = a.quota[PM_TIER_POOL] ? mask : 0;
-	ret = pm_admit(&a, d->pool_mask, why);
+	ret = pm_admit(&a, d->pool_mask, NULL, why);
 	if (ret)
 		goto out_unlock;
 	for (m = d->pool_mask; m; m &= m - 1) {
 		struct pm_pool *p = pm_pools[__ffs64(m)];
 
 		p->users++;
-		p->committed += d->quota[PM_TIER_POOL];
+		p->committed += d->committed[PM_TIER_POOL];
 	}
 	list_add_tail(&d->list, &pm_domains);
 	mutex_unlock(&pm_lock);
@@ -460,5 +467,6 @@ void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info)
 	info->sigbus = d->sigbus;
 	info->discards = d->discards;
 	info->retired_chunks = d->retired;
+	info->moves = d->moves;
 	mutex_unlock(&d->lock);
 }

@@ -8,6 +8,7 @@
 
 #include <linux/fs.h>
 #include <linux/falloc.h>
+#include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/huge_mm.h>
 #include <linux/ktime.h>
@@ -123,6 +124,45 @@ static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 o
 	return VM_FAULT_LOCKED;
 }
 
+/*
+ * Chunk @idx is busy: being allocated by another fault, or being migrated
+ * (unmapped, its pages frozen and copied). Wait for it the way a fault
+ * waits for a page under I/O (filemap's lock_page_or_retry):
+ *
+ * - FAULT_FLAG_RETRY_NOWAIT (KVM's async page fault, FOLL_NOWAIT): don't
+ *   wait at all, and keep the mmap lock: VM_FAULT_RETRY;
+ * - first attempt, retry allowed: drop the mmap lock (holding the file, so
+ *   the domain lives on), wait, and return VM_FAULT_RETRY, so that a
+ *   migration never holds up mmap_lock writers (mmap, munmap, mprotect)
+ *   of the VM process behind a copy;
+ * - otherwise wait with the mmap lock held, then the caller looks again.
+ *
+ * Caller holds d->lock; this drops it. Returns 0 when the caller should
+ * take d->lock and look again, or the fault's result.
+ */
+static vm_fault_t pm_fault_busy(struct pm_domain *d, struct vm_fault *vmf, u64 idx)
+	__releases(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[idx];
+	struct file *fpin;
+
+	mutex_unlock(&d->lock);
+	if ((vmf->flags & (FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_RETRY_NOWAIT)) ==
+	    (FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_RETRY_NOWAIT))
+		return VM_FAULT_RETRY;
+	if (fault_flag_allow_retry_first(vmf->flags)) {
+		fpin = get_file(vmf->vma->vm_file);
+		mmap_read_unlock(vmf->vma->vm_mm);
+		/* a fatal signal: the arch fault handler sees it after RETRY */
+		wait_var_event_killable(meta, !READ_ONCE(meta->busy));
+		fput(fpin);
+		return VM_FAULT_RETRY;
+	}
+	if (wait_var_event_killable(meta, !READ_ONCE(meta->busy)))
+		return VM_FAULT_SIGBUS;	/* killed: it dies anyway */
+	return 0;
+}
+
 static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -139,6 +179,12 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 	idx = off >> d->chunk_shift;
 
 	mutex_lock(&d->lock);
+	while (d->meta[idx].busy) {
+		ret = pm_fault_busy(d, vmf, idx);
+		if (ret)
+			return ret;
+		mutex_lock(&d->lock);
+	}
 	if (!d->meta[idx].present) {
 		err = pm_chunk_place(d, idx);
 		if (err == -ENOMEM && d->retired) {
@@ -183,8 +229,9 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 
 #ifdef CONFIG_NUMA
 /*
- * Placement is the domain's policy, and its chunks can't migrate: no
- * mempolicy, which also keeps NUMA balancing from scanning the mapping.
+ * Placement is the domain's policy, and its chunks move only by poolmem's
+ * own migration (migrate.c): no mempolicy, which also keeps NUMA balancing
+ * from scanning the mapping.
  */
 static struct mempolicy *pm_vm_get_policy(struct vm_area_struct *vma, unsigned long addr)
 {
@@ -279,6 +326,11 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 		u64 from = max(start, cstart), to = min(end, cend);
 
 		cond_resched();
+		/* a chunk being migrated is discarded (or zeroed) where it lands */
+		if (pm_chunk_wait(d, idx)) {
+			mutex_unlock(&d->lock);
+			return -EINTR;
+		}
 		if (!d->meta[idx].present)
 			continue;
 		if (from == cstart && to == cend) {

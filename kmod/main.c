@@ -68,10 +68,16 @@
  * the domain ends with QEMU, however QEMU ends. Each live domain and
  * profile pins the module, so rmmod fails while any exists.
  *
+ * Chunks move while their VM runs (migrate.c): to empty a pool before its
+ * memory goes offline (drain), and when a live domain's quotas or pools
+ * change. A chunk being moved is busy, as one being allocated is, and
+ * faults on it wait (dropping the mmap lock where the fault allows).
+ *
  * Files: main.c (this), ctl.c (control ioctls), domain.c (lifetime and
  * admission), chunk.c (placement, allocation, free), file.c (file
  * operations and fault), fs.c (the file system and profiles), rmap.c
- * (chunk map, reverse map, offline notifier), sysfs.c, pool.c.
+ * (chunk map, reverse map, offline notifier), migrate.c (moving chunks,
+ * drain, live changes), sysfs.c, pool.c.
  *
  * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
  * file (VFS, ftruncate) -> pm_lock -> pm_domain.lock -> (mm locks,
@@ -103,6 +109,8 @@ DEFINE_MUTEX(pm_lock);
 struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
 LIST_HEAD(pm_domains);
 LIST_HEAD(pm_profiles);
+/* bit i: pool i is draining (pm_pool.draining); written under pm_lock */
+u64 pm_pools_draining;
 struct class *pm_class;
 
 unsigned int pm_window_ms = 1000;

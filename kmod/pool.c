@@ -70,6 +70,9 @@ void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info)
 	info->faults = atomic64_read(&p->faults);
 	info->failures = atomic64_read(&p->failures);
 	info->access_factor = pm_pool_af(p);
+	info->state = p->draining ? POOLMEM_POOL_DRAINING : 0;
+	info->moved_in = atomic64_read(&p->moved_in);
+	info->moved_out = atomic64_read(&p->moved_out);
 }
 
 /* sysfs: one value per file; see Documentation/ABI/testing/sysfs-kernel-poolmem */
@@ -98,7 +101,9 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(allocations, atomic64_read(&p->allocations))			\
 	X(faults, atomic64_read(&p->faults))				\
 	X(failures, atomic64_read(&p->failures))			\
-	X(access_factor, pm_pool_af(p))
+	X(access_factor, pm_pool_af(p))					\
+	X(moved_in, atomic64_read(&p->moved_in))			\
+	X(moved_out, atomic64_read(&p->moved_out))
 
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(node, p->node)
@@ -129,6 +134,13 @@ static ssize_t tier_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	return sysfs_emit(buf, "%s\n", to_pool(kobj)->tier == POOLMEM_TIER_POOL ? "pool" : "local");
 }
 static struct kobj_attribute pool_attr_tier = __ATTR_RO(tier);
+
+/* "draining" while POOLMEM_POOL_DRAIN empties it, else "online" */
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(to_pool(kobj)->draining) ? "draining" : "online");
+}
+static struct kobj_attribute pool_attr_state = __ATTR_RO(state);
 
 /* The window counts, newest first: "w0 w1 w2 w3". */
 static ssize_t window_counts_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -162,6 +174,9 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_faults.attr,
 	&pool_attr_failures.attr,
 	&pool_attr_access_factor.attr,
+	&pool_attr_moved_in.attr,
+	&pool_attr_moved_out.attr,
+	&pool_attr_state.attr,
 	&pool_attr_window_counts.attr,
 	&pool_attr_stat.attr,
 	NULL,
@@ -247,10 +262,13 @@ int pm_pool_remove(const char *name)
 	p = pm_pool_find(name);
 	if (!p) {
 		ret = -ENOENT;
-	} else if (p->users || atomic64_read(&p->chunks)) {
-		/* domains may allocate here, or chunks still live here */
+	} else if (atomic64_read(&p->chunks) || (p->users && !p->draining)) {
+		/* chunks still live here, or domains may allocate here */
 		ret = -EBUSY;
+	} else if (p->users && pm_pool_detach(p)) {
+		ret = -EBUSY;	/* a chunk landed meanwhile: drain again */
 	} else {
+		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
 		pm_pools[p->id] = NULL;
 		kobject_del(&p->kobj);
 		kobject_put(&p->kobj);

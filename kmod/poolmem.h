@@ -45,6 +45,13 @@ struct pm_pool {
 	atomic64_t allocations;
 	atomic64_t faults;
 	atomic64_t failures;
+	atomic64_t moved_in;		/* chunks migrated here */
+	atomic64_t moved_out;		/* chunks migrated away */
+	/*
+	 * Draining (POOLMEM_POOL_DRAIN): placement and migration take no new
+	 * chunks here. Written under pm_lock with pm_pools_draining.
+	 */
+	bool draining;
 	/* Protects af. Taken in the fault path: never sleep under it. */
 	spinlock_t af_lock;
 	struct pm_af af;
@@ -56,8 +63,17 @@ struct pm_chunk_meta {
 	u8 present;
 	u8 tier;
 	u8 pool;			/* pool id, or PM_POOL_NONE */
-	u8 busy;			/* a fault is allocating it, d->lock dropped */
+	u8 busy;			/* PM_BUSY_*: d->lock dropped, others wait */
 };
+
+/*
+ * What a busy chunk is waiting for. Faults, discards and other movers wait
+ * for busy to clear (wait_var_event on the chunk's meta); d->busy_chunks
+ * counts busy chunks, so that a pool can be detached from a domain once
+ * nothing of the domain is being placed (it might be placed there).
+ */
+#define PM_BUSY_ALLOC		1	/* being allocated: not present yet */
+#define PM_BUSY_MOVE		2	/* present, being migrated */
 
 /*
  * A profile: the quotas and policies of domains created as files in its
@@ -84,8 +100,15 @@ struct pm_domain {
 	unsigned int chunk_shift;
 	unsigned int units_per_chunk;
 	u64 nr_chunks;
-	u64 quota[PM_NR_TIERS];		/* bytes */
-	u64 pool_mask;			/* pools chunks may come from */
+	/*
+	 * Hard limits, bytes; d->lock. While POOLMEM_DOMAIN_SET shrinks a
+	 * tier, its quota is max(new quota, usage), lowered as chunks leave.
+	 */
+	u64 quota[PM_NR_TIERS];
+	/* the quotas admission counts (the new ones at once); pm_lock */
+	u64 committed[PM_NR_TIERS];
+	/* pools chunks may come from; written under pm_lock and d->lock */
+	u64 pool_mask;
 	int home_node;
 	u32 tier_policy;
 	u32 pool_select;
@@ -127,6 +150,10 @@ struct pm_domain {
 	u64 retired;			/* discarded but still referenced, still charged */
 	u64 chunks_per_pool[POOLMEM_MAX_POOLS];
 	u32 rr_cursor;
+	u64 busy_chunks;		/* chunks with meta.busy set (PM_BUSY_*) */
+	u64 moves;			/* chunks migrated */
+	u64 move_retries;		/* migrations put off: short-lived references */
+	u64 move_pins;			/* migrations refused: long-term pins */
 	u64 faults;
 	u64 sigbus;
 	u64 discards;
@@ -162,6 +189,7 @@ extern struct list_head pm_profiles;
 extern struct class *pm_class;
 extern unsigned int pm_window_ms;
 extern unsigned int pm_local_overcommit_pct;
+extern u64 pm_pools_draining;
 
 u64 pm_epoch(void);
 bool pm_should_fail(size_t size);
@@ -197,12 +225,22 @@ struct pm_domain *pm_domain_find_live(const char *name);
 void pm_domain_unlink(struct pm_domain *d);
 void pm_domain_evict(struct pm_domain *d);
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
+int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
+	     const char *why);
 int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
 			   struct poolmem_domain_create *a);
 
 /* chunk.c: placement, allocation, free, retired chunks */
 int pm_chunk_place(struct pm_domain *d, u64 idx);
 void pm_chunk_unmap(struct pm_domain *d, u64 idx);
+void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct page **units);
+int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out, bool zero);
+void pm_units_free(struct page **units, unsigned int nr);
+unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids);
+void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why);
+void pm_chunk_unbusy(struct pm_domain *d, u64 idx);
+int pm_chunk_wait(struct pm_domain *d, u64 idx);
+void pm_domain_quiesce(struct pm_domain *d);
 void pm_chunk_discard(struct pm_domain *d, u64 idx);
 void pm_chunk_free(struct pm_domain *d, u64 idx);
 struct page *pm_page_at(struct pm_domain *d, u64 off);
@@ -211,6 +249,12 @@ void pm_chunk_retire_shared(struct pm_domain *d);
 void pm_retired_reap_wait(struct pm_domain *d);
 int pm_chunk_init(void);
 void pm_chunk_exit(void);
+
+/* migrate.c: moving live chunks; drain; live changes */
+int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier);
+int pm_pool_drain(struct poolmem_pool_drain *a);
+int pm_domain_set(struct poolmem_domain_set *a);
+int pm_pool_detach(struct pm_pool *p);
 
 /* file.c: the domain file's operations and fault */
 extern const struct file_operations pm_domain_fops;

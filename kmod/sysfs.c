@@ -34,7 +34,10 @@ static DEVICE_ATTR_RO(file);
 	X(sigbus, d->sigbus)						\
 	X(discards, d->discards)					\
 	X(fault_latency_sum_ns, atomic64_read(&d->fault_ns))		\
-	X(retired_chunks, d->retired)
+	X(retired_chunks, d->retired)					\
+	X(moves, d->moves)						\
+	X(move_retries, d->move_retries)				\
+	X(move_pins, d->move_pins)
 
 DOMAIN_SHOW_U64(size_bytes, d->size)
 DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
@@ -152,6 +155,9 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_fault_latency_sum_ns.attr,
 	&dev_attr_stat.attr,
 	&dev_attr_retired_chunks.attr,
+	&dev_attr_moves.attr,
+	&dev_attr_move_retries.attr,
+	&dev_attr_move_pins.attr,
 	&dev_attr_profile.attr,
 	&dev_attr_file.attr,
 	&dev_attr_creator.attr,

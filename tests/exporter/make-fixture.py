@@ -14,9 +14,9 @@ import sys
 
 # field order of the stat files (Documentation/ABI/testing/sysfs-*-poolmem)
 POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
-             "allocations", "faults", "failures", "access_factor")
+             "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
-               "fault_latency_sum_ns", "retired_chunks")
+               "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins")
 
 
 def w(path, text):
@@ -67,7 +67,8 @@ def main():
                      capacity_bytes=15 * block, pinnable_bytes=(p % 2) * 15 * block, free_bytes=15 * block - (p + 1) * (2 << 20),
                      allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
                      chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
-                     access_factor=8 * p, window_counts=f"{p} 0 1 0")
+                     access_factor=8 * p, window_counts=f"{p} 0 1 0", moved_in=3 * p, moved_out=p,
+                     state="draining" if p == 1 else "online")
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():
             w(f"{pd}/{k}", str(v))
@@ -82,6 +83,7 @@ def main():
                      home_node=0, pinnable=d % 2, tier_policy="interleave", pool_select="smart-idle",
                      fault_latency_histogram=" ".join(hist),
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
+                     moves=2 * d, move_retries=d % 2, move_pins=0,
                      profile="", file=f"/vm{d}", creator="1234 qemu-system-x86")
         attrs["stat"] = " ".join(str(attrs[k]) for k in DOMAIN_STAT)
         for k, v in attrs.items():

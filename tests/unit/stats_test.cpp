@@ -97,13 +97,19 @@ TEST(DomainReader, rereads_counters_and_keeps_what_never_changes)
 	EXPECT_EQ(a[0].faults, 32u);
 	EXPECT_EQ(a[0].size_bytes, 67108864u);
 	/* counters come from stat on every read */
-	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0");
+	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0 7 1 0");
 	/* size_bytes can't change for a live domain: the reader doesn't look */
 	t.write(t.dom("size_bytes"), "1");
+	/* quotas and policies can (POOLMEM_DOMAIN_SET): read every time */
+	t.write(t.dom("local_quota_bytes"), "2097152");
+	t.write(t.dom("tier_policy"), "interleave");
 	auto b = r.read(t.root);
 	ASSERT_EQ(b.size(), 1u);
 	EXPECT_EQ(b[0].faults, 99u);
+	EXPECT_EQ(b[0].moves, 7u);
 	EXPECT_EQ(b[0].size_bytes, 67108864u);
+	EXPECT_EQ(b[0].local_quota_bytes, 2097152u);
+	EXPECT_EQ(b[0].tier_policy, "interleave");
 	/* a stateless read sees the file as it is */
 	EXPECT_EQ(read_domains(t.root)[0].size_bytes, 1u);
 }
@@ -144,7 +150,7 @@ TEST(Stats, short_stat_files_are_errors)
 	TreeCopy t;
 	t.write(t.root / "kernel/poolmem/pools/cxl0/stat", "1 2 3");
 	EXPECT_THROW(read_pools(t.root), std::invalid_argument);
-	t.write(t.dom("stat"), "1 2 3 4 5 6");
+	t.write(t.dom("stat"), "1 2 3 4 5 6 7 8");	/* ABI 2: no migration counters */
 	EXPECT_THROW(DomainReader().read(t.root), std::invalid_argument);
 }
 
@@ -160,4 +166,9 @@ TEST(Stats, stat_fields_match_the_single_value_files)
 	ASSERT_EQ(d.size(), 1u);
 	EXPECT_EQ(d[0].fault_latency_sum_ns, 41000000u);
 	EXPECT_EQ(d[0].discards, 3u);
+	EXPECT_EQ(d[0].moves, 5u);
+	EXPECT_EQ(d[0].move_retries, 1u);
+	EXPECT_EQ(p[0].moved_in, 5u);
+	EXPECT_EQ(p[1].moved_out, 5u);
+	EXPECT_EQ(p[0].state, "online");
 }

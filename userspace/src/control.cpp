@@ -149,7 +149,10 @@ void Control::pool_remove(const std::string &name)
 	if (ioctl(fd_, POOLMEM_POOL_REMOVE, &a)) {
 		int e = errno;
 		if (e == EBUSY)
-			throw Error::plain(name, "cannot unregister pool: domains may allocate from it", e);
+			throw Error::plain(name,
+					   "cannot unregister pool: domains may allocate from it (drain it "
+					   "first: poolctl pool drain " + name + ")",
+					   e);
 		throw Error(name, "cannot unregister pool", e);
 	}
 }
@@ -173,7 +176,43 @@ PoolInfo Control::pool_info(const std::string &name)
 	p.faults = a.faults;
 	p.failures = a.failures;
 	p.access_factor = a.access_factor;
+	p.moved_in = a.moved_in;
+	p.moved_out = a.moved_out;
+	p.draining = a.state & POOLMEM_POOL_DRAINING;
 	return p;
+}
+
+DrainStep Control::pool_drain(const std::string &name, uint64_t max_bytes, bool allow_local,
+			      bool check_only)
+{
+	auto a = arg<poolmem_pool_drain>();
+	set_name(a.name, name, "pool");
+	a.flags = (allow_local ? POOLMEM_DRAIN_ALLOW_LOCAL : 0) | (check_only ? POOLMEM_DRAIN_CHECK : 0);
+	a.max_bytes = max_bytes;
+	DrainStep r;
+	if (ioctl(fd_, POOLMEM_POOL_DRAIN, &a)) {
+		r.err = errno;
+		if (r.err == ENOENT)
+			throw Error::plain(name, "no such pool", r.err);
+		if (r.err != EINTR && r.err != EBUSY && r.err != EIO && r.err != ENOSPC)
+			throw Error(name, "cannot drain pool", r.err);
+	}
+	r.moved_bytes = a.moved_bytes;
+	r.remaining_bytes = a.remaining_bytes;
+	r.busy_chunks = a.busy_chunks;
+	r.blocker = get_name(a.blocker);
+	r.blocker_offset = a.blocker_offset;
+	r.need_bytes = a.need_bytes;
+	r.room_bytes = a.room_bytes;
+	return r;
+}
+
+void Control::pool_undrain(const std::string &name)
+{
+	auto a = arg<poolmem_pool_drain>();
+	set_name(a.name, name, "pool");
+	a.flags = POOLMEM_DRAIN_CANCEL;
+	named_ioctl(fd_, POOLMEM_POOL_DRAIN, &a, name, "pool", "cannot end draining");
 }
 
 static std::vector<std::string> list_names(int fd, unsigned long cmd)
@@ -277,8 +316,53 @@ DomainInfo Control::domain_info(const std::string &name)
 	d.sigbus = a.sigbus;
 	d.discards = a.discards;
 	d.retired_chunks = a.retired_chunks;
+	d.moves = a.moves;
 	d.pinnable = a.domain_flags & POOLMEM_DOMAIN_PINNABLE;
 	return d;
+}
+
+DomainSetResult Control::domain_set(const std::string &name, const DomainChange &c)
+{
+	auto a = arg<poolmem_domain_set>();
+	set_name(a.name, name, "domain");
+	if (c.local_quota || c.pool_quota) {
+		/* the kernel takes both: the one not given stays as it is */
+		auto cur = domain_info(name);
+		a.flags |= POOLMEM_SET_QUOTA;
+		a.quota[POOLMEM_TIER_LOCAL] = c.local_quota.value_or(cur.local_quota);
+		a.quota[POOLMEM_TIER_POOL] = c.pool_quota.value_or(cur.pool_quota);
+	}
+	if (c.pools) {
+		a.flags |= POOLMEM_SET_POOL_MASK;
+		for (const auto &p : *c.pools)
+			a.pool_mask |= 1ULL << pool_info(p).id;
+	}
+	if (c.tier_policy) {
+		a.flags |= POOLMEM_SET_TIER_POLICY;
+		a.tier_policy = static_cast<uint32_t>(*c.tier_policy);
+	}
+	if (c.pool_select) {
+		a.flags |= POOLMEM_SET_POOL_SELECT;
+		a.pool_select = static_cast<uint32_t>(*c.pool_select);
+	}
+	DomainSetResult r;
+	if (ioctl(fd_, POOLMEM_DOMAIN_SET, &a)) {
+		r.err = errno;
+		if (r.err == ENOENT)
+			throw Error::plain(name, "no such domain", r.err);
+		if (r.err == EINVAL)
+			throw Error::plain(name,
+					   "invalid change: quotas must be chunk multiples, each at most the "
+					   "size and together at least the size",
+					   r.err);
+		if (r.err != ENOSPC && r.err != EBUSY && r.err != EAGAIN && r.err != EIO &&
+		    r.err != EINTR)
+			throw Error(name, "cannot change domain", r.err);
+	}
+	r.moved_bytes = a.moved_bytes;
+	r.need_bytes = a.need_bytes;
+	r.room_bytes = a.room_bytes;
+	return r;
 }
 
 std::vector<MapRange> Control::domain_map(const std::string &name)

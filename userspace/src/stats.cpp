@@ -77,7 +77,11 @@ PoolStats pool_from(const At &dir, const std::string &name)
 	stat_into(dir, p,
 		  {&PoolStats::capacity_bytes, &PoolStats::free_bytes, &PoolStats::allocated_bytes,
 		   &PoolStats::committed_bytes, &PoolStats::chunks, &PoolStats::allocations,
-		   &PoolStats::faults, &PoolStats::failures, &PoolStats::access_factor});
+		   &PoolStats::faults, &PoolStats::failures, &PoolStats::access_factor,
+		   &PoolStats::moved_in, &PoolStats::moved_out});
+	p.state = str(dir, "state");
+	while (!p.state.empty() && p.state.back() == '\n')
+		p.state.pop_back();
 	p.window_counts = parse_u64_list(str(dir, "window_counts"));
 	return p;
 }
@@ -87,12 +91,8 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 {
 	d.size_bytes = u64(dir, "size_bytes");
 	d.chunk_bytes = u64(dir, "chunk_bytes");
-	d.local_quota_bytes = u64(dir, "local_quota_bytes");
-	d.pool_quota_bytes = u64(dir, "pool_quota_bytes");
 	d.home_node = static_cast<int>(u64(dir, "home_node"));
 	d.pinnable = u64(dir, "pinnable") != 0;
-	d.tier_policy = str(dir, "tier_policy");
-	d.pool_select = str(dir, "pool_select");
 	/* profile, file, creator: ABI 2 (the poolmem file system); absent before */
 	d.profile = dir.read("profile").value_or("");
 	d.file = dir.read("file").value_or("/" + d.name);
@@ -102,14 +102,23 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 			s->pop_back();
 }
 
-/// What changes: stat, pool_chunks, fault_latency_histogram.
+/// What changes: stat, pool_chunks, fault_latency_histogram, and the
+/// quotas and policies (POOLMEM_DOMAIN_SET changes them while a VM runs).
 void domain_counters_from(const At &dir, DomainStats &d)
 {
+	d.local_quota_bytes = u64(dir, "local_quota_bytes");
+	d.pool_quota_bytes = u64(dir, "pool_quota_bytes");
+	d.tier_policy = str(dir, "tier_policy");
+	d.pool_select = str(dir, "pool_select");
+	for (auto *s : {&d.tier_policy, &d.pool_select})
+		while (!s->empty() && s->back() == '\n')
+			s->pop_back();
 	/* Documentation/ABI/testing/sysfs-class-poolmem, <domain>/stat */
 	stat_into(dir, d,
 		  {&DomainStats::local_bytes, &DomainStats::pool_bytes, &DomainStats::chunks,
 		   &DomainStats::faults, &DomainStats::sigbus, &DomainStats::discards,
-		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks});
+		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks,
+		   &DomainStats::moves, &DomainStats::move_retries, &DomainStats::move_pins});
 	d.pool_chunks = parse_pool_chunks(dir.read("pool_chunks").value_or(""));
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
 }

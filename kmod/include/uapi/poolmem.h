@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	2
+#define POOLMEM_ABI_VERSION	3
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -97,6 +97,57 @@ struct poolmem_pool_info {
 	__u64 faults;			/* page faults served from here */
 	__u64 failures;			/* chunk allocations that failed here */
 	__u64 access_factor;		/* weighted recent activity */
+	__u32 state;			/* POOLMEM_POOL_DRAINING */
+	__u32 reserved32;
+	__u64 moved_in;			/* chunks migrated here, cumulative */
+	__u64 moved_out;		/* chunks migrated away, cumulative */
+	__u64 reserved[1];
+};
+
+/* poolmem_pool_info.state */
+#define POOLMEM_POOL_DRAINING		(1u << 0)	/* takes no new chunks */
+
+/*
+ * POOLMEM_POOL_DRAIN: move every chunk off pool "name" while its domains
+ * run, so that its memory can be offlined and the pool removed. The first
+ * call marks the pool draining (no new chunk lands there, from placement or
+ * migration) after a pre-check that every domain's chunks there fit
+ * elsewhere within its quotas (-ENOSPC otherwise: "blocker" names the first
+ * domain that doesn't fit, with need_bytes and room_bytes). Each call moves
+ * at most max_bytes (0: no limit) and returns; call again until
+ * remaining_bytes is 0. A call interrupted by a signal returns -EINTR after
+ * the chunk it was moving; the pool stays draining, and the next call goes
+ * on where it stopped.
+ *
+ * Chunks referenced for a moment (O_DIRECT, KVM or vhost get_user_pages)
+ * are put off and counted in busy_chunks; the next call retries them. A
+ * long-term pinned chunk (VFIO, RDMA, io_uring fixed buffer) can't move:
+ * -EBUSY, with blocker and blocker_offset naming it. An uncorrectable
+ * memory error in a chunk: -EIO, likewise.
+ *
+ * Flags: POOLMEM_DRAIN_ALLOW_LOCAL lets chunks that fit no other pool move
+ * to their domain's local tier (within its local quota);
+ * POOLMEM_DRAIN_CHECK only runs the pre-check (the pool's state does not
+ * change); POOLMEM_DRAIN_CANCEL ends draining: the pool takes chunks again.
+ */
+#define POOLMEM_DRAIN_ALLOW_LOCAL	(1u << 0)
+#define POOLMEM_DRAIN_CHECK		(1u << 1)
+#define POOLMEM_DRAIN_CANCEL		(1u << 2)
+#define POOLMEM_DRAIN_FLAGS \
+	(POOLMEM_DRAIN_ALLOW_LOCAL | POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)
+
+struct poolmem_pool_drain {
+	__u32 size;
+	__u32 flags;			/* POOLMEM_DRAIN_* */
+	char name[POOLMEM_NAME_MAX];
+	__u64 max_bytes;		/* move at most this much in this call; 0 = all */
+	__u64 moved_bytes;		/* out: moved by this call */
+	__u64 remaining_bytes;		/* out: still held on the pool */
+	__u64 busy_chunks;		/* out: put off (referenced); retried next call */
+	char blocker[POOLMEM_NAME_MAX];	/* out: the domain that stopped the drain */
+	__u64 blocker_offset;		/* out: its chunk's offset (-EBUSY, -EIO) */
+	__u64 need_bytes;		/* out (-ENOSPC): its bytes on the pool */
+	__u64 room_bytes;		/* out (-ENOSPC): what it may use elsewhere */
 	__u64 reserved[4];
 };
 
@@ -168,7 +219,40 @@ struct poolmem_domain_info {
 	__u32 domain_flags;		/* out: POOLMEM_DOMAIN_* given at create */
 	__u32 reserved32;
 	__u64 retired_chunks;		/* discarded while still referenced: still charged */
-	__u64 reserved[2];
+	__u64 moves;			/* chunks migrated */
+	__u64 reserved[1];
+};
+
+/*
+ * POOLMEM_DOMAIN_SET: change a live domain's quotas and policies while its
+ * VM runs. "flags" says which fields to apply (POOLMEM_SET_*); the others
+ * are ignored and must be zero. The new settings are checked as at create
+ * (quotas must cover the size; admission with the domain's old quotas left
+ * out). A tier shrunk below its usage gives chunks to the other tier (they
+ * migrate), and chunks on pools taken out of pool_mask move to the pools
+ * left; where they don't fit within the new quotas and the free memory,
+ * nothing changes: -ENOSPC with need_bytes and room_bytes. The struct's
+ * size is its version: later versions append fields.
+ */
+#define POOLMEM_SET_QUOTA		(1u << 0)	/* quota[] */
+#define POOLMEM_SET_POOL_MASK		(1u << 1)	/* pool_mask (0 = every pool) */
+#define POOLMEM_SET_TIER_POLICY		(1u << 2)
+#define POOLMEM_SET_POOL_SELECT		(1u << 3)
+#define POOLMEM_SET_FLAGS		(POOLMEM_SET_QUOTA | POOLMEM_SET_POOL_MASK | \
+					 POOLMEM_SET_TIER_POLICY | POOLMEM_SET_POOL_SELECT)
+
+struct poolmem_domain_set {
+	__u32 size;
+	__u32 flags;			/* POOLMEM_SET_* */
+	char name[POOLMEM_NAME_MAX];
+	__u64 quota[POOLMEM_NR_TIERS];
+	__u64 pool_mask;
+	__u32 tier_policy;
+	__u32 pool_select;
+	__u64 moved_bytes;		/* out */
+	__u64 need_bytes;		/* out (-ENOSPC): bytes that must move */
+	__u64 room_bytes;		/* out (-ENOSPC): where they could go */
+	__u64 reserved[4];
 };
 
 /* One coalesced range of a domain's chunk map. */
@@ -247,10 +331,12 @@ struct poolmem_profile {
 #define POOLMEM_POOL_REMOVE	_IOW(POOLMEM_IOC_MAGIC, 0x11, struct poolmem_name_arg)
 #define POOLMEM_POOL_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x12, struct poolmem_list)
 #define POOLMEM_POOL_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x13, struct poolmem_pool_info)
+#define POOLMEM_POOL_DRAIN	_IOWR(POOLMEM_IOC_MAGIC, 0x14, struct poolmem_pool_drain)
 #define POOLMEM_DOMAIN_CREATE	_IOW(POOLMEM_IOC_MAGIC, 0x20, struct poolmem_domain_create)
 #define POOLMEM_DOMAIN_DESTROY	_IOW(POOLMEM_IOC_MAGIC, 0x21, struct poolmem_name_arg)
 #define POOLMEM_DOMAIN_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x22, struct poolmem_list)
 #define POOLMEM_DOMAIN_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x23, struct poolmem_domain_info)
+#define POOLMEM_DOMAIN_SET	_IOWR(POOLMEM_IOC_MAGIC, 0x24, struct poolmem_domain_set)
 #define POOLMEM_MAP		_IOWR(POOLMEM_IOC_MAGIC, 0x30, struct poolmem_map)
 #define POOLMEM_MAP_REVERSE	_IOWR(POOLMEM_IOC_MAGIC, 0x31, struct poolmem_map_reverse)
 #define POOLMEM_PROFILE_CREATE	_IOW(POOLMEM_IOC_MAGIC, 0x40, struct poolmem_profile)

@@ -30,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/if_xdp.h>
 #include <linux/io_uring.h>
+#include <sys/socket.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 
@@ -1394,6 +1396,347 @@ static int cmd_hold(int argc, char **argv)
 	return 0;
 }
 
+/* ---- migration: integrity, drain, live changes, pins ---- */
+
+/*
+ * A page's content for stamp: every 8-byte word derives from the page's
+ * offset and its write sequence, so any byte of another page, of an older
+ * write or of nothing (zero) shows as wrong.
+ */
+static uint64_t stamp_word(uint64_t off, uint64_t seq, unsigned int w)
+{
+	uint64_t x = off * 0x9e3779b97f4a7c15ULL ^ (seq + 1) * 0xc2b2ae3d27d4eb4fULL ^ w;
+
+	x ^= x >> 29;
+	return x * 0xbf58476d1ce4e5b9ULL;
+}
+
+#define STAMP_STRIPES	64
+#define STAMP_MAX_THREADS 8
+
+struct stamp {
+	struct mapping m;
+	uint64_t pages;
+	uint64_t *seq;		/* per page: last sequence written; its stripe's lock */
+	pthread_mutex_t lock[STAMP_STRIPES];
+	unsigned int threads;
+	volatile int stop;
+	int blk;		/* O_DIRECT block device, or -1 */
+	uint64_t blk_size;
+	uint64_t wrong, passes, vmreadv, odirect;
+	uint64_t stall_hist[40];	/* per-page write time, log2 ns */
+	pthread_mutex_t stat_lock;
+};
+
+static pthread_mutex_t *stamp_lock(struct stamp *st, uint64_t page)
+{
+	return &st->lock[page % STAMP_STRIPES];
+}
+
+/* Wrong bytes of @buf, which should hold page @pg at sequence @seq. */
+static uint64_t stamp_check(const uint64_t *buf, uint64_t pg, uint64_t seq)
+{
+	uint64_t wrong = 0;
+
+	for (unsigned int w = 0; w < 4096 / 8; w++) {
+		uint64_t want = stamp_word(pg << 12, seq, w), got = buf[w];
+
+		for (unsigned int b = 0; b < 8; b++)
+			wrong += ((want >> (8 * b)) & 0xff) != ((got >> (8 * b)) & 0xff);
+	}
+	return wrong;
+}
+
+static void stamp_count(struct stamp *st, uint64_t *field, uint64_t n)
+{
+	pthread_mutex_lock(&st->stat_lock);
+	*field += n;
+	pthread_mutex_unlock(&st->stat_lock);
+}
+
+struct stamp_arg {
+	struct stamp *st;
+	unsigned int id;
+};
+
+/* Writers: page i belongs to thread i % threads; check, then write seq + 1. */
+static void *stamp_writer(void *arg)
+{
+	struct stamp_arg *a = arg;
+	struct stamp *st = a->st;
+	uint64_t wrong = 0, passes = 0;
+
+	while (!st->stop) {
+		for (uint64_t pg = a->id; pg < st->pages && !st->stop; pg += st->threads) {
+			uint64_t *p = (uint64_t *)(st->m.p + (pg << 12));
+			pthread_mutex_t *l = stamp_lock(st, pg);
+			double t0;
+			uint64_t ns;
+
+			pthread_mutex_lock(l);
+			t0 = now();
+			wrong += stamp_check(p, pg, st->seq[pg]);
+			st->seq[pg]++;
+			for (unsigned int w = 0; w < 4096 / 8; w++)
+				p[w] = stamp_word(pg << 12, st->seq[pg], w);
+			ns = (now() - t0) * 1e9;
+			pthread_mutex_unlock(l);
+			pthread_mutex_lock(&st->stat_lock);
+			st->stall_hist[ns ? 63 - __builtin_clzll(ns) : 0]++;
+			pthread_mutex_unlock(&st->stat_lock);
+		}
+		passes++;
+	}
+	stamp_count(st, &st->wrong, wrong);
+	stamp_count(st, &st->passes, passes);
+	return NULL;
+}
+
+/*
+ * Checkers of what other paths see: process_vm_readv (get_user_pages on
+ * the domain from the kernel), and O_DIRECT to and from a block device
+ * (the device reads the page by DMA-like access, then writes it back into
+ * the domain's page, again through get_user_pages).
+ */
+static void *stamp_checker(void *arg)
+{
+	struct stamp *st = arg;
+	uint64_t *buf = aligned_alloc(4096, 4096), wrong = 0, n = 0, od = 0;
+	unsigned int seed = 1;
+
+	while (!st->stop) {
+		uint64_t pg = rand_r(&seed) % st->pages;
+		uint8_t *page = st->m.p + (pg << 12);
+		pthread_mutex_t *l = stamp_lock(st, pg);
+		struct iovec local = { buf, 4096 }, remote = { page, 4096 };
+
+		pthread_mutex_lock(l);
+		if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 4096)
+			die("process_vm_readv");
+		wrong += stamp_check(buf, pg, st->seq[pg]);
+		n++;
+		if (st->blk >= 0) {
+			off_t at = (off_t)((pg << 12) % st->blk_size);
+
+			/* device reads the domain page, then the page is rewritten from the device */
+			if (pwrite(st->blk, page, 4096, at) != 4096)
+				die("O_DIRECT write from the domain");
+			memset(buf, 0, 4096);
+			if (pread(st->blk, buf, 4096, at) != 4096)
+				die("O_DIRECT read back");
+			wrong += stamp_check(buf, pg, st->seq[pg]);
+			if (pread(st->blk, page, 4096, at) != 4096)
+				die("O_DIRECT read into the domain");
+			wrong += stamp_check((uint64_t *)page, pg, st->seq[pg]);
+			od++;
+		}
+		pthread_mutex_unlock(l);
+	}
+	stamp_count(st, &st->wrong, wrong);
+	stamp_count(st, &st->vmreadv, n);
+	stamp_count(st, &st->odirect, od);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * stamp NAME SECONDS [threads=N] [blockdev=DEV] [layout=huge|small]:
+ * writers stamp (offset, sequence) into every page of the domain and
+ * verify each page before rewriting it, while checkers verify through
+ * process_vm_readv and O_DIRECT; meanwhile the test moves the chunks.
+ * Prints passes, checks, wrong bytes and the writers' per-page write time
+ * (p50, p99, max: a write that found its chunk moving waited for it).
+ * Exit 1 on any wrong byte; a SIGBUS kills it.
+ */
+static int cmd_stamp(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	static struct stamp st;
+	pthread_t tw[STAMP_MAX_THREADS], tc;
+	struct stamp_arg args[STAMP_MAX_THREADS];
+	const char *dev = opt(argc, argv, "blockdev", NULL);
+	double secs = atof(argv[1]);
+	uint64_t total = 0, acc = 0, p50 = 0, p99 = 0, max = 0;
+
+	st.m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE, opt(argc, argv, "layout", "huge"));
+	st.pages = st.m.size >> 12;
+	st.threads = atoi(opt(argc, argv, "threads", "2"));
+	if (st.threads < 1 || st.threads > STAMP_MAX_THREADS)
+		usage();
+	st.seq = calloc(st.pages, sizeof(*st.seq));
+	if (!st.seq)
+		die("calloc");
+	for (int i = 0; i < STAMP_STRIPES; i++)
+		pthread_mutex_init(&st.lock[i], NULL);
+	pthread_mutex_init(&st.stat_lock, NULL);
+	st.blk = -1;
+	if (dev) {
+		st.blk = open(dev, O_RDWR | O_DIRECT);
+		if (st.blk < 0)
+			die("open block device O_DIRECT");
+		st.blk_size = lseek(st.blk, 0, SEEK_END) & ~4095ULL;
+		if (!st.blk_size)
+			die("empty block device");
+	}
+	/* first pass: sequence 0 everywhere, so the writers start from a known state */
+	for (uint64_t pg = 0; pg < st.pages; pg++)
+		for (unsigned int w = 0; w < 4096 / 8; w++)
+			((uint64_t *)(st.m.p + (pg << 12)))[w] = stamp_word(pg << 12, 0, w);
+	printf("stamp: %" PRIu64 " pages stamped, running %.0f s\n", st.pages, secs);
+	for (unsigned int i = 0; i < st.threads; i++) {
+		args[i].st = &st;
+		args[i].id = i;
+		pthread_create(&tw[i], NULL, stamp_writer, &args[i]);
+	}
+	pthread_create(&tc, NULL, stamp_checker, &st);
+	usleep(secs * 1e6);
+	st.stop = 1;
+	for (unsigned int i = 0; i < st.threads; i++)
+		pthread_join(tw[i], NULL);
+	pthread_join(tc, NULL);
+	/* a last full check of every page */
+	for (uint64_t pg = 0; pg < st.pages; pg++)
+		st.wrong += stamp_check((uint64_t *)(st.m.p + (pg << 12)), pg, st.seq[pg]);
+	for (int i = 0; i < 40; i++)
+		total += st.stall_hist[i];
+	for (int i = 0; i < 40; i++) {
+		acc += st.stall_hist[i];
+		if (!p50 && acc * 2 >= total)
+			p50 = 2ULL << i;
+		if (!p99 && acc * 100 >= total * 99)
+			p99 = 2ULL << i;
+		if (st.stall_hist[i])
+			max = 2ULL << i;
+	}
+	printf("stamp: passes=%" PRIu64 " vmreadv=%" PRIu64 " odirect=%" PRIu64
+	       " wrong_bytes=%" PRIu64 " write_ns_p50<%" PRIu64 " p99<%" PRIu64 " max<%" PRIu64 "\n",
+	       st.passes, st.vmreadv, st.odirect, st.wrong, p50, p99, max);
+	return st.wrong ? 1 : 0;
+}
+
+/*
+ * drain POOL [step=SIZE] [local=1] [check=1] [cancel=1]: POOLMEM_POOL_DRAIN
+ * until the pool is empty (one call with check or cancel); prints what
+ * each call says. Errors as die() prints them, after the figures.
+ */
+static int cmd_drain(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	int fd = ctl();
+	uint64_t step = size_arg(opt(argc, argv, "step", "0")), moved = 0;
+	unsigned int flags = (atoi(opt(argc, argv, "local", "0")) ? POOLMEM_DRAIN_ALLOW_LOCAL : 0) |
+			     (atoi(opt(argc, argv, "check", "0")) ? POOLMEM_DRAIN_CHECK : 0) |
+			     (atoi(opt(argc, argv, "cancel", "0")) ? POOLMEM_DRAIN_CANCEL : 0);
+	int calls = 0;
+
+	for (;;) {
+		struct poolmem_pool_drain a = { .size = sizeof(a), .flags = flags, .max_bytes = step };
+		int ret;
+
+		set_name(a.name, argv[0]);
+		ret = ioctl(fd, POOLMEM_POOL_DRAIN, &a);
+		calls++;
+		moved += a.moved_bytes;
+		printf("drain: moved=%" PRIu64 " remaining=%" PRIu64 " busy=%" PRIu64
+		       " blocker=%.*s offset=%#" PRIx64 " need=%" PRIu64 " room=%" PRIu64 "\n",
+		       (uint64_t)a.moved_bytes, (uint64_t)a.remaining_bytes, (uint64_t)a.busy_chunks,
+		       POOLMEM_NAME_MAX, a.blocker, (uint64_t)a.blocker_offset, (uint64_t)a.need_bytes,
+		       (uint64_t)a.room_bytes);
+		if (ret)
+			die("pool drain");
+		if (flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL) || !a.remaining_bytes)
+			break;
+		if (!a.moved_bytes)
+			usleep(50000);
+		if (calls > 100000) {
+			errno = ETIMEDOUT;
+			die("pool drain");
+		}
+	}
+	printf("drain: done, %" PRIu64 " bytes in %d calls\n", moved, calls);
+	return 0;
+}
+
+/*
+ * set NAME [local=SIZE pool=SIZE] [pools=LIST] [tier=P] [select=P]
+ * [raw=1]: POOLMEM_DOMAIN_SET; prints moved/need/room. raw=1 sends the
+ * quota fields as given even when only one of them is (bad-input tests).
+ */
+static int cmd_set(int argc, char **argv)
+{
+	if (argc < 1)
+		usage();
+	int fd = ctl();
+	struct poolmem_domain_set a = { .size = sizeof(a) };
+	const char *l = opt(argc, argv, "local", NULL), *p = opt(argc, argv, "pool", NULL);
+	const char *pools = opt(argc, argv, "pools", NULL), *tier = opt(argc, argv, "tier", NULL);
+	const char *sel = opt(argc, argv, "select", NULL);
+	int ret;
+
+	set_name(a.name, argv[0]);
+	if (l || p) {
+		struct poolmem_domain_info di = domain_info(argv[0]);
+
+		a.flags |= POOLMEM_SET_QUOTA;
+		a.quota[0] = l ? size_arg(l) : di.quota[0];
+		a.quota[1] = p ? size_arg(p) : di.quota[1];
+	}
+	if (pools) {
+		a.flags |= POOLMEM_SET_POOL_MASK;
+		a.pool_mask = strcmp(pools, "all") ? pool_mask(fd, pools) : 0;
+	}
+	if (tier) {
+		a.flags |= POOLMEM_SET_TIER_POLICY;
+		a.tier_policy = lookup(tier, pm_tier_policy_names, PM_NR_TIER_POLICIES);
+	}
+	if (sel) {
+		a.flags |= POOLMEM_SET_POOL_SELECT;
+		a.pool_select = lookup(sel, pm_pool_select_names, PM_NR_POOL_SELECTS);
+	}
+	if (opt(argc, argv, "flags", NULL))
+		a.flags = strtoul(opt(argc, argv, "flags", "0"), NULL, 0);
+	ret = ioctl(fd, POOLMEM_DOMAIN_SET, &a);
+	printf("set: moved=%" PRIu64 " need=%" PRIu64 " room=%" PRIu64 "\n", (uint64_t)a.moved_bytes,
+	       (uint64_t)a.need_bytes, (uint64_t)a.room_bytes);
+	if (ret)
+		die("domain set");
+	return 0;
+}
+
+/*
+ * xdp-pin NAME OFF LEN SECONDS: long-term pin [OFF, OFF+LEN) of the domain
+ * as an AF_XDP UMEM (pin_user_pages with FOLL_LONGTERM, held until the
+ * socket closes), the way VFIO or RDMA pin guest RAM; io_uring fixed
+ * buffers would be the simpler holder, but Linux 6.1 refuses them on
+ * files other than shmem and hugetlbfs (after pinning, and unpins).
+ * Prints "xdp-pin: pinned" and holds the pin for SECONDS.
+ */
+static int cmd_xdp_pin(int argc, char **argv)
+{
+	if (argc < 4)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
+	struct xdp_umem_reg reg = { 0 };
+	int fd = socket(AF_XDP, SOCK_RAW, 0);
+
+	if (fd < 0)
+		die("socket AF_XDP");
+	for (uint64_t i = 0; i < len; i += 4096)
+		m.p[off + i] = 1;
+	reg.addr = (uintptr_t)(m.p + off);
+	reg.len = len;
+	reg.chunk_size = 4096;
+	if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)))
+		die("XDP_UMEM_REG");
+	printf("xdp-pin: pinned %" PRIu64 " bytes at %#" PRIx64 "\n", len, off);
+	sleep(atoi(argv[3]));
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -1481,5 +1824,13 @@ int main(int argc, char **argv)
 		return cmd_layout(argc, argv);
 	if (!strcmp(c, "hold"))
 		return cmd_hold(argc, argv);
+	if (!strcmp(c, "stamp"))
+		return cmd_stamp(argc, argv);
+	if (!strcmp(c, "drain"))
+		return cmd_drain(argc, argv);
+	if (!strcmp(c, "set"))
+		return cmd_set(argc, argv);
+	if (!strcmp(c, "xdp-pin"))
+		return cmd_xdp_pin(argc, argv);
 	usage();
 }

@@ -30,6 +30,30 @@ struct PoolInfo {
 	uint32_t overcommit_pct = 100;
 	uint64_t capacity_bytes = 0, free_bytes = 0, allocated_bytes = 0, committed_bytes = 0;
 	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
+	uint64_t moved_in = 0, moved_out = 0; ///< chunks migrated here / away
+	bool draining = false;                ///< takes no new chunks
+};
+
+/// One POOLMEM_POOL_DRAIN call: what moved and, when it stopped early,
+/// why (err: 0, EINTR, EBUSY (pinned), EIO (memory error), ENOSPC).
+struct DrainStep {
+	int err = 0;
+	uint64_t moved_bytes = 0, remaining_bytes = 0, busy_chunks = 0;
+	std::string blocker; ///< the domain that stopped it
+	uint64_t blocker_offset = 0, need_bytes = 0, room_bytes = 0;
+};
+
+/// What POOLMEM_DOMAIN_SET changes; unset fields stay as they are.
+struct DomainChange {
+	std::optional<uint64_t> local_quota, pool_quota; ///< both or neither are sent
+	std::optional<std::vector<std::string>> pools;   ///< empty = every pool
+	std::optional<TierPolicy> tier_policy;
+	std::optional<PoolSelect> pool_select;
+};
+
+struct DomainSetResult {
+	int err = 0; ///< 0, ENOSPC (need/room say why), EBUSY, EAGAIN, EIO, EINTR
+	uint64_t moved_bytes = 0, need_bytes = 0, room_bytes = 0;
 };
 
 struct DomainSpec {
@@ -59,6 +83,7 @@ struct DomainInfo {
 	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
 	/// Chunks discarded while still referenced elsewhere: still charged.
 	uint64_t retired_chunks = 0;
+	uint64_t moves = 0; ///< chunks migrated
 	bool pinnable = false;
 };
 
@@ -122,11 +147,21 @@ public:
 	void pool_remove(const std::string &name);
 	std::vector<std::string> pool_names();
 	PoolInfo pool_info(const std::string &name);
+	/// Move up to MAX_BYTES (0: all) off pool NAME; marks it draining.
+	/// Errors that explain themselves come back in DrainStep::err; others
+	/// (no such pool, bad arguments) throw.
+	DrainStep pool_drain(const std::string &name, uint64_t max_bytes, bool allow_local,
+			     bool check_only = false);
+	void pool_undrain(const std::string &name);
 
 	void domain_create(const DomainSpec &spec);
 	void domain_destroy(const std::string &name);
 	std::vector<std::string> domain_names();
 	DomainInfo domain_info(const std::string &name);
+	/// Change a live domain's quotas, pools and policies (chunks move as
+	/// needed). Refusals with figures come back in the result; EINVAL,
+	/// ENOENT and the like throw.
+	DomainSetResult domain_set(const std::string &name, const DomainChange &change);
 	/// The whole chunk map of NAME, coalesced by the kernel.
 	std::vector<MapRange> domain_map(const std::string &name);
 	/// Which domain holds host physical address PHYS (nullopt: none).

@@ -24,7 +24,9 @@ struct PoolStats {
 	uint64_t capacity_bytes = 0, free_bytes = 0, allocated_bytes = 0, committed_bytes = 0;
 	uint64_t pinnable_bytes = 0; ///< of capacity_bytes, outside ZONE_MOVABLE
 	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
-	std::vector<uint64_t> window_counts; ///< newest first
+	uint64_t moved_in = 0, moved_out = 0; ///< chunks migrated here / away
+	std::string state;                    ///< "online" or "draining"
+	std::vector<uint64_t> window_counts;  ///< newest first
 };
 
 struct DomainStats {
@@ -39,6 +41,9 @@ struct DomainStats {
 	std::vector<uint64_t> fault_latency_histogram; ///< bucket i: [2^i, 2^(i+1)) ns
 	uint64_t fault_latency_sum_ns = 0;
 	uint64_t retired_chunks = 0; ///< discarded while still referenced: still charged
+	uint64_t moves = 0;          ///< chunks migrated (drain, live changes)
+	uint64_t move_retries = 0;   ///< moves put off: short-lived references
+	uint64_t move_pins = 0;      ///< moves refused: long-term pins
 	std::string profile;         ///< profile it was made from; empty for a named domain
 	std::string file;            ///< path under the mount point, e.g. "/web1"
 	std::string creator;         ///< "<pid> <comm>" of the process that made it
@@ -63,10 +68,11 @@ std::vector<DomainStats> read_domains(const std::filesystem::path &sysfs = "/sys
 std::optional<DomainStats> read_domain(const std::filesystem::path &sysfs, const std::string &name);
 
 /// read_domains() for callers that read again and again (the exporter): what
-/// never changes in a domain's life (size, chunk size, quotas, home node,
-/// policies, pinnable) is read once per domain, which is the same domain while its
+/// never changes in a domain's life (size, chunk size, home node, pinnable,
+/// profile, file, creator) is read once per domain, which is the same domain while its
 /// sysfs directory keeps its inode number and change time; every scrape
-/// reads only stat, pool_chunks and fault_latency_histogram. Thread-safe.
+/// reads only stat, quotas, policies, pool_chunks and
+/// fault_latency_histogram. Thread-safe.
 class DomainReader {
 public:
 	std::vector<DomainStats> read(const std::filesystem::path &sysfs = "/sys");

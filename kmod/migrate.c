@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem chunk migration: moving a live chunk to another node while its
+ * VM runs, and what is built on it: pool drain (POOLMEM_POOL_DRAIN) and
+ * live changes of a domain's quotas and pools (POOLMEM_DOMAIN_SET).
+ *
+ * The kernel can't move these pages for us. They are not on the LRU, and
+ * Linux 6.1's migration core never unmaps non-LRU movable pages from user
+ * page tables (migrate_pages() hands them to ->migrate_page() while they
+ * are still mapped), so movable_operations would copy memory that a vCPU
+ * keeps writing. poolmem owns the pages and every mapping of them (they
+ * are all mappings of the domain's file), so it moves them itself:
+ *
+ * 1. reserve the destination: a chunk changing tiers is charged to its new
+ *    tier before anything else (within that tier's quota), so a quota holds
+ *    at every instant; allocate the destination units (not zeroed: every
+ *    byte is copied over before anyone can see them);
+ * 2. mark the chunk busy (faults and discards of it wait, pm_fault_busy()),
+ *    then unmap it from every mapping of the file: unmap_mapping_range()
+ *    fires the mmu notifiers, so KVM's EPT/NPT entries go as well;
+ * 3. page_ref_freeze(unit, 1) proves that nobody else holds a unit: with
+ *    no mapping left and busy keeping faults out, only get_user_pages
+ *    references taken before the unmap can remain. Short-lived ones
+ *    (O_DIRECT, vhost, KVM's own gup) are waited for briefly, then the move
+ *    is put off (-EAGAIN) and the chunk mapped again on demand; long-term
+ *    pins (FOLL_PIN: VFIO, RDMA, io_uring fixed buffers) refuse it (-EBUSY);
+ * 4. copy with copy_mc_to_kernel(), so that an uncorrectable error in the
+ *    source aborts the move (-EIO) instead of taking the host down;
+ * 5. swap the units in the chunk map under d->lock, move the charge, free
+ *    the old units and wake the waiters.
+ *
+ * The chunk is unmapped from step 2 to step 5: a vCPU touching it waits
+ * for one copy of the chunk (see Documentation/performance.md).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/page_ref.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "poolmem.h"
+
+/* page_ref_freeze() attempts before a move is put off: 0, 50, 100, 200 us */
+#define PM_MOVE_FREEZE_TRIES	4
+
+static bool pm_units_freeze(struct page **units, unsigned int nr)
+{
+	unsigned int u;
+
+	for (u = 0; u < nr; u++) {
+		if (!page_ref_freeze(units[u], 1)) {
+			while (u--)
+				page_ref_unfreeze(units[u], 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void pm_units_unfreeze(struct page **units, unsigned int nr)
+{
+	unsigned int u;
+
+	for (u = 0; u < nr; u++)
+		page_ref_unfreeze(units[u], 1);
+}
+
+/* A long-term (FOLL_PIN) pin on a unit: it will not go away soon. */
+static bool pm_units_pinned(struct page **units, unsigned int nr)
+{
+	unsigned int u;
+
+	for (u = 0; u < nr; u++)
+		if (folio_maybe_dma_pinned(page_folio(units[u])))
+			return true;
+	return false;
+}
+
+/* Copy units @src to @dst; -EIO on an uncorrectable memory error in @src. */
+static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
+{
+	unsigned int u, i;
+
+	for (u = 0; u < nr; u++) {
+		for (i = 0; i < PM_UNIT_PAGES; i++) {
+			void *to, *from;
+			unsigned long left;
+
+			if (PageHWPoison(src[u] + i))
+				return -EIO;
+			to = kmap_local_page(dst[u] + i);
+			from = kmap_local_page(src[u] + i);
+			left = copy_mc_to_kernel(to, from, PAGE_SIZE);
+			kunmap_local(from);
+			kunmap_local(to);
+			if (left)
+				return -EIO;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Move present chunk @idx of @d, found on pool @from (PM_POOL_NONE: the
+ * local tier), to tier @tier: for the pool tier, to the best pool of the
+ * domain's pool selection other than its own (draining pools excluded);
+ * for the local tier, to the home node. @inode is the domain's file, held
+ * by the caller. Process context, d->lock not held.
+ *
+ * Returns 0 when moved; -ENOENT when the chunk is not there to move
+ * (absent, elsewhere, or busy: someone else is at it); -ENOSPC when @tier
+ * has no quota left; -ENOMEM when no allowed node can supply it; -EAGAIN
+ * when short-lived references kept it (try later); -EBUSY when it is
+ * long-term pinned; -EIO on a memory error in it.
+ */
+int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier)
+{
+	struct pm_chunk_meta *meta = &d->meta[idx];
+	unsigned int upc = d->units_per_chunk, n = 1, i, try;
+	size_t first = idx * upc;
+	struct pm_pool *src, *dst = NULL;
+	u8 ids[POOLMEM_MAX_POOLS];
+	struct page **old, **new;
+	u32 src_tier;
+	int ret;
+
+	new = kmalloc_array(2 * upc, sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	old = new + upc;
+
+	/* 1. reserve the destination */
+	mutex_lock(&d->lock);
+	ret = -ENOENT;
+	if (!meta->present || meta->busy || meta->pool != from)
+		goto out_unlock;
+	src_tier = meta->tier;
+	src = pm_chunk_pool(d, idx);
+	if (tier == PM_TIER_POOL) {
+		n = pm_pool_candidates(d, src ? ~BIT_ULL(src->id) : ~0ULL, ids);
+		ret = -ENOMEM;
+		if (!n)
+			goto out_unlock;
+	} else if (src_tier == PM_TIER_LOCAL) {
+		ret = -ENOENT;		/* local to local: nothing to gain */
+		goto out_unlock;
+	}
+	if (tier != src_tier) {
+		ret = -ENOSPC;
+		if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
+			goto out_unlock;
+		d->usage[tier] += d->chunk_bytes;
+	}
+	pm_chunk_busy(d, idx, PM_BUSY_MOVE);
+	memcpy(old, &d->units[first], upc * sizeof(*old));
+	mutex_unlock(&d->lock);
+
+	ret = -ENOMEM;
+	if (tier == PM_TIER_LOCAL) {
+		ret = pm_units_alloc(d, first, d->home_node, new, false);
+	} else {
+		for (i = 0; i < n && ret; i++) {
+			/* registered while in pool_mask and the chunk is busy */
+			dst = pm_pools[ids[i]];
+			ret = pm_units_alloc(d, first, dst->node, new, false);
+			if (ret)
+				atomic64_inc(&dst->failures);
+		}
+	}
+	if (ret)
+		goto out_abort;
+
+	/* 2. out of every page table (and KVM's, by the mmu notifiers) */
+	pm_units_unmap(d, inode, idx, old);
+
+	/* 3. nobody else may hold a unit */
+	for (try = 0; !pm_units_freeze(old, upc); try++) {
+		if (pm_units_pinned(old, upc)) {
+			ret = -EBUSY;
+			goto out_free_new;
+		}
+		if (try + 1 == PM_MOVE_FREEZE_TRIES) {
+			ret = -EAGAIN;
+			goto out_free_new;
+		}
+		usleep_range(50 << try, 100 << try);
+	}
+
+	/* 4. copy, stopping at a poisoned line */
+	ret = pm_units_copy(new, old, upc);
+	if (ret) {
+		pm_units_unfreeze(old, upc);
+		goto out_free_new;
+	}
+
+	/* 5. swap; the map and the charge change together under d->lock */
+	mutex_lock(&d->lock);
+	memcpy(&d->units[first], new, upc * sizeof(*new));
+	if (tier != src_tier)
+		d->usage[src_tier] -= d->chunk_bytes;	/* the new tier was charged in 1. */
+	if (src) {
+		d->chunks_per_pool[src->id]--;
+		atomic64_sub(d->chunk_bytes, &src->allocated);
+		atomic64_dec(&src->chunks);
+		atomic64_inc(&src->moved_out);
+	}
+	if (dst) {
+		d->chunks_per_pool[dst->id]++;
+		atomic64_add(d->chunk_bytes, &dst->allocated);
+		atomic64_inc(&dst->chunks);
+		atomic64_inc(&dst->moved_in);
+	}
+	meta->tier = tier;
+	meta->pool = dst ? dst->id : PM_POOL_NONE;
+	d->moves++;
+	pm_chunk_unbusy(d, idx);
+	mutex_unlock(&d->lock);
+
+	/* frozen at 0: back to our one reference, and drop it */
+	pm_units_unfreeze(old, upc);
+	pm_units_free(old, upc);
+	kfree(new);
+	return 0;
+
+out_free_new:
+	pm_units_free(new, upc);
+out_abort:
+	mutex_lock(&d->lock);
+	if (tier != src_tier)
+		d->usage[tier] -= d->chunk_bytes;
+	if (ret == -EAGAIN)
+		d->move_retries++;
+	else if (ret == -EBUSY)
+		d->move_pins++;
+	/* unmapped or not, the chunk is intact where it was: faults map it again */
+	pm_chunk_unbusy(d, idx);
+out_unlock:
+	mutex_unlock(&d->lock);
+	kfree(new);
+	return ret;
+}
+
+/* A domain with its file held, for work done with pm_lock dropped. */
+struct pm_held {
+	struct pm_domain *d;
+	struct inode *inode;
+};
+
+/*
+ * Hold @d and its file for migration: NULL when the file is already being
+ * evicted (its chunks are on their way out anyway). Caller holds pm_lock,
+ * so d->inode is valid if set.
+ */
+static struct inode *pm_domain_hold(struct pm_domain *d)
+{
+	struct inode *inode = d->inode ? igrab(d->inode) : NULL;
+
+	if (inode)
+		get_device(&d->dev);
+	return inode;
+}
+
+/* Process context, no lock held: iput() may evict the domain's inode. */
+static void pm_domain_release_held(struct pm_held *h)
+{
+	iput(h->inode);
+	put_device(&h->d->dev);
+}
+
+/* Free memory of the pools in @mask; caller holds pm_lock. */
+static u64 pm_pools_free(u64 mask)
+{
+	u64 free = 0;
+
+	for (mask &= ~pm_pools_draining; mask; mask &= mask - 1)
+		free += pm_node_free_bytes(pm_pools[__ffs64(mask)]->node);
+	return free;
+}
+
+/*
+ * Drain pre-check, under pm_lock: every domain's chunks on @p must fit in
+ * its other pools' free memory, or, with POOLMEM_DRAIN_ALLOW_LOCAL, in what
+ * is left of its local quota (and its home node's free memory); all of
+ * them together must fit the free memory of every pool they may go to.
+ * A pool-to-pool move keeps the chunk in the pool tier, so pool quotas do
+ * not change. Logs a line per domain that doesn't fit; fills the first.
+ */
+static int pm_drain_check(struct pm_pool *p, struct poolmem_pool_drain *a)
+{
+	u64 need_all = 0, local_all = 0, others = 0;
+	struct pm_domain *d;
+	int ret = 0;
+
+	list_for_each_entry(d, &pm_domains, list) {
+		u64 need, room, local = 0, mask;
+
+		mutex_lock(&d->lock);
+		need = d->chunks_per_pool[p->id] * d->chunk_bytes;
+		mask = d->pool_mask & ~BIT_ULL(p->id);
+		if (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL)
+			local = min(d->quota[PM_TIER_LOCAL] - d->usage[PM_TIER_LOCAL],
+				    pm_node_free_bytes(d->home_node));
+		mutex_unlock(&d->lock);
+		if (!need)
+			continue;
+		room = pm_pools_free(mask);
+		need_all += need;
+		local_all += min(need, local);
+		others |= mask;
+		if (need <= room + local)
+			continue;
+		pr_info("drain of pool %s: domain %s holds %llu MiB there; its other pools have %llu MiB free%s%llu MiB\n",
+			p->name, d->name, need >> 20, room >> 20,
+			a->flags & POOLMEM_DRAIN_ALLOW_LOCAL ? ", its local quota and home node " :
+			", local tier not allowed: ", local >> 20);
+		if (!ret) {
+			memcpy(a->blocker, d->name, POOLMEM_NAME_MAX);
+			a->need_bytes = need;
+			a->room_bytes = room + local;
+			ret = -ENOSPC;
+		}
+	}
+	if (!ret && need_all > pm_pools_free(others) + local_all) {
+		pr_info("drain of pool %s: its domains hold %llu MiB there; the pools they may use have %llu MiB free, their local tiers %llu MiB\n",
+			p->name, need_all >> 20, pm_pools_free(others) >> 20, local_all >> 20);
+		a->need_bytes = need_all;
+		a->room_bytes = pm_pools_free(others) + local_all;
+		ret = -ENOSPC;
+	}
+	return ret;
+}
+
+/*
+ * Move what can move of @h's chunks off pool @p, until @a->max_bytes is
+ * reached. Returns 0, or the error that stops the drain.
+ */
+static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_pool_drain *a)
+{
+	struct pm_domain *d = h->d;
+	u64 idx;
+	int ret;
+
+	for (idx = 0; idx < d->nr_chunks && READ_ONCE(d->chunks_per_pool[p->id]); idx++) {
+		/* a glance without the lock; pm_chunk_move() looks again */
+		if (!READ_ONCE(d->meta[idx].present) || READ_ONCE(d->meta[idx].pool) != p->id)
+			continue;
+		if (a->max_bytes && a->moved_bytes >= a->max_bytes)
+			return 0;
+		if (signal_pending(current))
+			return -EINTR;
+		ret = pm_chunk_move(d, h->inode, idx, p->id, PM_TIER_POOL);
+		if ((ret == -ENOMEM || ret == -ENOSPC) && (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL))
+			ret = pm_chunk_move(d, h->inode, idx, p->id, PM_TIER_LOCAL);
+		switch (ret) {
+		case 0:
+			a->moved_bytes += d->chunk_bytes;
+			break;
+		case -ENOENT:		/* gone, or somebody else's */
+			break;
+		case -EAGAIN:
+			a->busy_chunks++;
+			break;
+		case -ENOMEM:
+		case -ENOSPC:
+			ret = -ENOSPC;
+			fallthrough;
+		default:
+			memcpy(a->blocker, d->name, POOLMEM_NAME_MAX);
+			a->blocker_offset = idx << d->chunk_shift;
+			if (ret == -EBUSY)
+				pr_info("drain of pool %s: domain %s offset %#llx is long-term pinned\n",
+					p->name, d->name, a->blocker_offset);
+			else if (ret == -EIO)
+				pr_warn("drain of pool %s: domain %s offset %#llx has a memory error: not moved\n",
+					p->name, d->name, a->blocker_offset);
+			else if (ret == -ENOSPC)
+				pr_info("drain of pool %s: no room for domain %s offset %#llx elsewhere\n",
+					p->name, d->name, a->blocker_offset);
+			return ret;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+int pm_pool_drain(struct poolmem_pool_drain *a)
+{
+	struct pm_held *held = NULL;
+	unsigned int nr = 0, max = 0, i;
+	struct pm_domain *d;
+	struct pm_pool *p;
+	bool started;
+	int ret = 0;
+
+	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) ||
+	    memchr_inv(a->blocker, 0, sizeof(a->blocker)) || a->moved_bytes ||
+	    a->remaining_bytes || a->busy_chunks || a->blocker_offset || a->need_bytes ||
+	    a->room_bytes || hweight32(a->flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)) > 1)
+		return -EINVAL;
+
+	mutex_lock(&pm_lock);
+	p = pm_pool_find(a->name);
+	if (!p) {
+		mutex_unlock(&pm_lock);
+		return -ENOENT;
+	}
+	if (a->flags & POOLMEM_DRAIN_CANCEL) {
+		if (p->draining)
+			pr_info("pool %s: draining cancelled\n", p->name);
+		WRITE_ONCE(p->draining, false);
+		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
+		goto out_unlock;
+	}
+	ret = pm_drain_check(p, a);
+	if (ret || (a->flags & POOLMEM_DRAIN_CHECK))
+		goto out_unlock;
+	started = !p->draining;
+	WRITE_ONCE(p->draining, true);
+	WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
+	if (started)
+		pr_info("pool %s: draining %llu MiB\n", p->name, atomic64_read(&p->allocated) >> 20);
+
+	/* hold every domain with chunks there, then move with pm_lock dropped */
+	list_for_each_entry(d, &pm_domains, list)
+		max++;
+	held = max ? kvmalloc_array(max, sizeof(*held), GFP_KERNEL) : NULL;
+	ret = -ENOMEM;
+	if (max && !held)
+		goto out_unlock;
+	ret = 0;
+	list_for_each_entry(d, &pm_domains, list) {
+		if (!READ_ONCE(d->chunks_per_pool[p->id]))
+			continue;
+		held[nr].inode = pm_domain_hold(d);
+		if (held[nr].inode)
+			held[nr++].d = d;
+	}
+	/* the pool stays: it is removed only when no chunk is left on it */
+	kobject_get(&p->kobj);
+	mutex_unlock(&pm_lock);
+
+	for (i = 0; i < nr && !ret; i++)
+		ret = pm_drain_domain(p, &held[i], a);
+	for (i = 0; i < nr; i++)
+		pm_domain_release_held(&held[i]);
+	kvfree(held);
+	a->remaining_bytes = atomic64_read(&p->allocated);
+	kobject_put(&p->kobj);
+	return ret;
+
+out_unlock:
+	a->remaining_bytes = atomic64_read(&p->allocated);
+	mutex_unlock(&pm_lock);
+	return ret;
+}
+
+/*
+ * Pool @p, drained, is being removed: take it out of the pool_mask of
+ * every domain allowed there, with their commitment on it, and wait until
+ * no chunk of those domains is being placed or moved (one might be on its
+ * way to @p). Caller holds pm_lock and has seen no chunk on @p. Returns
+ * -EBUSY if a chunk landed there meanwhile.
+ */
+int pm_pool_detach(struct pm_pool *p)
+{
+	struct pm_domain *d;
+
+	list_for_each_entry(d, &pm_domains, list) {
+		if (!(d->pool_mask & BIT_ULL(p->id)))
+			continue;
+		mutex_lock(&d->lock);
+		d->pool_mask &= ~BIT_ULL(p->id);
+		mutex_unlock(&d->lock);
+		p->users--;
+		p->committed -= d->committed[PM_TIER_POOL];
+		if (d->committed[PM_TIER_POOL] && !d->pool_mask)
+			pr_warn("domain %s: pool %s removed, no pool left for its pool quota\n",
+				d->name, p->name);
+		pm_domain_quiesce(d);
+	}
+	return atomic64_read(&p->chunks) ? -EBUSY : 0;
+}
+
+/* ---- POOLMEM_DOMAIN_SET ---- */
+
+/* Bytes of @d's chunks on pools outside its pool_mask. Caller holds d->lock. */
+static u64 pm_bytes_outside(struct pm_domain *d)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (!(d->pool_mask & BIT_ULL(i)))
+			n += d->chunks_per_pool[i];
+	return n * d->chunk_bytes;
+}
+
+/* Does @d still hold chunks where POOLMEM_DOMAIN_SET said they can't stay? */
+static bool pm_set_pending(struct pm_domain *d, const u64 *target)
+	__must_hold(&d->lock)
+{
+	return d->usage[PM_TIER_LOCAL] > target[PM_TIER_LOCAL] ||
+	       d->usage[PM_TIER_POOL] > target[PM_TIER_POOL] || pm_bytes_outside(d);
+}
+
+/*
+ * Move the chunks of @h that must leave after POOLMEM_DOMAIN_SET: those on
+ * pools outside the pool_mask (to the pools left), and chunks of a tier
+ * whose usage exceeds its @target quota (to the other tier). A tier being
+ * shrunk keeps a quota of max(target, usage), lowered as its chunks leave:
+ * no new chunk lands there meanwhile, and usage never exceeds the quota.
+ * Chunks referenced for a moment are retried over about a second.
+ * Returns 0 or the error that stopped it.
+ */
+static int pm_set_move(struct pm_held *h, const u64 *target, struct poolmem_domain_set *a)
+{
+	struct pm_domain *d = h->d;
+	unsigned int pass;
+	bool pending;
+	int ret, t;
+	u64 idx;
+
+	for (pass = 0; pass < 50; pass++) {
+		for (idx = 0; idx < d->nr_chunks; idx++) {
+			struct pm_chunk_meta *meta = &d->meta[idx];
+			bool move = false;
+			u32 tier = 0;
+			u8 from = 0;
+
+			mutex_lock(&d->lock);
+			for (t = 0; t < PM_NR_TIERS; t++)
+				d->quota[t] = max(target[t], d->usage[t]);
+			pending = pm_set_pending(d, target);
+			if (pending && meta->present && !meta->busy) {
+				from = meta->pool;
+				tier = meta->tier;
+				if (d->usage[tier] > target[tier]) {
+					tier = !tier;	/* shrink: to the other tier */
+					move = true;
+				} else if (from != PM_POOL_NONE && !(d->pool_mask & BIT_ULL(from))) {
+					move = true;	/* off a pool taken out of the mask */
+				}
+			}
+			mutex_unlock(&d->lock);
+			if (!pending)
+				return 0;
+			if (!move)
+				continue;
+			if (signal_pending(current))
+				return -EINTR;
+			ret = pm_chunk_move(d, h->inode, idx, from, tier);
+			if (!ret)
+				a->moved_bytes += d->chunk_bytes;
+			else if (ret != -EAGAIN && ret != -ENOENT)
+				return ret;
+			cond_resched();
+		}
+		msleep(20);	/* chunks still referenced or busy: give them a moment */
+	}
+	return -EAGAIN;
+}
+
+int pm_domain_set(struct poolmem_domain_set *a)
+{
+	struct poolmem_domain_create c;
+	u64 target[PM_NR_TIERS], registered = 0, mask, m, to_pools, to_local, room, removed;
+	struct pm_held h = {};
+	struct pm_domain *d;
+	int i, t, ret;
+
+	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) || a->moved_bytes || a->need_bytes ||
+	    a->room_bytes || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return -EINVAL;
+	if ((!(a->flags & POOLMEM_SET_QUOTA) && (a->quota[0] || a->quota[1])) ||
+	    (!(a->flags & POOLMEM_SET_POOL_MASK) && a->pool_mask) ||
+	    (!(a->flags & POOLMEM_SET_TIER_POLICY) && a->tier_policy) ||
+	    (!(a->flags & POOLMEM_SET_POOL_SELECT) && a->pool_select))
+		return -EINVAL;
+
+	mutex_lock(&pm_lock);
+	d = pm_domain_find_live(a->name);
+	ret = -ENOENT;
+	if (!d)
+		goto out_unlock;
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i])
+			registered |= BIT_ULL(i);
+
+	/* the domain as it would be, checked as at create */
+	memset(&c, 0, sizeof(c));
+	memcpy(c.name, d->name, POOLMEM_NAME_MAX);
+	c.flags = d->pinnable ? POOLMEM_DOMAIN_PINNABLE : 0;
+	c.bytes = d->size;
+	c.chunk_bytes = d->chunk_bytes;
+	c.home_node = d->home_node;
+	mutex_lock(&d->lock);
+	memcpy(c.quota, d->quota, sizeof(c.quota));
+	c.pool_mask = d->pool_mask;
+	c.tier_policy = d->tier_policy;
+	c.pool_select = d->pool_select;
+	mutex_unlock(&d->lock);
+	if (a->flags & POOLMEM_SET_QUOTA)
+		memcpy(c.quota, a->quota, sizeof(c.quota));
+	if (a->flags & POOLMEM_SET_POOL_MASK)
+		c.pool_mask = a->pool_mask;
+	if (a->flags & POOLMEM_SET_TIER_POLICY)
+		c.tier_policy = a->tier_policy;
+	if (a->flags & POOLMEM_SET_POOL_SELECT)
+		c.pool_select = a->pool_select;
+	ret = -EINVAL;
+	if (c.quota[0] > c.bytes || c.quota[1] > c.bytes || c.quota[0] + c.quota[1] < c.bytes ||
+	    (c.quota[0] | c.quota[1]) & (c.chunk_bytes - 1) ||
+	    c.tier_policy >= POOLMEM_NR_TIER_POLICIES || c.pool_select >= POOLMEM_NR_POOL_SELECTS ||
+	    c.pool_mask & ~registered) {
+		pr_info_ratelimited("POOLMEM_DOMAIN_SET: domain %s: quotas must be chunk multiples, each at most the size and together at least it; policies and pools must exist\n",
+				    d->name);
+		goto out_unlock;
+	}
+	mask = c.quota[PM_TIER_POOL] ? (c.pool_mask ? c.pool_mask : registered) : 0;
+	ret = -ENOSPC;
+	if (c.quota[PM_TIER_POOL] && !mask) {
+		pr_info_ratelimited("POOLMEM_DOMAIN_SET: domain %s: a pool quota but no pool registered\n",
+				    d->name);
+		goto out_unlock;
+	}
+	ret = pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET");
+	if (ret)
+		goto out_unlock;
+
+	/* pre-check: what must move has to fit where it may go */
+	memcpy(target, c.quota, sizeof(target));
+	mutex_lock(&d->lock);
+	to_local = d->usage[PM_TIER_POOL] > target[PM_TIER_POOL] ?
+		   d->usage[PM_TIER_POOL] - target[PM_TIER_POOL] : 0;
+	to_pools = d->usage[PM_TIER_LOCAL] > target[PM_TIER_LOCAL] ?
+		   d->usage[PM_TIER_LOCAL] - target[PM_TIER_LOCAL] : 0;
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (!(mask & BIT_ULL(i)))
+			to_pools += d->chunks_per_pool[i] * d->chunk_bytes;
+	to_pools = to_pools > to_local ? to_pools - to_local : 0; /* going local anyway */
+	mutex_unlock(&d->lock);
+	room = pm_pools_free(mask);
+	if (to_pools > room || to_local > pm_node_free_bytes(d->home_node)) {
+		bool pools = to_pools > room;
+
+		a->need_bytes = pools ? to_pools : to_local;
+		a->room_bytes = pools ? room : pm_node_free_bytes(d->home_node);
+		pr_info("POOLMEM_DOMAIN_SET: domain %s: %llu MiB must move to %s, which %s %llu MiB free\n",
+			d->name, a->need_bytes >> 20, pools ? "its pools" : "its home node",
+			pools ? "have" : "has", a->room_bytes >> 20);
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+
+	/* apply: commitment, policies; quotas shrink as chunks leave */
+	for (m = d->pool_mask; m; m &= m - 1) {
+		pm_pools[__ffs64(m)]->users--;
+		pm_pools[__ffs64(m)]->committed -= d->committed[PM_TIER_POOL];
+	}
+	for (m = mask; m; m &= m - 1) {
+		pm_pools[__ffs64(m)]->users++;
+		pm_pools[__ffs64(m)]->committed += target[PM_TIER_POOL];
+	}
+	memcpy(d->committed, target, sizeof(d->committed));
+	removed = d->pool_mask & ~mask;
+	mutex_lock(&d->lock);
+	d->pool_mask = mask;
+	d->tier_policy = c.tier_policy;
+	d->pool_select = c.pool_select;
+	for (t = 0; t < PM_NR_TIERS; t++)
+		d->quota[t] = max(target[t], d->usage[t]);
+	ret = pm_set_pending(d, target);
+	mutex_unlock(&d->lock);
+	/*
+	 * A chunk being placed or moved may be on its way to a pool just
+	 * taken out of the mask, which nothing else keeps registered now.
+	 */
+	if (removed)
+		pm_domain_quiesce(d);
+	pr_info("domain %s: quota local %llu MiB pool %llu MiB, %u pools, %s, %s\n", d->name,
+		target[0] >> 20, target[1] >> 20, (unsigned int)hweight64(mask),
+		pm_tier_policy_names[c.tier_policy], pm_pool_select_names[c.pool_select]);
+	if (!ret)
+		goto out_unlock;
+	h.d = d;
+	h.inode = pm_domain_hold(d);
+	mutex_unlock(&pm_lock);
+
+	ret = h.inode ? pm_set_move(&h, target, a) : 0;
+	if (ret)
+		pr_info("domain %s: settings applied, but chunks could not all move (%d); tiers stay at their usage until done\n",
+			d->name, ret);
+	if (h.inode)
+		pm_domain_release_held(&h);
+	return ret;
+
+out_unlock:
+	mutex_unlock(&pm_lock);
+	return ret;
+}
