@@ -524,8 +524,8 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 					    EINTR);
 	if (r.err == EBUSY)
 		throw poolmem::Error::plain(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
-							    " is long-term pinned (VFIO, RDMA or an io_uring fixed "
-							    "buffer); " + left + " left, the pool stays draining",
+							    " is long-term pinned (VFIO, RDMA, AF_XDP: a device "
+							    "may DMA to it); " + left + " left, the pool stays draining",
 					    EBUSY);
 	if (r.err == EIO)
 		throw poolmem::Error::plain(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +

@@ -71,3 +71,38 @@ echo "$out" | grep -q ': pinned' && fail "a chunk in ZONE_MOVABLE was long-term 
 for d in pin-n pin-both pin-l mov; do pmtest domain-destroy $d >/dev/null; done
 check_eq "p0 allocated after destroy" 0 "$(pool_attr p0 allocated_bytes)"
 check_eq "p1 allocated after destroy" 0 "$(pool_attr p1 allocated_bytes)"
+
+# Migration of a long-term pinned chunk (here an AF_XDP UMEM, which pins
+# with FOLL_LONGTERM as VFIO and RDMA do; io_uring fixed buffers refuse
+# files other than shmem and hugetlbfs in 6.1): a drain must fail at once,
+# naming the domain and the chunk's offset, lose nothing, and succeed once
+# the pin is gone.
+pmtest domain-create pin-mv 16M 16M 16M tier=pool-first pools=p1 pinnable=1 >/dev/null
+pmtest fill pin-mv 0 16M 0x77 >/dev/null
+check_eq "pin-mv chunks on p1" 8 "$(dom_pool_chunks pin-mv p1)"
+pmtest xdp-pin pin-mv 4M 2M 60 > /tmp/xdp.out 2>&1 &
+xdp=$!
+wait_for 20 grep -q pinned /tmp/xdp.out || fail "AF_XDP pin: $(cat /tmp/xdp.out)"
+t0=$(uptime_s)
+rc=0
+out=$(timeout -s KILL 60 poolctl pool drain p1 --allow-local 2>&1) || rc=$?
+secs=$(awk -v a=$t0 -v b=$(uptime_s) 'BEGIN { print b - a }')
+info "drain with a pinned chunk: exit $rc after $secs s: $out"
+check_eq "drain exit code (refused)" 4 $rc
+echo "$out" | grep -q "domain pin-mv offset 0x400000 is long-term pinned" ||
+	fail "the pinned chunk is not named: $out"
+awk -v s=$secs 'BEGIN { exit !(s < 10) }' || fail "the refusal took $secs s"
+[ "$(dom_attr pin-mv move_pins)" -ge 1 ] || fail "move_pins did not count it"
+dmesg | grep -q "drain of pool p1: domain pin-mv offset 0x400000 is long-term pinned" ||
+	fail "no log line names the pinned chunk"
+check_eq "pin-mv chunks, all still there" 8 "$(dom_attr pin-mv chunks)"
+pmtest expect pin-mv 0 16M 0x77 >/dev/null || fail "data changed: $(pmtest expect pin-mv 0 16M 0x77)"
+kill $xdp
+wait $xdp || true
+out=$(timeout -s KILL 60 poolctl pool drain p1 --allow-local) || fail "drain after unpinning: $out"
+info "$out"
+check_eq "pin-mv local bytes after the drain" $((16 * MiB)) "$(dom_attr pin-mv local_bytes)"
+pmtest expect pin-mv 0 16M 0x77 >/dev/null || fail "data changed by the drain"
+poolctl pool undrain p1 >/dev/null
+check_eq "p1 state after undrain" online "$(pool_attr p1 state)"
+pmtest domain-destroy pin-mv >/dev/null

@@ -1711,7 +1711,8 @@ static int cmd_set(int argc, char **argv)
  * socket closes), the way VFIO or RDMA pin guest RAM; io_uring fixed
  * buffers would be the simpler holder, but Linux 6.1 refuses them on
  * files other than shmem and hugetlbfs (after pinning, and unpins).
- * Prints "xdp-pin: pinned" and holds the pin for SECONDS.
+ * Prints "xdp-pin: pinned" and holds the pin for SECONDS. The memory is
+ * not written: pin_user_pages faults it in.
  */
 static int cmd_xdp_pin(int argc, char **argv)
 {
@@ -1724,8 +1725,6 @@ static int cmd_xdp_pin(int argc, char **argv)
 
 	if (fd < 0)
 		die("socket AF_XDP");
-	for (uint64_t i = 0; i < len; i += 4096)
-		m.p[off + i] = 1;
 	reg.addr = (uintptr_t)(m.p + off);
 	reg.len = len;
 	reg.chunk_size = 4096;
