@@ -18,9 +18,15 @@ namespace poolctl {
 
 namespace {
 
+/// --tiering, --scan-rate, --hot-threshold (vm create and vm set).
+struct TieringOptions {
+	std::string mode, scan_rate, hot;
+};
+
 struct CreateOptions {
 	std::string name, size, local = "0", pool = "0";
 	PlacementOptions place;
+	TieringOptions tiering;
 	bool libvirt = false;
 };
 
@@ -32,7 +38,52 @@ struct NameOptions {
 struct SetOptions {
 	std::string name, local, pool, tier_policy, pool_select;
 	std::vector<std::string> pools;
+	TieringOptions tiering;
 };
+
+void add_tiering_options(CLI::App *cmd, TieringOptions &o)
+{
+	cmd->add_option("--tiering", o.mode,
+			"on: sample accesses and move hot chunks local, cold ones to pools; sample: only "
+			"sample (hot/cold, pool accesses for smart-idle); off")
+		->check(CLI::IsMember({"on", "sample", "off"}));
+	cmd->add_option("--scan-rate", o.scan_rate, "SIZE per second sampled, and moved at most (default 64M)");
+	cmd->add_option("--hot-threshold", o.hot, "a sampled chunk touched again within this is hot (default 500ms)");
+}
+
+/// "500ms", "2s", "500" (ms) -> ms, or UsageError.
+uint32_t ms_value(const std::string &option, const std::string &text)
+{
+	size_t pos = 0;
+	double v = -1;
+	try {
+		v = std::stod(text, &pos);
+	} catch (const std::exception &) {
+		pos = 0;
+	}
+	const std::string unit = text.substr(pos);
+	const double mult = unit.empty() || unit == "ms" ? 1 : unit == "s" ? 1000 : -1;
+	if (pos == 0 || v <= 0 || mult < 0 || v * mult > 3600e3)
+		throw UsageError(option + ": invalid time '" + text + "' (e.g. 500ms, 2s; at most 1h)");
+	return static_cast<uint32_t>(v * mult);
+}
+
+/// The tiering part of a change, if any option of it was given.
+void parse_tiering(const TieringOptions &o, poolmem::DomainChange &c)
+{
+	if (o.mode.empty() && (!o.scan_rate.empty() || !o.hot.empty()))
+		throw UsageError("--scan-rate and --hot-threshold need --tiering on or sample");
+	if (o.mode.empty())
+		return;
+	c.tiering = o.mode == "on" ? 2 : o.mode == "sample" ? 1 : 0;
+	if (!o.scan_rate.empty()) {
+		c.scan_rate = size_value("--scan-rate", o.scan_rate);
+		if (!c.scan_rate)
+			throw UsageError("--scan-rate: must be above 0");
+	}
+	if (!o.hot.empty())
+		c.hot_ms = ms_value("--hot-threshold", o.hot);
+}
 
 } // namespace
 
@@ -165,10 +216,19 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	if (s.local_quota + s.pool_quota < s.bytes)
 		throw UsageError(o.name + ": --local + --pool (" + poolmem::format_size(s.local_quota + s.pool_quota) +
 				 ") must cover --size (" + poolmem::format_size(s.bytes) + ")");
+	poolmem::DomainChange tiering;
+	parse_tiering(o.tiering, tiering);
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);
 	ctl.domain_create(s);
+	if (tiering.tiering) {
+		auto r = ctl.domain_set(s.name, tiering);
+		if (r.err) {
+			ctl.domain_destroy(s.name);
+			throw poolmem::Error(s.name, "cannot turn tiering on", r.err);
+		}
+	}
 	const std::string path = g.mount + "/" + s.name;
 	if (o.libvirt) {
 		print_libvirt_nvdimm(path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20));
@@ -202,6 +262,10 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"moves", d.moves},
 		{"move_retries", d.move_retries},
 		{"move_pins", d.move_pins},
+		{"tiering", {{"mode", d.tiering}, {"scan_rate", d.scan_rate}, {"hot_ms", d.hot_ms},
+			     {"samples", d.samples}, {"sample_hits", d.sample_hits}, {"promotions", d.promotions},
+			     {"demotions", d.demotions}, {"scan_ns", d.tiering_scan_ns}, {"hot_chunks", d.hot_chunks},
+			     {"cold_chunks", d.cold_chunks}}},
 		{"profile", d.profile},
 		{"file", d.file},
 		{"creator", d.creator},
@@ -289,6 +353,14 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::printf("  retired %lu chunks: discarded while still referenced (pipe, io_uring, O_DIRECT), "
 			    "still charged\n",
 			    static_cast<unsigned long>(d.retired_chunks));
+	if (d.tiering != "off" || d.samples)
+		std::printf("  tiering %s at %s/s, hot within %lu ms: %lu samples, %lu touched again; %lu hot, %lu cold "
+			    "chunks; %lu promoted, %lu demoted; %.3f s CPU\n",
+			    d.tiering.c_str(), poolmem::format_size(d.scan_rate).c_str(),
+			    static_cast<unsigned long>(d.hot_ms), static_cast<unsigned long>(d.samples),
+			    static_cast<unsigned long>(d.sample_hits), static_cast<unsigned long>(d.hot_chunks),
+			    static_cast<unsigned long>(d.cold_chunks), static_cast<unsigned long>(d.promotions),
+			    static_cast<unsigned long>(d.demotions), static_cast<double>(d.tiering_scan_ns) * 1e-9);
 	if (d.moves || d.move_retries || d.move_pins)
 		std::printf("  moved   %lu chunks (%lu put off while referenced, %lu refused: pinned)\n",
 			    static_cast<unsigned long>(d.moves), static_cast<unsigned long>(d.move_retries),
@@ -350,8 +422,10 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		if (!c.pool_select)
 			throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
 	}
-	if (!c.local_quota && !c.pool_quota && !c.pools && !c.tier_policy && !c.pool_select)
-		throw UsageError(o.name + ": nothing to change (--local, --pool, --pools, --tier-policy, --pool-select)");
+	parse_tiering(o.tiering, c);
+	if (!c.local_quota && !c.pool_quota && !c.pools && !c.tier_policy && !c.pool_select && !c.tiering)
+		throw UsageError(o.name + ": nothing to change (--local, --pool, --pools, --tier-policy, --pool-select, "
+					  "--tiering)");
 	poolmem::Control ctl(g.control);
 	auto before = ctl.domain_info(o.name);
 	if (c.local_quota.value_or(before.local_quota) + c.pool_quota.value_or(before.pool_quota) < before.bytes)
@@ -382,9 +456,11 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		throw poolmem::Error(o.name, "settings applied, chunks moved " + moved + ", then", r.err);
 	}
 	auto d = ctl.domain_info(o.name);
-	std::printf("%s: local %s, pool %s, %s, %s; moved %s\n", o.name.c_str(),
+	auto st = poolmem::read_domain(g.sysfs, o.name);
+	std::printf("%s: local %s, pool %s, %s, %s, tiering %s; moved %s\n", o.name.c_str(),
 		    usage(d.local_bytes, d.local_quota).c_str(), usage(d.pool_bytes, d.pool_quota).c_str(),
-		    poolmem::to_string(d.tier_policy).c_str(), poolmem::to_string(d.pool_select).c_str(), moved.c_str());
+		    poolmem::to_string(d.tier_policy).c_str(), poolmem::to_string(d.pool_select).c_str(),
+		    st ? st->tiering.c_str() : "?", moved.c_str());
 }
 
 void run_destroy(const GlobalOptions &g, const NameOptions &o)
@@ -408,6 +484,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	create->add_option("--local", c->local, "local DRAM quota (default 0)");
 	create->add_option("--pool", c->pool, "pool quota (default 0); --local + --pool must cover --size");
 	add_placement_options(create, c->place, "the domain file", "0600");
+	add_tiering_options(create, c->tiering);
 	create->add_flag("--libvirt", c->libvirt, "print libvirt XML (an NVDIMM memory device) instead of the QEMU argument");
 	create->callback([&g, c] { run_create(g, *c); });
 
@@ -437,6 +514,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--pools", so2->pools, "allowed pools (chunks elsewhere move to them)")->delimiter(',');
 	set->add_option("--tier-policy", so2->tier_policy, "local-first, interleave, pool-first");
 	set->add_option("--pool-select", so2->pool_select, "smart-idle, round-robin, random, nearest");
+	add_tiering_options(set, so2->tiering);
 	set->callback([&g, so2] { run_set(g, *so2); });
 
 	auto *destroy = vm->add_subcommand("destroy", "destroy a domain (memory returns with the last mapping)");

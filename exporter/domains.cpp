@@ -34,6 +34,12 @@ public:
 		Family moves("poolmem_domain_moves_total", "Chunks of the domain migrated to another node while it ran (drain, live changes), from moves.", MetricType::Counter);
 		Family move_retries("poolmem_domain_move_retries_total", "Chunk migrations put off because something held a reference for a moment (O_DIRECT, KVM or vhost get_user_pages), from move_retries.", MetricType::Counter);
 		Family move_pins("poolmem_domain_move_pins_total", "Chunk migrations refused because the chunk is long-term pinned (VFIO, RDMA, io_uring fixed buffers), from move_pins.", MetricType::Counter);
+		Family tiering("poolmem_domain_tiering_info", "Always 1: the domain's tiering mode (off, sample, on), from tiering.", MetricType::Gauge);
+		Family samples("poolmem_domain_tiering_samples_total", "Chunks unmapped to sample accesses (tiering), from samples.", MetricType::Counter);
+		Family hits("poolmem_domain_tiering_sample_hits_total", "Sampled chunks faulted in again (accessed), from sample_hits.", MetricType::Counter);
+		Family tmoves("poolmem_domain_tiering_moves_total", "Chunks tiering moved: direction=promotion (hot, pool to local) and demotion (cold, local to pool); from promotions and demotions.", MetricType::Counter);
+		Family scan("poolmem_domain_tiering_scan_seconds_total", "CPU time of the domain's tiering worker, from tiering_scan_ns.", MetricType::Counter);
+		Family heat("poolmem_domain_chunks_by_heat", "Chunks the last samples found hot and cold (heat=hot|cold), from heat.", MetricType::Gauge);
 		Family lat("poolmem_domain_fault_latency_seconds", "Time poolmem took to handle a fault (allocate and map a chunk), from fault_latency_histogram (log2 ns buckets).", MetricType::Histogram);
 		for (const auto &d : reader_.read(r.sysfs)) {
 			Labels l{{"domain", d.name}};
@@ -55,6 +61,14 @@ public:
 			moves.add(l, static_cast<double>(d.moves));
 			move_retries.add(l, static_cast<double>(d.move_retries));
 			move_pins.add(l, static_cast<double>(d.move_pins));
+			tiering.add({{"domain", d.name}, {"mode", d.tiering}}, 1);
+			samples.add(l, static_cast<double>(d.samples));
+			hits.add(l, static_cast<double>(d.sample_hits));
+			tmoves.add({{"domain", d.name}, {"direction", "promotion"}}, static_cast<double>(d.promotions));
+			tmoves.add({{"domain", d.name}, {"direction", "demotion"}}, static_cast<double>(d.demotions));
+			scan.add(l, static_cast<double>(d.tiering_scan_ns) * 1e-9);
+			heat.add({{"domain", d.name}, {"heat", "hot"}}, static_cast<double>(d.hot_chunks));
+			heat.add({{"domain", d.name}, {"heat", "cold"}}, static_cast<double>(d.cold_chunks));
 			/*
 			 * Kernel bucket i holds [2^i, 2^(i+1)) ns, so the cumulative
 			 * count up to 2^(i+1) ns is exact. Exported: every 4x from
@@ -73,7 +87,7 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&info, &size, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &lat})
+		for (Family *f : {&info, &size, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat})
 			out.push_back(f->take());
 	}
 

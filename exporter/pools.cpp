@@ -32,6 +32,7 @@ public:
 		Family failures("poolmem_pool_failures_total", "Chunk allocations that failed on the pool, from failures.", MetricType::Counter);
 		Family af("poolmem_pool_access_factor", "Weighted recent activity of the pool (smart-idle's Af), from access_factor.", MetricType::Gauge);
 		Family moved("poolmem_pool_moved_chunks_total", "Chunks migrated into (direction=in) and out of (out) the pool while their domains ran: drain, live quota and pool changes; from moved_in and moved_out.", MetricType::Counter);
+		Family accesses("poolmem_pool_sampled_accesses_total", "Accesses to chunks in the pool estimated from sampled refaults (domains with tiering on or sample), from accesses; they count in the access factor.", MetricType::Counter);
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		for (const auto &p : poolmem::read_pools(r.sysfs)) {
@@ -51,10 +52,11 @@ public:
 			moved.add({{"pool", p.name}, {"direction", "in"}}, static_cast<double>(p.moved_in));
 			moved.add({{"pool", p.name}, {"direction", "out"}}, static_cast<double>(p.moved_out));
 			draining.add(l, p.state == "draining" ? 1 : 0);
+			accesses.add(l, static_cast<double>(p.accesses));
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &draining, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &accesses, &draining, &window})
 			out.push_back(f->take());
 	}
 };

@@ -190,6 +190,7 @@ struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx)
 static void pm_chunk_uncharge(struct pm_domain *d, u32 tier, struct pm_pool *p)
 {
 	d->usage[tier] -= d->chunk_bytes;
+	pm_quota_settle(d, tier);
 	if (p) {
 		d->chunks_per_pool[p->id]--;
 		atomic64_sub(d->chunk_bytes, &p->allocated);
@@ -272,6 +273,20 @@ unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 	for (i = 0; i < n; i++)
 		ids[i] = views[d->order[i]].id;
 	return n;
+}
+
+/*
+ * A tier being shrunk (POOLMEM_DOMAIN_SET) keeps a quota of its usage
+ * until chunks leave it; as they do, the quota comes down to the committed
+ * value, so that nothing new lands there meanwhile and a shrink left
+ * unfinished (a pinned chunk) still ends when the guest lets memory go.
+ * Caller holds d->lock.
+ */
+void pm_quota_settle(struct pm_domain *d, u32 tier)
+	__must_hold(&d->lock)
+{
+	if (d->quota[tier] > d->committed[tier])
+		d->quota[tier] = max(d->committed[tier], d->usage[tier]);
 }
 
 /*

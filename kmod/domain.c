@@ -80,6 +80,7 @@ static void pm_domain_release(struct device *dev)
 		pm_profile_put(d->profile);
 	}
 	kfree(d->path);
+	kvfree(d->heat);
 	kvfree(d->units);
 	kvfree(d->meta);
 	kfree(d->batch);
@@ -270,6 +271,10 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->pool_select = a.pool_select;
 	d->pinnable = a.flags & POOLMEM_DOMAIN_PINNABLE;
 	d->creator = task_tgid_vnr(current);
+	d->hot_ms = 500;
+	d->scan_rate = 64 << 20;
+	d->access_weight = 1;
+	pm_tier_init(d);
 	get_task_comm(d->creator_comm, current);
 
 	if (!try_module_get(THIS_MODULE)) {
@@ -438,6 +443,7 @@ void pm_domain_unlink(struct pm_domain *d)
  */
 void pm_domain_evict(struct pm_domain *d)
 {
+	pm_tier_stop(d);
 	pm_chunk_retire_shared(d);
 	mutex_lock(&pm_lock);
 	pm_domain_unlist(d);

@@ -192,7 +192,8 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 			mutex_unlock(&d->lock);
 			pm_retired_reap_wait(d);
 			mutex_lock(&d->lock);
-			err = d->meta[idx].present ? 0 : pm_chunk_place(d, idx);
+			/* waits if it became busy meanwhile (a move) */
+			err = pm_chunk_place(d, idx);
 		}
 		if (err == -EINTR) {
 			/* killed while waiting for another fault: it dies anyway */
@@ -209,12 +210,16 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 			return VM_FAULT_SIGBUS;
 		}
 	}
+	/* never map the units of a chunk being moved: they may be frozen */
+	VM_WARN_ON_ONCE(d->meta[idx].busy);
+	p = pm_chunk_pool(d, idx);
+	if (d->heat)
+		pm_heat_refault(d, idx, p);
 	if (vma->vm_flags & VM_MIXEDMAP)
 		ret = pm_map_chunk(d, vma, idx);
 	else
 		ret = pm_fault_page(d, vmf, off);
 	d->faults++;
-	p = pm_chunk_pool(d, idx);
 	mutex_unlock(&d->lock);
 
 	if (p) {

@@ -80,10 +80,13 @@
  * drain, live changes), sysfs.c, pool.c.
  *
  * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
- * file (VFS, ftruncate) -> pm_lock -> pm_domain.lock -> (mm locks,
- * i_mmap_rwsem, page lock, PTL) -> pm_pool.af_lock. The fault path takes
- * only pm_domain.lock and af_lock (and sleeps on a busy chunk with
- * pm_domain.lock dropped).
+ * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
+ * pm_domain.lock -> (page lock, i_mmap_rwsem, PTL, mmu notifiers) ->
+ * pm_pool.af_lock. The fault path takes only pm_domain.lock and af_lock
+ * (and sleeps on a busy chunk with pm_domain.lock dropped). Whoever holds a
+ * chunk busy (placement, migration) takes neither pm_lock, nor an inode
+ * lock, nor mmap_lock, so waiting for a busy chunk is safe under pm_lock;
+ * such waits last one allocation or one copy of a chunk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

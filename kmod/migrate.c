@@ -105,6 +105,144 @@ static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
 	return 0;
 }
 
+/* One chunk's move: where from, where to, its old and new units. */
+struct pm_move {
+	u64 idx;
+	u32 src_tier, tier;
+	struct pm_pool *src, *dst;	/* NULL: local */
+	unsigned int n;			/* candidate pools in ids[] */
+	u8 ids[POOLMEM_MAX_POOLS];
+	struct page **old, **new;	/* units_per_chunk each */
+};
+
+/*
+ * Take chunk @m->idx, found on pool @from (PM_POOL_NONE: the local tier),
+ * for a move to tier @tier: mark it busy and pick the destination pools
+ * (for the pool tier: the domain's pool selection, its own pool and
+ * draining pools excluded). Quotas are the caller's. Caller holds d->lock.
+ * Returns 0, -ENOENT (not there to move: absent, elsewhere, or local to
+ * local), -EINPROGRESS (busy: being placed or moved by someone else) or
+ * -ENOMEM (no pool to go to).
+ */
+static int pm_move_begin(struct pm_domain *d, struct pm_move *m, u8 from, u32 tier)
+	__must_hold(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[m->idx];
+
+	if (!meta->present || meta->pool != from)
+		return -ENOENT;
+	if (meta->busy)
+		return -EINPROGRESS;
+	m->src_tier = meta->tier;
+	m->src = pm_chunk_pool(d, m->idx);
+	m->tier = tier;
+	m->dst = NULL;
+	m->n = 1;
+	if (tier == PM_TIER_POOL) {
+		m->n = pm_pool_candidates(d, m->src ? ~BIT_ULL(m->src->id) : ~0ULL, m->ids);
+		if (!m->n)
+			return -ENOMEM;
+	} else if (m->src_tier == PM_TIER_LOCAL) {
+		return -ENOENT;
+	}
+	pm_chunk_busy(d, m->idx, PM_BUSY_MOVE);
+	memcpy(m->old, &d->units[m->idx * d->units_per_chunk], d->units_per_chunk * sizeof(*m->old));
+	return 0;
+}
+
+/* Allocate the destination units (d->lock not held). 0 or -ENOMEM. */
+static int pm_move_alloc(struct pm_domain *d, struct pm_move *m)
+{
+	size_t first = m->idx * d->units_per_chunk;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (m->tier == PM_TIER_LOCAL)
+		return pm_units_alloc(d, first, d->home_node, m->new, false);
+	for (i = 0; i < m->n && ret; i++) {
+		/* registered while in pool_mask and the chunk is busy */
+		m->dst = pm_pools[m->ids[i]];
+		ret = pm_units_alloc(d, first, m->dst->node, m->new, false);
+		if (ret)
+			atomic64_inc(&m->dst->failures);
+	}
+	return ret;
+}
+
+/*
+ * Unmap the chunk and freeze its units: 0 when nobody else holds them,
+ * -EBUSY when one is long-term pinned, -EAGAIN when short-lived references
+ * stayed. On failure the units are not frozen.
+ */
+static int pm_move_freeze(struct pm_domain *d, struct inode *inode, struct pm_move *m)
+{
+	unsigned int try;
+
+	/* out of every page table (and KVM's, by the mmu notifiers) */
+	pm_units_unmap(d, inode, m->idx, m->old);
+	for (try = 0; !pm_units_freeze(m->old, d->units_per_chunk); try++) {
+		if (pm_units_pinned(m->old, d->units_per_chunk))
+			return -EBUSY;
+		if (try + 1 == PM_MOVE_FREEZE_TRIES)
+			return -EAGAIN;
+		usleep_range(50 << try, 100 << try);
+	}
+	return 0;
+}
+
+/*
+ * The chunk's new units take the old ones' place in the map, and its
+ * charge moves from pool to pool (tier usage is the caller's). Caller
+ * holds d->lock; the old units are the caller's to free after.
+ */
+static void pm_move_commit(struct pm_domain *d, struct pm_move *m)
+	__must_hold(&d->lock)
+{
+	struct pm_chunk_meta *meta = &d->meta[m->idx];
+
+	memcpy(&d->units[m->idx * d->units_per_chunk], m->new, d->units_per_chunk * sizeof(*m->new));
+	if (m->src) {
+		d->chunks_per_pool[m->src->id]--;
+		atomic64_sub(d->chunk_bytes, &m->src->allocated);
+		atomic64_dec(&m->src->chunks);
+		atomic64_inc(&m->src->moved_out);
+	}
+	if (m->dst) {
+		d->chunks_per_pool[m->dst->id]++;
+		atomic64_add(d->chunk_bytes, &m->dst->allocated);
+		atomic64_inc(&m->dst->chunks);
+		atomic64_inc(&m->dst->moved_in);
+	}
+	meta->tier = m->tier;
+	meta->pool = m->dst ? m->dst->id : PM_POOL_NONE;
+	d->moves++;
+	pm_chunk_unbusy(d, m->idx);
+}
+
+/* Count a failed move's cause; the chunk stays where it was. Caller holds d->lock. */
+static void pm_move_abort(struct pm_domain *d, struct pm_move *m, int ret)
+	__must_hold(&d->lock)
+{
+	if (ret == -EAGAIN)
+		d->move_retries++;
+	else if (ret == -EBUSY)
+		d->move_pins++;
+	/* unmapped or not, the chunk is intact where it was: faults map it again */
+	pm_chunk_unbusy(d, m->idx);
+}
+
+static struct page **pm_move_arrays(struct pm_domain *d, struct pm_move *m, unsigned int nr)
+{
+	struct page **a = kmalloc_array(2 * nr * d->units_per_chunk, sizeof(*a), GFP_KERNEL);
+	unsigned int i;
+
+	for (i = 0; a && i < nr; i++) {
+		m[i].old = a + 2 * i * d->units_per_chunk;
+		m[i].new = m[i].old + d->units_per_chunk;
+	}
+	return a;
+}
+
 /*
  * Move present chunk @idx of @d, found on pool @from (PM_POOL_NONE: the
  * local tier), to tier @tier: for the pool tier, to the best pool of the
@@ -113,135 +251,149 @@ static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
  * by the caller. Process context, d->lock not held.
  *
  * Returns 0 when moved; -ENOENT when the chunk is not there to move
- * (absent, elsewhere, or busy: someone else is at it); -ENOSPC when @tier
+ * (absent or elsewhere); -EINPROGRESS when it is busy (someone else is
+ * at it); -ENOSPC when @tier
  * has no quota left; -ENOMEM when no allowed node can supply it; -EAGAIN
  * when short-lived references kept it (try later); -EBUSY when it is
  * long-term pinned; -EIO on a memory error in it.
  */
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier)
 {
-	struct pm_chunk_meta *meta = &d->meta[idx];
-	unsigned int upc = d->units_per_chunk, n = 1, i, try;
-	size_t first = idx * upc;
-	struct pm_pool *src, *dst = NULL;
-	u8 ids[POOLMEM_MAX_POOLS];
-	struct page **old, **new;
-	u32 src_tier;
+	struct pm_move m = { .idx = idx };
+	struct page **arrays;
+	bool cross;
 	int ret;
 
-	new = kmalloc_array(2 * upc, sizeof(*new), GFP_KERNEL);
-	if (!new)
+	arrays = pm_move_arrays(d, &m, 1);
+	if (!arrays)
 		return -ENOMEM;
-	old = new + upc;
 
-	/* 1. reserve the destination */
+	/* 1. reserve the destination in its tier, mark busy */
 	mutex_lock(&d->lock);
-	ret = -ENOENT;
-	if (!meta->present || meta->busy || meta->pool != from)
+	ret = pm_move_begin(d, &m, from, tier);
+	if (ret)
 		goto out_unlock;
-	src_tier = meta->tier;
-	src = pm_chunk_pool(d, idx);
-	if (tier == PM_TIER_POOL) {
-		n = pm_pool_candidates(d, src ? ~BIT_ULL(src->id) : ~0ULL, ids);
-		ret = -ENOMEM;
-		if (!n)
-			goto out_unlock;
-	} else if (src_tier == PM_TIER_LOCAL) {
-		ret = -ENOENT;		/* local to local: nothing to gain */
-		goto out_unlock;
-	}
-	if (tier != src_tier) {
+	cross = tier != m.src_tier;
+	if (cross && d->usage[tier] + d->chunk_bytes > d->quota[tier]) {
+		pm_chunk_unbusy(d, idx);
 		ret = -ENOSPC;
-		if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
-			goto out_unlock;
-		d->usage[tier] += d->chunk_bytes;
+		goto out_unlock;
 	}
-	pm_chunk_busy(d, idx, PM_BUSY_MOVE);
-	memcpy(old, &d->units[first], upc * sizeof(*old));
+	if (cross)
+		d->usage[tier] += d->chunk_bytes;
 	mutex_unlock(&d->lock);
 
-	ret = -ENOMEM;
-	if (tier == PM_TIER_LOCAL) {
-		ret = pm_units_alloc(d, first, d->home_node, new, false);
-	} else {
-		for (i = 0; i < n && ret; i++) {
-			/* registered while in pool_mask and the chunk is busy */
-			dst = pm_pools[ids[i]];
-			ret = pm_units_alloc(d, first, dst->node, new, false);
-			if (ret)
-				atomic64_inc(&dst->failures);
-		}
-	}
+	ret = pm_move_alloc(d, &m);
 	if (ret)
 		goto out_abort;
-
-	/* 2. out of every page table (and KVM's, by the mmu notifiers) */
-	pm_units_unmap(d, inode, idx, old);
-
-	/* 3. nobody else may hold a unit */
-	for (try = 0; !pm_units_freeze(old, upc); try++) {
-		if (pm_units_pinned(old, upc)) {
-			ret = -EBUSY;
-			goto out_free_new;
-		}
-		if (try + 1 == PM_MOVE_FREEZE_TRIES) {
-			ret = -EAGAIN;
-			goto out_free_new;
-		}
-		usleep_range(50 << try, 100 << try);
-	}
-
+	/* 2., 3. unmap; nobody else may hold a unit */
+	ret = pm_move_freeze(d, inode, &m);
+	if (ret)
+		goto out_free_new;
 	/* 4. copy, stopping at a poisoned line */
-	ret = pm_units_copy(new, old, upc);
+	ret = pm_units_copy(m.new, m.old, d->units_per_chunk);
 	if (ret) {
-		pm_units_unfreeze(old, upc);
+		pm_units_unfreeze(m.old, d->units_per_chunk);
 		goto out_free_new;
 	}
-
 	/* 5. swap; the map and the charge change together under d->lock */
 	mutex_lock(&d->lock);
-	memcpy(&d->units[first], new, upc * sizeof(*new));
-	if (tier != src_tier)
-		d->usage[src_tier] -= d->chunk_bytes;	/* the new tier was charged in 1. */
-	if (src) {
-		d->chunks_per_pool[src->id]--;
-		atomic64_sub(d->chunk_bytes, &src->allocated);
-		atomic64_dec(&src->chunks);
-		atomic64_inc(&src->moved_out);
+	if (cross) {
+		d->usage[m.src_tier] -= d->chunk_bytes;	/* the new tier was charged in 1. */
+		pm_quota_settle(d, m.src_tier);
 	}
-	if (dst) {
-		d->chunks_per_pool[dst->id]++;
-		atomic64_add(d->chunk_bytes, &dst->allocated);
-		atomic64_inc(&dst->chunks);
-		atomic64_inc(&dst->moved_in);
-	}
-	meta->tier = tier;
-	meta->pool = dst ? dst->id : PM_POOL_NONE;
-	d->moves++;
-	pm_chunk_unbusy(d, idx);
+	pm_move_commit(d, &m);
 	mutex_unlock(&d->lock);
-
 	/* frozen at 0: back to our one reference, and drop it */
-	pm_units_unfreeze(old, upc);
-	pm_units_free(old, upc);
-	kfree(new);
+	pm_units_unfreeze(m.old, d->units_per_chunk);
+	pm_units_free(m.old, d->units_per_chunk);
+	kfree(arrays);
 	return 0;
 
 out_free_new:
-	pm_units_free(new, upc);
+	pm_units_free(m.new, d->units_per_chunk);
 out_abort:
 	mutex_lock(&d->lock);
-	if (tier != src_tier)
+	if (cross)
 		d->usage[tier] -= d->chunk_bytes;
-	if (ret == -EAGAIN)
-		d->move_retries++;
-	else if (ret == -EBUSY)
-		d->move_pins++;
-	/* unmapped or not, the chunk is intact where it was: faults map it again */
-	pm_chunk_unbusy(d, idx);
+	pm_move_abort(d, &m, ret);
 out_unlock:
 	mutex_unlock(&d->lock);
-	kfree(new);
+	kfree(arrays);
+	return ret;
+}
+
+/*
+ * Exchange local chunk @lidx with pool chunk @pidx (found on pool @from):
+ * the first goes to the pool tier, the second to the home node, and both
+ * tiers' usage stays as it is, so this works when both quotas are full (a
+ * move would need room in one of them). Both chunks are busy and unmapped
+ * for the time of two copies. Returns as pm_chunk_move() does.
+ */
+int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from)
+{
+	struct pm_move m[2] = { { .idx = lidx }, { .idx = pidx } };
+	unsigned int upc = d->units_per_chunk, i;
+	struct page **arrays;
+	int ret;
+
+	if (lidx == pidx)
+		return -EINVAL;
+	arrays = pm_move_arrays(d, m, 2);
+	if (!arrays)
+		return -ENOMEM;
+	mutex_lock(&d->lock);
+	ret = pm_move_begin(d, &m[0], PM_POOL_NONE, PM_TIER_POOL);
+	if (ret)
+		goto out_unlock;
+	ret = pm_move_begin(d, &m[1], from, PM_TIER_LOCAL);
+	if (ret) {
+		pm_chunk_unbusy(d, lidx);
+		goto out_unlock;
+	}
+	mutex_unlock(&d->lock);
+
+	ret = pm_move_alloc(d, &m[0]);
+	if (ret)
+		goto out_abort;
+	ret = pm_move_alloc(d, &m[1]);
+	if (ret)
+		goto out_free0;
+	ret = pm_move_freeze(d, inode, &m[0]);
+	if (ret)
+		goto out_free1;
+	ret = pm_move_freeze(d, inode, &m[1]);
+	if (ret)
+		goto out_unfreeze0;
+	ret = pm_units_copy(m[0].new, m[0].old, upc) ?: pm_units_copy(m[1].new, m[1].old, upc);
+	if (ret)
+		goto out_unfreeze1;
+	mutex_lock(&d->lock);
+	pm_move_commit(d, &m[0]);
+	pm_move_commit(d, &m[1]);
+	mutex_unlock(&d->lock);
+	for (i = 0; i < 2; i++) {
+		pm_units_unfreeze(m[i].old, upc);
+		pm_units_free(m[i].old, upc);
+	}
+	kfree(arrays);
+	return 0;
+
+out_unfreeze1:
+	pm_units_unfreeze(m[1].old, upc);
+out_unfreeze0:
+	pm_units_unfreeze(m[0].old, upc);
+out_free1:
+	pm_units_free(m[1].new, upc);
+out_free0:
+	pm_units_free(m[0].new, upc);
+out_abort:
+	mutex_lock(&d->lock);
+	pm_move_abort(d, &m[0], ret);
+	pm_move_abort(d, &m[1], ret);
+out_unlock:
+	mutex_unlock(&d->lock);
+	kfree(arrays);
 	return ret;
 }
 
@@ -346,6 +498,14 @@ static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_
 	int ret;
 
 	for (idx = 0; idx < d->nr_chunks && READ_ONCE(d->chunks_per_pool[p->id]); idx++) {
+		/*
+		 * Emptied and removed meanwhile (its id may be another pool's
+		 * now): nothing left to do. The reference keeps @p itself.
+		 */
+		if (READ_ONCE(pm_pools[p->id]) != p)
+			return 0;
+		if (!(idx & 1023))
+			cond_resched();
 		/* a glance without the lock; pm_chunk_move() looks again */
 		if (!READ_ONCE(d->meta[idx].present) || READ_ONCE(d->meta[idx].pool) != p->id)
 			continue;
@@ -360,9 +520,10 @@ static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_
 		case 0:
 			a->moved_bytes += d->chunk_bytes;
 			break;
-		case -ENOENT:		/* gone, or somebody else's */
+		case -ENOENT:		/* gone */
 			break;
-		case -EAGAIN:
+		case -EINPROGRESS:	/* being placed or moved: next call */
+		case -EAGAIN:		/* referenced for a moment: next call */
 			a->busy_chunks++;
 			break;
 		case -ENOMEM:
@@ -500,46 +661,56 @@ static u64 pm_bytes_outside(struct pm_domain *d)
 	return n * d->chunk_bytes;
 }
 
-/* Does @d still hold chunks where POOLMEM_DOMAIN_SET said they can't stay? */
-static bool pm_set_pending(struct pm_domain *d, const u64 *target)
+/*
+ * Does @d still hold chunks where its settings say they can't stay (a
+ * tier's usage above its committed quota, chunks on pools outside its
+ * pool_mask)? Caller holds d->lock.
+ */
+static bool pm_set_pending(struct pm_domain *d)
 	__must_hold(&d->lock)
 {
-	return d->usage[PM_TIER_LOCAL] > target[PM_TIER_LOCAL] ||
-	       d->usage[PM_TIER_POOL] > target[PM_TIER_POOL] || pm_bytes_outside(d);
+	return d->usage[PM_TIER_LOCAL] > d->committed[PM_TIER_LOCAL] ||
+	       d->usage[PM_TIER_POOL] > d->committed[PM_TIER_POOL] || pm_bytes_outside(d);
 }
 
 /*
  * Move the chunks of @h that must leave after POOLMEM_DOMAIN_SET: those on
  * pools outside the pool_mask (to the pools left), and chunks of a tier
- * whose usage exceeds its @target quota (to the other tier). A tier being
- * shrunk keeps a quota of max(target, usage), lowered as its chunks leave:
- * no new chunk lands there meanwhile, and usage never exceeds the quota.
- * Chunks referenced for a moment are retried over about a second.
- * Returns 0 or the error that stopped it.
+ * whose usage exceeds its committed quota (to the other tier). The
+ * targets are read from the domain each time, so that of two concurrent
+ * changes the later one wins. A tier being shrunk keeps a quota of its
+ * usage, lowered as its chunks leave (pm_quota_settle()): nothing new
+ * lands there meanwhile, and usage never exceeds the quota. Chunks
+ * referenced for a moment are retried over about a second. When only
+ * retired chunks (discarded, still referenced elsewhere) are left in the
+ * way, they can't move but will go by themselves, and the quota settles
+ * then: done. Returns 0 or the error that stopped it.
  */
-static int pm_set_move(struct pm_held *h, const u64 *target, struct poolmem_domain_set *a)
+static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 {
 	struct pm_domain *d = h->d;
 	unsigned int pass;
 	bool pending;
-	int ret, t;
 	u64 idx;
+	int ret;
 
 	for (pass = 0; pass < 50; pass++) {
+		bool movable = false;
+
 		for (idx = 0; idx < d->nr_chunks; idx++) {
 			struct pm_chunk_meta *meta = &d->meta[idx];
 			bool move = false;
 			u32 tier = 0;
 			u8 from = 0;
 
+			if (!(idx & 1023))
+				cond_resched();
 			mutex_lock(&d->lock);
-			for (t = 0; t < PM_NR_TIERS; t++)
-				d->quota[t] = max(target[t], d->usage[t]);
-			pending = pm_set_pending(d, target);
-			if (pending && meta->present && !meta->busy) {
+			pending = pm_set_pending(d);
+			if (pending && meta->present) {
 				from = meta->pool;
 				tier = meta->tier;
-				if (d->usage[tier] > target[tier]) {
+				if (d->usage[tier] > d->committed[tier]) {
 					tier = !tier;	/* shrink: to the other tier */
 					move = true;
 				} else if (from != PM_POOL_NONE && !(d->pool_mask & BIT_ULL(from))) {
@@ -551,15 +722,18 @@ static int pm_set_move(struct pm_held *h, const u64 *target, struct poolmem_doma
 				return 0;
 			if (!move)
 				continue;
+			movable = true;
 			if (signal_pending(current))
 				return -EINTR;
 			ret = pm_chunk_move(d, h->inode, idx, from, tier);
 			if (!ret)
 				a->moved_bytes += d->chunk_bytes;
-			else if (ret != -EAGAIN && ret != -ENOENT)
+			else if (ret != -EAGAIN && ret != -EINPROGRESS && ret != -ENOENT)
 				return ret;
 			cond_resched();
 		}
+		if (!movable)
+			return 0;	/* only retired chunks in the way */
 		msleep(20);	/* chunks still referenced or busy: give them a moment */
 	}
 	return -EAGAIN;
@@ -571,10 +745,14 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	u64 target[PM_NR_TIERS], registered = 0, mask, m, to_pools, to_local, room, removed;
 	struct pm_held h = {};
 	struct pm_domain *d;
+	bool pending;
 	int i, t, ret;
 
 	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) || a->moved_bytes || a->need_bytes ||
 	    a->room_bytes || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return -EINVAL;
+	if ((!(a->flags & POOLMEM_SET_TIERING) && (a->tiering || a->hot_ms || a->scan_rate)) ||
+	    a->tiering >= POOLMEM_NR_TIERING || a->hot_ms > 3600 * 1000)
 		return -EINVAL;
 	if ((!(a->flags & POOLMEM_SET_QUOTA) && (a->quota[0] || a->quota[1])) ||
 	    (!(a->flags & POOLMEM_SET_POOL_MASK) && a->pool_mask) ||
@@ -599,7 +777,8 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	c.chunk_bytes = d->chunk_bytes;
 	c.home_node = d->home_node;
 	mutex_lock(&d->lock);
-	memcpy(c.quota, d->quota, sizeof(c.quota));
+	/* the quotas as committed: a shrink in progress shows larger ones */
+	memcpy(c.quota, d->committed, sizeof(c.quota));
 	c.pool_mask = d->pool_mask;
 	c.tier_policy = d->tier_policy;
 	c.pool_select = d->pool_select;
@@ -628,7 +807,9 @@ int pm_domain_set(struct poolmem_domain_set *a)
 				    d->name);
 		goto out_unlock;
 	}
-	ret = pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET");
+	/* admission again only if quotas or pools change */
+	ret = a->flags & (POOLMEM_SET_QUOTA | POOLMEM_SET_POOL_MASK) ?
+	      pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET") : 0;
 	if (ret)
 		goto out_unlock;
 
@@ -666,15 +847,15 @@ int pm_domain_set(struct poolmem_domain_set *a)
 		pm_pools[__ffs64(m)]->users++;
 		pm_pools[__ffs64(m)]->committed += target[PM_TIER_POOL];
 	}
-	memcpy(d->committed, target, sizeof(d->committed));
 	removed = d->pool_mask & ~mask;
 	mutex_lock(&d->lock);
+	memcpy(d->committed, target, sizeof(d->committed));
 	d->pool_mask = mask;
 	d->tier_policy = c.tier_policy;
 	d->pool_select = c.pool_select;
 	for (t = 0; t < PM_NR_TIERS; t++)
 		d->quota[t] = max(target[t], d->usage[t]);
-	ret = pm_set_pending(d, target);
+	pending = pm_set_pending(d);
 	mutex_unlock(&d->lock);
 	/*
 	 * A chunk being placed or moved may be on its way to a pool just
@@ -685,18 +866,20 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	pr_info("domain %s: quota local %llu MiB pool %llu MiB, %u pools, %s, %s\n", d->name,
 		target[0] >> 20, target[1] >> 20, (unsigned int)hweight64(mask),
 		pm_tier_policy_names[c.tier_policy], pm_pool_select_names[c.pool_select]);
-	if (!ret)
-		goto out_unlock;
 	h.d = d;
 	h.inode = pm_domain_hold(d);
 	mutex_unlock(&pm_lock);
+	if (!h.inode)
+		return 0;	/* its file is being evicted: nothing left to move */
 
-	ret = h.inode ? pm_set_move(&h, target, a) : 0;
+	ret = pending ? pm_set_move(&h, a) : 0;
 	if (ret)
 		pr_info("domain %s: settings applied, but chunks could not all move (%d); tiers stay at their usage until done\n",
 			d->name, ret);
-	if (h.inode)
-		pm_domain_release_held(&h);
+	/* the tiering worker runs only while the file exists: it is held here */
+	if (!ret && (a->flags & POOLMEM_SET_TIERING))
+		ret = pm_tier_set(d, a->tiering, a->scan_rate, a->hot_ms);
+	pm_domain_release_held(&h);
 	return ret;
 
 out_unlock:

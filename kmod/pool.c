@@ -103,7 +103,8 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(failures, atomic64_read(&p->failures))			\
 	X(access_factor, pm_pool_af(p))					\
 	X(moved_in, atomic64_read(&p->moved_in))			\
-	X(moved_out, atomic64_read(&p->moved_out))
+	X(moved_out, atomic64_read(&p->moved_out))			\
+	X(accesses, atomic64_read(&p->accesses))
 
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(node, p->node)
@@ -176,6 +177,7 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_access_factor.attr,
 	&pool_attr_moved_in.attr,
 	&pool_attr_moved_out.attr,
+	&pool_attr_accesses.attr,
 	&pool_attr_state.attr,
 	&pool_attr_window_counts.attr,
 	&pool_attr_stat.attr,

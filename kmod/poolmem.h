@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <uapi/poolmem.h>
 
@@ -47,6 +48,7 @@ struct pm_pool {
 	atomic64_t failures;
 	atomic64_t moved_in;		/* chunks migrated here */
 	atomic64_t moved_out;		/* chunks migrated away */
+	atomic64_t accesses;		/* estimated from sampled refaults (tiering.c) */
 	/*
 	 * Draining (POOLMEM_POOL_DRAIN): placement and migration take no new
 	 * chunks here. Written under pm_lock with pm_pools_draining.
@@ -74,6 +76,15 @@ struct pm_chunk_meta {
  */
 #define PM_BUSY_ALLOC		1	/* being allocated: not present yet */
 #define PM_BUSY_MOVE		2	/* present, being migrated */
+
+/* Per-chunk sampling state of a domain with tiering (tiering.c); d->lock. */
+struct pm_heat {
+	u32 at;				/* jiffies when unmapped for sampling */
+	u8 sampled;			/* unmapped for sampling, not faulted in since */
+	u8 hot;				/* refaulted within hot_ms at its last sample */
+	u8 cold;			/* not refaulted for pm_cold_periods periods */
+	u8 pad;
+};
 
 /*
  * A profile: the quotas and policies of domains created as files in its
@@ -105,7 +116,12 @@ struct pm_domain {
 	 * tier, its quota is max(new quota, usage), lowered as chunks leave.
 	 */
 	u64 quota[PM_NR_TIERS];
-	/* the quotas admission counts (the new ones at once); pm_lock */
+	/*
+	 * The quotas admission counts (a POOLMEM_DOMAIN_SET's at once);
+	 * written under pm_lock and d->lock. A quota above its committed
+	 * value (a tier being shrunk) comes down as usage does:
+	 * pm_quota_settle().
+	 */
 	u64 committed[PM_NR_TIERS];
 	/* pools chunks may come from; written under pm_lock and d->lock */
 	u64 pool_mask;
@@ -154,6 +170,15 @@ struct pm_domain {
 	u64 moves;			/* chunks migrated */
 	u64 move_retries;		/* migrations put off: short-lived references */
 	u64 move_pins;			/* migrations refused: long-term pins */
+	/* tiering (tiering.c); d->lock */
+	u32 tier_mode;			/* POOLMEM_TIERING_* */
+	u32 hot_ms;			/* a refault within this makes a chunk hot */
+	u64 scan_rate;			/* bytes sampled, and at most moved, per second */
+	u64 access_weight;		/* accesses a sampled refault stands for */
+	struct pm_heat *heat;		/* nr_chunks entries, once tiering was on */
+	struct delayed_work tier_work;
+	u64 samples, hits, promotions, demotions;
+	u64 scan_ns;			/* CPU time of the tiering worker */
 	u64 faults;
 	u64 sigbus;
 	u64 discards;
@@ -238,6 +263,7 @@ int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out
 void pm_units_free(struct page **units, unsigned int nr);
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids);
 void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why);
+void pm_quota_settle(struct pm_domain *d, u32 tier);
 void pm_chunk_unbusy(struct pm_domain *d, u64 idx);
 int pm_chunk_wait(struct pm_domain *d, u64 idx);
 void pm_domain_quiesce(struct pm_domain *d);
@@ -255,6 +281,13 @@ int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u3
 int pm_pool_drain(struct poolmem_pool_drain *a);
 int pm_domain_set(struct poolmem_domain_set *a);
 int pm_pool_detach(struct pm_pool *p);
+int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
+
+/* tiering.c: access sampling by refault, hot/cold moves */
+void pm_tier_init(struct pm_domain *d);
+int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms);
+void pm_tier_stop(struct pm_domain *d);
+void pm_heat_refault(struct pm_domain *d, u64 idx, struct pm_pool *p);
 
 /* file.c: the domain file's operations and fault */
 extern const struct file_operations pm_domain_fops;

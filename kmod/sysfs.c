@@ -37,7 +37,12 @@ static DEVICE_ATTR_RO(file);
 	X(retired_chunks, d->retired)					\
 	X(moves, d->moves)						\
 	X(move_retries, d->move_retries)				\
-	X(move_pins, d->move_pins)
+	X(move_pins, d->move_pins)					\
+	X(samples, d->samples)						\
+	X(sample_hits, d->hits)						\
+	X(promotions, d->promotions)					\
+	X(demotions, d->demotions)					\
+	X(tiering_scan_ns, d->scan_ns)
 
 DOMAIN_SHOW_U64(size_bytes, d->size)
 DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
@@ -65,6 +70,39 @@ static ssize_t stat_show(struct device *dev, struct device_attribute *attr, char
 	return n + sysfs_emit_at(buf, n, "\n");
 }
 static DEVICE_ATTR_RO(stat);
+
+static const char *const pm_tiering_names[POOLMEM_NR_TIERING] = { "off", "sample", "on" };
+
+/* "<mode> <scan rate bytes/s> <hot ms>", e.g. "on 67108864 500" */
+static ssize_t tiering_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct pm_domain *d = to_domain(dev);
+	ssize_t n;
+
+	mutex_lock(&d->lock);
+	n = sysfs_emit(buf, "%s %llu %u\n", pm_tiering_names[d->tier_mode], d->scan_rate, d->hot_ms);
+	mutex_unlock(&d->lock);
+	return n;
+}
+static DEVICE_ATTR_RO(tiering);
+
+/* Chunks the last samples found hot and cold ("<hot> <cold>"). */
+static ssize_t heat_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct pm_domain *d = to_domain(dev);
+	u64 idx, hot = 0, cold = 0;
+
+	mutex_lock(&d->lock);
+	for (idx = 0; d->heat && idx < d->nr_chunks; idx++) {
+		if (!d->meta[idx].present)
+			continue;
+		hot += d->heat[idx].hot;
+		cold += d->heat[idx].cold;
+	}
+	mutex_unlock(&d->lock);
+	return sysfs_emit(buf, "%llu %llu\n", hot, cold);
+}
+static DEVICE_ATTR_RO(heat);
 
 /* The profile the domain was made from; empty for a named domain. */
 static ssize_t profile_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -158,6 +196,13 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_moves.attr,
 	&dev_attr_move_retries.attr,
 	&dev_attr_move_pins.attr,
+	&dev_attr_samples.attr,
+	&dev_attr_sample_hits.attr,
+	&dev_attr_promotions.attr,
+	&dev_attr_demotions.attr,
+	&dev_attr_tiering_scan_ns.attr,
+	&dev_attr_tiering.attr,
+	&dev_attr_heat.attr,
 	&dev_attr_profile.attr,
 	&dev_attr_file.attr,
 	&dev_attr_creator.attr,

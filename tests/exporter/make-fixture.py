@@ -14,9 +14,10 @@ import sys
 
 # field order of the stat files (Documentation/ABI/testing/sysfs-*-poolmem)
 POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
-             "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out")
+             "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out", "accesses")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
-               "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins")
+               "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
+               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns")
 
 
 def w(path, text):
@@ -68,7 +69,7 @@ def main():
                      allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
                      chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
                      access_factor=8 * p, window_counts=f"{p} 0 1 0", moved_in=3 * p, moved_out=p,
-                     state="draining" if p == 1 else "online")
+                     state="draining" if p == 1 else "online", accesses=100 * p)
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():
             w(f"{pd}/{k}", str(v))
@@ -84,6 +85,9 @@ def main():
                      fault_latency_histogram=" ".join(hist),
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
                      moves=2 * d, move_retries=d % 2, move_pins=0,
+                     samples=10 * d, sample_hits=5 * d, promotions=d, demotions=d // 2,
+                     tiering_scan_ns=1000000 * d, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
+                     heat=f"{d} {d + 1}",
                      profile="", file=f"/vm{d}", creator="1234 qemu-system-x86")
         attrs["stat"] = " ".join(str(attrs[k]) for k in DOMAIN_STAT)
         for k, v in attrs.items():

@@ -97,7 +97,7 @@ TEST(DomainReader, rereads_counters_and_keeps_what_never_changes)
 	EXPECT_EQ(a[0].faults, 32u);
 	EXPECT_EQ(a[0].size_bytes, 67108864u);
 	/* counters come from stat on every read */
-	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0 7 1 0");
+	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0 7 1 0 100 60 4 2 1500000");
 	/* size_bytes can't change for a live domain: the reader doesn't look */
 	t.write(t.dom("size_bytes"), "1");
 	/* quotas and policies can (POOLMEM_DOMAIN_SET): read every time */
@@ -150,7 +150,7 @@ TEST(Stats, short_stat_files_are_errors)
 	TreeCopy t;
 	t.write(t.root / "kernel/poolmem/pools/cxl0/stat", "1 2 3");
 	EXPECT_THROW(read_pools(t.root), std::invalid_argument);
-	t.write(t.dom("stat"), "1 2 3 4 5 6 7 8");	/* ABI 2: no migration counters */
+	t.write(t.dom("stat"), "1 2 3 4 5 6 7 8 9 10 11");	/* no tiering counters */
 	EXPECT_THROW(DomainReader().read(t.root), std::invalid_argument);
 }
 
@@ -171,4 +171,10 @@ TEST(Stats, stat_fields_match_the_single_value_files)
 	EXPECT_EQ(p[0].moved_in, 5u);
 	EXPECT_EQ(p[1].moved_out, 5u);
 	EXPECT_EQ(p[0].state, "online");
+	EXPECT_EQ(p[0].accesses, 120u);
+	EXPECT_EQ(d[0].sample_hits, 60u);
+	EXPECT_EQ(d[0].demotions, 2u);
+	EXPECT_EQ(d[0].tiering, "sample");
+	EXPECT_EQ(d[0].scan_rate, 67108864u);
+	EXPECT_EQ(d[0].cold_chunks, 7u);
 }

@@ -345,6 +345,12 @@ DomainSetResult Control::domain_set(const std::string &name, const DomainChange 
 		a.flags |= POOLMEM_SET_POOL_SELECT;
 		a.pool_select = static_cast<uint32_t>(*c.pool_select);
 	}
+	if (c.tiering) {
+		a.flags |= POOLMEM_SET_TIERING;
+		a.tiering = *c.tiering;
+		a.scan_rate = c.scan_rate;
+		a.hot_ms = c.hot_ms;
+	}
 	DomainSetResult r;
 	if (ioctl(fd_, POOLMEM_DOMAIN_SET, &a)) {
 		r.err = errno;

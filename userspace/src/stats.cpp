@@ -78,7 +78,7 @@ PoolStats pool_from(const At &dir, const std::string &name)
 		  {&PoolStats::capacity_bytes, &PoolStats::free_bytes, &PoolStats::allocated_bytes,
 		   &PoolStats::committed_bytes, &PoolStats::chunks, &PoolStats::allocations,
 		   &PoolStats::faults, &PoolStats::failures, &PoolStats::access_factor,
-		   &PoolStats::moved_in, &PoolStats::moved_out});
+		   &PoolStats::moved_in, &PoolStats::moved_out, &PoolStats::accesses});
 	p.state = str(dir, "state");
 	while (!p.state.empty() && p.state.back() == '\n')
 		p.state.pop_back();
@@ -118,7 +118,19 @@ void domain_counters_from(const At &dir, DomainStats &d)
 		  {&DomainStats::local_bytes, &DomainStats::pool_bytes, &DomainStats::chunks,
 		   &DomainStats::faults, &DomainStats::sigbus, &DomainStats::discards,
 		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks,
-		   &DomainStats::moves, &DomainStats::move_retries, &DomainStats::move_pins});
+		   &DomainStats::moves, &DomainStats::move_retries, &DomainStats::move_pins,
+		   &DomainStats::samples, &DomainStats::sample_hits, &DomainStats::promotions,
+		   &DomainStats::demotions, &DomainStats::tiering_scan_ns});
+	{
+		std::istringstream t(str(dir, "tiering"));
+		if (!(t >> d.tiering >> d.scan_rate >> d.hot_ms))
+			throw std::invalid_argument(dir.prefix + "tiering: malformed");
+		const auto heat = parse_u64_list(str(dir, "heat"));
+		if (heat.size() < 2)
+			throw std::invalid_argument(dir.prefix + "heat: malformed");
+		d.hot_chunks = heat[0];
+		d.cold_chunks = heat[1];
+	}
 	d.pool_chunks = parse_pool_chunks(dir.read("pool_chunks").value_or(""));
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
 }

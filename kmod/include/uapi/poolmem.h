@@ -238,8 +238,28 @@ struct poolmem_domain_info {
 #define POOLMEM_SET_POOL_MASK		(1u << 1)	/* pool_mask (0 = every pool) */
 #define POOLMEM_SET_TIER_POLICY		(1u << 2)
 #define POOLMEM_SET_POOL_SELECT		(1u << 3)
+#define POOLMEM_SET_TIERING		(1u << 4)	/* tiering, scan_rate, hot_ms */
 #define POOLMEM_SET_FLAGS		(POOLMEM_SET_QUOTA | POOLMEM_SET_POOL_MASK | \
-					 POOLMEM_SET_TIER_POLICY | POOLMEM_SET_POOL_SELECT)
+					 POOLMEM_SET_TIER_POLICY | POOLMEM_SET_POOL_SELECT | \
+					 POOLMEM_SET_TIERING)
+
+/*
+ * Tiering of a domain. Each period (module parameter tiering_period_ms)
+ * the module unmaps a random sample of the domain's present chunks,
+ * scan_rate bytes a second, and times their refaults: a refault within
+ * hot_ms makes a chunk hot; none for tiering_cold_periods periods makes it
+ * cold. Sampled refaults of pool chunks count as accesses of their pool
+ * (access factor, smart-idle). POOLMEM_TIERING_ON also moves chunks, at
+ * most scan_rate bytes a second and always within the quotas: hot pool
+ * chunks into free local quota, and cold local chunks to the pool tier
+ * when hot chunks wait for the local tier.
+ */
+enum poolmem_tiering {
+	POOLMEM_TIERING_OFF = 0,
+	POOLMEM_TIERING_SAMPLE = 1,	/* sample only: hot/cold, pool accesses */
+	POOLMEM_TIERING_ON = 2,		/* sample and move */
+	POOLMEM_NR_TIERING
+};
 
 struct poolmem_domain_set {
 	__u32 size;
@@ -252,7 +272,10 @@ struct poolmem_domain_set {
 	__u64 moved_bytes;		/* out */
 	__u64 need_bytes;		/* out (-ENOSPC): bytes that must move */
 	__u64 room_bytes;		/* out (-ENOSPC): where they could go */
-	__u64 reserved[4];
+	__u32 tiering;			/* enum poolmem_tiering */
+	__u32 hot_ms;			/* 0 = keep (default 500) */
+	__u64 scan_rate;		/* bytes per second; 0 = keep (default 64 MiB) */
+	__u64 reserved[2];
 };
 
 /* One coalesced range of a domain's chunk map. */

@@ -1661,8 +1661,8 @@ static int cmd_drain(int argc, char **argv)
 
 /*
  * set NAME [local=SIZE pool=SIZE] [pools=LIST] [tier=P] [select=P]
- * [raw=1]: POOLMEM_DOMAIN_SET; prints moved/need/room. raw=1 sends the
- * quota fields as given even when only one of them is (bad-input tests).
+ * [tiering=off|sample|on scan=SIZE hot=MS] [flags=N]: POOLMEM_DOMAIN_SET;
+ * prints moved/need/room. flags= overrides the flags sent (bad input).
  */
 static int cmd_set(int argc, char **argv)
 {
@@ -1694,6 +1694,14 @@ static int cmd_set(int argc, char **argv)
 	if (sel) {
 		a.flags |= POOLMEM_SET_POOL_SELECT;
 		a.pool_select = lookup(sel, pm_pool_select_names, PM_NR_POOL_SELECTS);
+	}
+	if (opt(argc, argv, "tiering", NULL)) {
+		static const char *const modes[] = { "off", "sample", "on" };
+
+		a.flags |= POOLMEM_SET_TIERING;
+		a.tiering = lookup(opt(argc, argv, "tiering", ""), modes, 3);
+		a.scan_rate = size_arg(opt(argc, argv, "scan", "0"));
+		a.hot_ms = atoi(opt(argc, argv, "hot", "0"));
 	}
 	if (opt(argc, argv, "flags", NULL))
 		a.flags = strtoul(opt(argc, argv, "flags", "0"), NULL, 0);
@@ -1733,6 +1741,31 @@ static int cmd_xdp_pin(int argc, char **argv)
 	printf("xdp-pin: pinned %" PRIu64 " bytes at %#" PRIx64 "\n", len, off);
 	sleep(atoi(argv[3]));
 	close(fd);
+	return 0;
+}
+
+/*
+ * hammer NAME OFF LEN SECONDS: write one word per page of [OFF, OFF+LEN)
+ * over and over for SECONDS (a VM's hot set); prints the passes made.
+ */
+static int cmd_hammer(int argc, char **argv)
+{
+	if (argc < 4)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]), passes = 0;
+	double end = now() + atof(argv[3]);
+
+	if (off + len > m.size) {
+		fprintf(stderr, "pmtest: range beyond domain size %" PRIu64 "\n", m.size);
+		return 2;
+	}
+	while (now() < end) {
+		for (uint64_t i = 0; i < len; i += 4096)
+			*(volatile uint64_t *)(m.p + off + i) = passes;
+		passes++;
+	}
+	printf("hammer: %" PRIu64 " passes over %" PRIu64 " bytes\n", passes, len);
 	return 0;
 }
 
@@ -1823,6 +1856,8 @@ int main(int argc, char **argv)
 		return cmd_layout(argc, argv);
 	if (!strcmp(c, "hold"))
 		return cmd_hold(argc, argv);
+	if (!strcmp(c, "hammer"))
+		return cmd_hammer(argc, argv);
 	if (!strcmp(c, "stamp"))
 		return cmd_stamp(argc, argv);
 	if (!strcmp(c, "drain"))

@@ -49,6 +49,11 @@ struct DomainChange {
 	std::optional<std::vector<std::string>> pools;   ///< empty = every pool
 	std::optional<TierPolicy> tier_policy;
 	std::optional<PoolSelect> pool_select;
+	/// Tiering (0 off, 1 sample, 2 on), with scan rate (bytes/s) and hot
+	/// threshold (ms); 0 keeps the domain's value.
+	std::optional<uint32_t> tiering;
+	uint64_t scan_rate = 0;
+	uint32_t hot_ms = 0;
 };
 
 struct DomainSetResult {

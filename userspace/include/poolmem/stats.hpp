@@ -25,6 +25,7 @@ struct PoolStats {
 	uint64_t pinnable_bytes = 0; ///< of capacity_bytes, outside ZONE_MOVABLE
 	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
 	uint64_t moved_in = 0, moved_out = 0; ///< chunks migrated here / away
+	uint64_t accesses = 0;                ///< estimated from sampled refaults (tiering)
 	std::string state;                    ///< "online" or "draining"
 	std::vector<uint64_t> window_counts;  ///< newest first
 };
@@ -44,6 +45,14 @@ struct DomainStats {
 	uint64_t moves = 0;          ///< chunks migrated (drain, live changes)
 	uint64_t move_retries = 0;   ///< moves put off: short-lived references
 	uint64_t move_pins = 0;      ///< moves refused: long-term pins
+	/// Tiering: chunks unmapped for sampling, those faulted in again
+	/// (accessed), chunks moved to the local tier (hot) and to the pool
+	/// tier (cold), and the sampling worker's CPU time.
+	uint64_t samples = 0, sample_hits = 0, promotions = 0, demotions = 0, tiering_scan_ns = 0;
+	std::string tiering = "off"; ///< off, sample or on
+	uint64_t scan_rate = 0;      ///< bytes sampled per second
+	uint64_t hot_ms = 0;         ///< a refault within this makes a chunk hot
+	uint64_t hot_chunks = 0, cold_chunks = 0;
 	std::string profile;         ///< profile it was made from; empty for a named domain
 	std::string file;            ///< path under the mount point, e.g. "/web1"
 	std::string creator;         ///< "<pid> <comm>" of the process that made it

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem tiering: access sampling by refault, and hot/cold moves between
+ * a domain's tiers.
+ *
+ * Which chunks does a VM use? Accessed bits can't tell us: under KVM the
+ * guest's accesses set the bits of the EPT/NPT, and clearing those needs
+ * mmu_notifier_clear_young(), which 6.1 does not export; under TCG they
+ * land in the host page tables. Refaults tell us in both cases: each
+ * period a worker unmaps a random sample of present chunks and notes the
+ * time. A chunk faulted in again within hot_ms is hot; one still not
+ * faulted in after pm_cold_periods periods is cold. Every sampled refault
+ * of a pool chunk also counts as accesses of its pool (weighted by how
+ * sparse the sample is) in the pool's access factor, so smart-idle sees
+ * pools kept busy by memory that is already mapped.
+ *
+ * With tiering on, the worker then moves chunks, at most scan_rate bytes
+ * a second, always within the quotas: hot pool chunks into free local
+ * quota; when the local quota is full and hot chunks wait in the pool, a
+ * cold local chunk goes to the pool first (or, when the pool quota is
+ * full too, the two are exchanged: each tier's usage stays the same).
+ *
+ * The work item runs on system_unbound_wq while the domain's file exists:
+ * the domain's eviction cancels it before its inode goes. Its state is
+ * under d->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "poolmem.h"
+
+static unsigned int pm_tier_period_ms = 1000;
+module_param_named(tiering_period_ms, pm_tier_period_ms, uint, 0644);
+MODULE_PARM_DESC(tiering_period_ms, "Tiering scan period in ms (default 1000)");
+
+static unsigned int pm_cold_periods = 3;
+module_param_named(tiering_cold_periods, pm_cold_periods, uint, 0644);
+MODULE_PARM_DESC(tiering_cold_periods,
+		 "Periods without a refault after which a sampled chunk is cold (default 3)");
+
+static unsigned long pm_tier_period(void)
+{
+	return msecs_to_jiffies(clamp(READ_ONCE(pm_tier_period_ms), 10U, 60000U));
+}
+
+/*
+ * A refault of chunk @idx (present, not busy): if it was unmapped for
+ * sampling, it is hot when it came back within hot_ms, and its pool @p
+ * (NULL: local) counts the access. Caller holds d->lock.
+ */
+void pm_heat_refault(struct pm_domain *d, u64 idx, struct pm_pool *p)
+	__must_hold(&d->lock)
+{
+	struct pm_heat *h = &d->heat[idx];
+	unsigned long age;
+
+	if (!h->sampled)
+		return;
+	age = (u32)jiffies - h->at;
+	h->sampled = 0;
+	h->hot = age <= msecs_to_jiffies(d->hot_ms);
+	h->cold = 0;
+	d->hits++;
+	if (p) {
+		atomic64_add(d->access_weight, &p->accesses);
+		pm_pool_event(p, d->access_weight);
+	}
+}
+
+/* Unmap @n random present chunks for sampling. Caller holds d->lock. */
+static void pm_tier_sample(struct pm_domain *d, u64 n)
+	__must_hold(&d->lock)
+{
+	u64 start = get_random_u64() % d->nr_chunks, i, taken = 0;
+
+	for (i = 0; i < d->nr_chunks && taken < n; i++) {
+		u64 idx = (start + i) % d->nr_chunks;
+		struct pm_heat *h = &d->heat[idx];
+
+		if (!d->meta[idx].present || d->meta[idx].busy || h->sampled)
+			continue;
+		pm_chunk_unmap(d, idx);
+		h->sampled = 1;
+		h->at = (u32)jiffies;
+		d->samples++;
+		taken++;
+	}
+}
+
+/*
+ * Age the samples, and gather up to @n hot pool chunks (@promo) and cold
+ * local chunks (@demo). Returns how many present chunks there are. Caller
+ * holds d->lock.
+ */
+static u64 pm_tier_scan(struct pm_domain *d, u64 n, u64 *promo, u64 *np, u64 *demo, u64 *nd)
+	__must_hold(&d->lock)
+{
+	unsigned long cold = pm_tier_period() * max(READ_ONCE(pm_cold_periods), 1U);
+	u64 idx, present = 0;
+
+	*np = *nd = 0;
+	for (idx = 0; idx < d->nr_chunks; idx++) {
+		struct pm_heat *h = &d->heat[idx];
+		struct pm_chunk_meta *meta = &d->meta[idx];
+
+		if (!meta->present)
+			continue;
+		present++;
+		if (h->sampled && (u32)jiffies - h->at >= cold) {
+			h->cold = 1;
+			h->hot = 0;
+		}
+		if (meta->busy)
+			continue;
+		if (meta->tier == PM_TIER_POOL && h->hot && *np < n)
+			promo[(*np)++] = idx;
+		else if (meta->tier == PM_TIER_LOCAL && h->cold && *nd < n)
+			demo[(*nd)++] = idx;
+	}
+	return present;
+}
+
+/*
+ * Promote the hot pool chunks @promo into the local tier, making room by
+ * demoting (or exchanging with) the cold local chunks @demo. At most @n
+ * chunks move. d->lock not held.
+ */
+static void pm_tier_move(struct pm_domain *d, u64 *promo, u64 np, u64 *demo, u64 nd, u64 n)
+{
+	struct inode *inode = d->inode;	/* valid: eviction cancels this work first */
+	u64 i, j = 0, moved = 0;
+
+	for (i = 0; i < np && moved < n; i++) {
+		u8 from = READ_ONCE(d->meta[promo[i]].pool);
+		int ret = pm_chunk_move(d, inode, promo[i], from, PM_TIER_LOCAL);
+
+		if (ret == -ENOSPC && j < nd) {
+			/* local is full: a cold chunk makes room, or trades places */
+			ret = pm_chunk_move(d, inode, demo[j], PM_POOL_NONE, PM_TIER_POOL);
+			if (!ret) {
+				mutex_lock(&d->lock);
+				d->demotions++;
+				mutex_unlock(&d->lock);
+				moved++;
+				ret = pm_chunk_move(d, inode, promo[i], from, PM_TIER_LOCAL);
+			} else if (ret == -ENOSPC) {
+				ret = pm_chunk_exchange(d, inode, demo[j], promo[i], from);
+				if (!ret) {
+					mutex_lock(&d->lock);
+					d->demotions++;
+					mutex_unlock(&d->lock);
+					moved++;
+				}
+			}
+			j++;
+		}
+		if (!ret) {
+			mutex_lock(&d->lock);
+			d->promotions++;
+			mutex_unlock(&d->lock);
+			moved++;
+		}
+		cond_resched();
+	}
+}
+
+static void pm_tier_workfn(struct work_struct *work)
+{
+	struct pm_domain *d = container_of(to_delayed_work(work), struct pm_domain, tier_work);
+	u64 t0 = ktime_get_ns(), n, np = 0, nd = 0, present;
+	u64 *promo = NULL, *demo;
+	u32 mode;
+
+	mutex_lock(&d->lock);
+	mode = d->tier_mode;
+	/* chunks per period: sampled, and moved at most */
+	n = max_t(u64, (d->scan_rate * jiffies_to_msecs(pm_tier_period()) / MSEC_PER_SEC) >>
+		  d->chunk_shift, 1);
+	n = min(n, d->nr_chunks);
+	mutex_unlock(&d->lock);
+	if (mode == POOLMEM_TIERING_OFF)
+		return;
+
+	promo = kvmalloc_array(2 * n, sizeof(*promo), GFP_KERNEL);
+	if (promo) {
+		demo = promo + n;
+		mutex_lock(&d->lock);
+		present = pm_tier_scan(d, n, promo, &np, demo, &nd);
+		/* a sampled refault stands for the accesses of the chunks not sampled */
+		d->access_weight = max_t(u64, present / n, 1);
+		mutex_unlock(&d->lock);
+		if (mode == POOLMEM_TIERING_ON && np)
+			pm_tier_move(d, promo, np, demo, nd, n);
+		kvfree(promo);
+	}
+
+	mutex_lock(&d->lock);
+	pm_tier_sample(d, n);
+	d->scan_ns += ktime_get_ns() - t0;
+	if (d->tier_mode != POOLMEM_TIERING_OFF)
+		queue_delayed_work(system_unbound_wq, &d->tier_work, pm_tier_period());
+	mutex_unlock(&d->lock);
+}
+
+void pm_tier_init(struct pm_domain *d)
+{
+	INIT_DELAYED_WORK(&d->tier_work, pm_tier_workfn);
+}
+
+/*
+ * Set @d's tiering: @mode (POOLMEM_TIERING_*), @scan_rate bytes a second
+ * (0: keep; at least one chunk a period), refaults within @hot_ms (0:
+ * keep) make a chunk hot. Process context, no lock held. 0 or -ENOMEM.
+ */
+int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms)
+{
+	struct pm_heat *heat = NULL;
+
+	if (mode != POOLMEM_TIERING_OFF && !READ_ONCE(d->heat)) {
+		heat = kvcalloc(d->nr_chunks, sizeof(*heat), GFP_KERNEL_ACCOUNT);
+		if (!heat)
+			return -ENOMEM;
+	}
+	mutex_lock(&d->lock);
+	if (heat && !d->heat) {
+		d->heat = heat;
+		heat = NULL;
+	}
+	d->tier_mode = mode;
+	if (scan_rate)
+		d->scan_rate = scan_rate;
+	if (hot_ms)
+		d->hot_ms = hot_ms;
+	if (mode != POOLMEM_TIERING_OFF)
+		mod_delayed_work(system_unbound_wq, &d->tier_work, 0);
+	mutex_unlock(&d->lock);
+	kvfree(heat);
+	if (mode == POOLMEM_TIERING_OFF)
+		cancel_delayed_work_sync(&d->tier_work);
+	return 0;
+}
+
+/* The domain's file is going: no more tiering. Process context, no lock held. */
+void pm_tier_stop(struct pm_domain *d)
+{
+	mutex_lock(&d->lock);
+	d->tier_mode = POOLMEM_TIERING_OFF;
+	mutex_unlock(&d->lock);
+	cancel_delayed_work_sync(&d->tier_work);
+}
