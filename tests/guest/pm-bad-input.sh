@@ -47,6 +47,25 @@ pmtest domain-destroy a1 >/dev/null
 pmtest domain-create a3 ${half}M 0 ${half}M pools=p0 >/dev/null
 for d in a2 a3 a4; do pmtest domain-destroy $d >/dev/null; done
 
+# migration ioctls: bad flags, sizes and names get an errno; admission
+# applies to live changes as to create
+expect_errno ENOENT pmtest drain nosuch
+expect_errno ENOENT pmtest set nosuch local=0
+expect_errno EINVAL pmtest drain p0 check=1 cancel=1
+pmtest domain-create chg 16M 16M 0 >/dev/null
+expect_errno EINVAL pmtest set chg local=2M pool=2M		# quotas must cover the size
+expect_errno EINVAL pmtest set chg local=3M			# not a chunk multiple
+expect_errno EINVAL pmtest set chg local=32M			# above the size
+expect_errno EINVAL pmtest set chg flags=0x80
+expect_errno EINVAL pmtest set chg flags=0x10 tiering=on scan=0 hot=99999999
+fill=$(( $(pool_attr p0 capacity_bytes) / MiB / 2 * 2 - 8 ))	# all of p0 but 8 MiB
+pmtest domain-create filler ${fill}M 0 ${fill}M pools=p0 >/dev/null
+expect_errno ENOSPC pmtest set chg pool=16M pools=p0	# 16 MiB more on p0: admission refuses
+check_eq "chg quotas unchanged" "$((16 * MiB)) 0" "$(dom_attr chg local_quota_bytes) $(dom_attr chg pool_quota_bytes)"
+pmtest set chg pool=8M pools=p0 >/dev/null			# 8 MiB fit
+check_eq "chg pool quota" $((8 * MiB)) "$(dom_attr chg pool_quota_bytes)"
+for d in chg filler; do pmtest domain-destroy $d >/dev/null; done
+
 pmtest fuzz $(pm_scale 120000) 1
 check_eq "domains after fuzzing" "" "$(pmtest domain-list | xargs)"
 check_eq "pools after fuzzing" "p0 p1" "$(pmtest pool-list | xargs)"

@@ -64,7 +64,8 @@
 #define MIB		(1ULL << 20)
 
 static volatile int stop;
-static uint64_t *calls;		/* shared counter, in a MAP_SHARED page */
+/* shared counters, in a MAP_SHARED page: syscalls, bytes moved by live changes and by drains */
+static uint64_t *calls;
 
 struct map {
 	uint8_t *p;
@@ -188,6 +189,58 @@ static void op_info_map(void)
 	count();
 }
 
+/*
+ * Moving chunks under everything else: live quota, pool and tiering
+ * changes of random domains, and drains (bounded, cancelled, checked) of
+ * random pools. Every drain is cancelled again at the end (main()).
+ */
+static void op_migrate(void)
+{
+	char name[16];
+
+	if (rnd(3)) {
+		struct poolmem_domain_set a = { .size = sizeof(a) };
+		uint64_t size = (1 + rnd(8)) * 2 * MIB;
+
+		snprintf(name, sizeof(name), "fz%u", rnd(NDOMAINS));
+		set_name(a.name, name);
+		if (rnd(2)) {
+			a.flags |= POOLMEM_SET_QUOTA;
+			a.quota[0] = (uint64_t)rnd(5) * 2 * MIB;
+			a.quota[1] = size;
+		}
+		if (!rnd(3)) {
+			a.flags |= POOLMEM_SET_POOL_MASK;
+			a.pool_mask = rnd(4);
+		}
+		if (!rnd(3)) {
+			a.flags |= POOLMEM_SET_TIERING;
+			a.tiering = rnd(4);		/* 3: invalid */
+			a.scan_rate = rnd(2) ? 0 : (uint64_t)rnd(1024) * MIB;
+			a.hot_ms = rnd(1000);
+		}
+		if (!rnd(4)) {
+			a.flags |= POOLMEM_SET_TIER_POLICY | POOLMEM_SET_POOL_SELECT;
+			a.tier_policy = rnd(4);
+			a.pool_select = rnd(5);
+		}
+		if (!rnd(32))
+			a.flags |= 1u << rnd(32);
+		if (!ioctl(me->ctl, POOLMEM_DOMAIN_SET, &a) && a.moved_bytes)
+			__atomic_fetch_add(&calls[1], a.moved_bytes, __ATOMIC_RELAXED);
+	} else {
+		struct poolmem_pool_drain a = { .size = sizeof(a) };
+
+		snprintf(name, sizeof(name), "p%u", rnd(2));
+		set_name(a.name, name);
+		a.max_bytes = (uint64_t)rnd(8) * 2 * MIB;
+		a.flags = rnd(2) ? POOLMEM_DRAIN_CANCEL : rnd(4) ? POOLMEM_DRAIN_ALLOW_LOCAL : POOLMEM_DRAIN_CHECK;
+		ioctl(me->ctl, POOLMEM_POOL_DRAIN, &a);
+		__atomic_fetch_add(&calls[2], a.moved_bytes, __ATOMIC_RELAXED);
+	}
+	count();
+}
+
 /* Random bytes into a random control command: nothing may oops or be made. */
 static void op_ioctl_garbage(void)
 {
@@ -195,6 +248,7 @@ static void op_ioctl_garbage(void)
 		POOLMEM_VERSION, POOLMEM_POOL_INFO, POOLMEM_POOL_LIST, POOLMEM_DOMAIN_CREATE,
 		POOLMEM_DOMAIN_LIST, POOLMEM_DOMAIN_INFO, POOLMEM_MAP, POOLMEM_MAP_REVERSE,
 		POOLMEM_PROFILE_CREATE, POOLMEM_PROFILE_LIST, POOLMEM_PROFILE_INFO,
+		POOLMEM_POOL_DRAIN, POOLMEM_DOMAIN_SET,
 	};
 	uint64_t buf[32];
 	unsigned long cmd = cmds[rnd(sizeof(cmds) / sizeof(cmds[0]))];
@@ -534,6 +588,8 @@ static void *worker(void *arg)
 			op_fork();
 		else if (w < 95)
 			op_block();
+		else if (w < 97)
+			op_migrate();
 		else
 			drop(slot());
 	}
@@ -621,10 +677,17 @@ static int check_quotas(const char *when)
 		dfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY);
 		if (dfd < 0)
 			continue;
+		/*
+		 * Quotas read before and after the usage, the larger kept: a
+		 * live change (POOLMEM_DOMAIN_SET) raises a quota before usage
+		 * grows into it, and lowers one only after usage went down.
+		 */
 		lq = at_u64(dfd, "local_quota_bytes");
 		pq = at_u64(dfd, "pool_quota_bytes");
 		lb = at_u64(dfd, "local_bytes");
 		pb = at_u64(dfd, "pool_bytes");
+		lq = lq < 0 ? lq : (at_u64(dfd, "local_quota_bytes") > lq ? at_u64(dfd, "local_quota_bytes") : lq);
+		pq = pq < 0 ? pq : (at_u64(dfd, "pool_quota_bytes") > pq ? at_u64(dfd, "pool_quota_bytes") : pq);
 		close(dfd);
 		if (lq < 0 || pq < 0 || lb < 0 || pb < 0)
 			continue;	/* gone meanwhile */
@@ -719,6 +782,13 @@ static void clean_up(void)
 	}
 	set_name(a.name, PROFILE);
 	ioctl(ctl, POOLMEM_PROFILE_REMOVE, &a);
+	for (int i = 0; i < 2; i++) {
+		struct poolmem_pool_drain dr = { .size = sizeof(dr), .flags = POOLMEM_DRAIN_CANCEL };
+
+		snprintf(path, sizeof(path), "p%d", i);
+		set_name(dr.name, path);
+		ioctl(ctl, POOLMEM_POOL_DRAIN, &dr);	/* op_migrate's drains */
+	}
 	close(ctl);
 	/* every block of the pools' nodes online again */
 	for (int i = 0; i < npool_nodes; i++) {
@@ -847,6 +917,8 @@ int main(int argc, char **argv)
 	}
 	t1 = now();
 	printf("pmfuzz: %" PRIu64 " syscalls in %.1f s: %.0f per second\n", *calls, t1 - t0, *calls / (t1 - t0));
+	printf("pmfuzz: chunks moved meanwhile: %" PRIu64 " MiB by live changes, %" PRIu64 " MiB by drains\n",
+	       calls[1] >> 20, calls[2] >> 20);
 	bad += check_quotas("at the end");
 	usleep(300000);	/* retired chunks whose pipes closed */
 	bad += check_pools();
