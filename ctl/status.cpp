@@ -25,14 +25,16 @@ struct StatusOptions {
 	unsigned iterations = 0; ///< top: 0 = until interrupted
 };
 
-/// Imbalance of the newest window: max - min events across pools.
+/// Imbalance of the last complete window: max - min events across pools.
+/// (The current window is still filling: its figure would depend on when
+/// it is read.)
 uint64_t imbalance(const std::vector<poolmem::PoolStats> &pools)
 {
 	if (pools.empty())
 		return 0;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (const auto &p : pools) {
-		uint64_t w = p.window_counts.empty() ? 0 : p.window_counts[0];
+		uint64_t w = p.window_counts.size() < 2 ? 0 : p.window_counts[1];
 		lo = std::min(lo, w);
 		hi = std::max(hi, w);
 	}
@@ -66,7 +68,7 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 		return;
 	}
 	std::printf("pools: %zu, capacity %s, allocated %s; domains: %zu; imbalance (max-min events, "
-		    "current window) %lu\n\n",
+		    "last complete window) %lu\n\n",
 		    pools.size(), poolmem::format_size(cap).c_str(), poolmem::format_size(alloc).c_str(), doms.size(),
 		    static_cast<unsigned long>(imbalance(pools)));
 	Table t({"POOL", ">NODE", ">CAPACITY", ">ALLOCATED", ">USE%", ">AF", ">ALLOC/S"});

@@ -157,6 +157,13 @@ pm_clean() {
 		info "killed a QEMU left by an earlier test"
 		sleep 1
 	fi
+	# pools a failed test left draining take no chunks
+	for d in $(pmtest pool-list 2>/dev/null); do
+		if [ "$(cat $POOLSYS/$d/state 2>/dev/null)" = draining ]; then
+			pmtest drain "$d" cancel=1 >/dev/null 2>&1 || true
+			info "ended the draining of pool $d left by an earlier test"
+		fi
+	done
 	for d in $(pmtest profile-list 2>/dev/null); do
 		rm -rf "${PMFS:?}/$d"
 		info "cleaned up profile $d left by an earlier test"

@@ -109,13 +109,17 @@ info "$(wc -l < /tmp/samples) samples during the drain"
 # Before the drain, the local tiers were full (3 x 16 MiB) and the pool
 # tiers too (3 x 48 MiB): the local node must not grow while chunks move
 # pool to pool, and the pool nodes only by the chunk in transit.
-awk -v bl=$before_l -v bp=$before_p '
+# the debug kernel's KASAN quarantine and kmemleak objects grow the local
+# node by several MiB over the drain's 72 moves
+lslack=4096
+case "$(uname -r)" in *-pmdbg) lslack=16384 ;; esac
+awk -v bl=$before_l -v bp=$before_p -v ls=$lslack '
 	{ l = $1 - bl; p = $2 + $3 - bp
 	  if (l > ml) ml = l; if (p > mp) mp = p }
 	END { printf "local node at most %d kB, pool nodes at most %d kB above their level with full quotas\n", ml, mp
 	      # slack: 4 MiB of anything else (shells, poolctl); pools: the
 	      # chunk in transit and the sampling skew (see above)
-	      exit !(ml <= 4096 && mp <= 2048 + 4096) }' /tmp/samples > /tmp/maxes ||
+	      exit !(ml <= ls && mp <= 2048 + 4096) }' /tmp/samples > /tmp/maxes ||
 	fail "a quota was exceeded during the drain: $(cat /tmp/maxes); before: $before_l $before_p; samples: $(cat /tmp/samples | xargs)"
 info "$(cat /tmp/maxes)"
 

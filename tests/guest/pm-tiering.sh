@@ -15,14 +15,16 @@
 # p0's, and smart-idle places a new domain's chunks on p0.
 . /rig/tests/lib.sh
 pm_pools_up
-echo 250 > /sys/module/poolmem/parameters/window_ms
+# windows of 500 ms: the access factor forgets in 2 s, and still spans two
+# sampling periods (sampled refaults come in a burst after each sample)
+echo 500 > /sys/module/poolmem/parameters/window_ms
 
 # contention first: a pool busy with mapped memory
 pmtest domain-create busy 64M 0 64M pools=p1 >/dev/null
 pmtest touch busy 0 64M >/dev/null
 pmtest hammer busy 0 64M 60 >/tmp/hammer.busy &
 hb=$!
-sleep 1.5	# > 4 windows of 250 ms: the touch has aged out
+sleep 2.5	# > 4 windows of 500 ms: the touch has aged out
 check_eq "p1 access factor, memory mapped and busy, no sampling" 0 "$(pool_attr p1 access_factor)"
 poolctl vm set busy --tiering sample --scan-rate 16M >/dev/null
 check_eq "busy tiering" "sample 16777216 500" "$(dom_attr busy tiering)"

@@ -1770,6 +1770,78 @@ static int cmd_hammer(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * anon-hold MIB SECONDS: MIB of anonymous memory with THP (MADV_HUGEPAGE),
+ * touched, then held: the kernel's own migration (migratepages) moves it
+ * in the drain benchmark. Prints "anon-hold: ready" when touched.
+ */
+static int cmd_anon_hold(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	uint64_t len = size_arg(argv[0]) << 20;
+	uint8_t *p = mmap(NULL, len + (2 << 20), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap anonymous");
+	p = (uint8_t *)(((uintptr_t)p + (2 << 20) - 1) & ~((uintptr_t)(2 << 20) - 1));
+	madvise(p, len, MADV_HUGEPAGE);
+	for (uint64_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	printf("anon-hold: ready, %" PRIu64 " MiB, AnonHugePages in smaps\n", len >> 20);
+	fflush(stdout);
+	sleep(atoi(argv[1]));
+	return 0;
+}
+
+/*
+ * stall NAME SECONDS: one write per chunk of the domain, round and round,
+ * each timed; a write slower than 20 us met a fault (the chunk had been
+ * unmapped: moved, or sampled). Prints the count and p50/p99/max of those
+ * stalls in us, and the median time of one 2 MiB memcpy in this process
+ * (what moving one chunk must at least cost), for the ratio.
+ */
+static int cmd_stall(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	double end = now() + atof(argv[1]), copy[21];
+	uint64_t chunk = 2 << 20, n = 0, cap = 1 << 20;
+	double *st = malloc(cap * sizeof(*st));
+	uint8_t *a = malloc(chunk), *b = malloc(chunk);
+
+	if (!st || !a || !b)
+		die("malloc");
+	memset(a, 1, chunk);
+	memset(b, 2, chunk);
+	for (int i = 0; i < 21; i++) {
+		double t0 = now();
+
+		memcpy(i & 1 ? a : b, i & 1 ? b : a, chunk);
+		copy[i] = now() - t0;
+	}
+	for (uint64_t i = 0; i < m.size; i += 4096)
+		m.p[i] = 1;
+	while (now() < end) {
+		for (uint64_t off = 0; off < m.size && n < cap; off += chunk) {
+			double t0 = now(), dt;
+
+			*(volatile uint64_t *)(m.p + off) = off;
+			dt = now() - t0;
+			if (dt > 20e-6)
+				st[n++] = dt;
+		}
+	}
+	qsort(copy, 21, sizeof(double), cmp_double);
+	qsort(st, n, sizeof(double), cmp_double);
+	printf("stall: %" PRIu64 " writes stalled; p50 %.0f us, p99 %.0f us, max %.0f us; one 2 MiB copy %.0f us\n",
+	       n, n ? st[n / 2] * 1e6 : 0, n ? st[n * 99 / 100] * 1e6 : 0, n ? st[n - 1] * 1e6 : 0,
+	       copy[10] * 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -1857,6 +1929,10 @@ int main(int argc, char **argv)
 		return cmd_layout(argc, argv);
 	if (!strcmp(c, "hold"))
 		return cmd_hold(argc, argv);
+	if (!strcmp(c, "anon-hold"))
+		return cmd_anon_hold(argc, argv);
+	if (!strcmp(c, "stall"))
+		return cmd_stall(argc, argv);
 	if (!strcmp(c, "hammer"))
 		return cmd_hammer(argc, argv);
 	if (!strcmp(c, "stamp"))
