@@ -30,7 +30,8 @@ PAGES = {
  description="""poolctl is the operator's command for poolmem. It brings hot-plugged far memory
 online as pools, creates VM domains (files /run/poolmem/NAME of the poolmem file system)
 with a hard quota per memory tier, creates profiles (directories whose files QEMU or
-libvirt create become domains), and shows where every chunk of a VM lives. It talks to the kernel only through
+libvirt create become domains), shows where every chunk of a VM lives, and moves chunks
+while VMs run: draining a pool, changing a VM's quotas, tiering hot and cold memory. It talks to the kernel only through
 libpoolmem (libdaxctl, libcxl, libndctl, libkmod and the poolmem ioctls); it never
 runs modprobe, daxctl, ndctl or cxl.
 .PP
@@ -45,8 +46,8 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
 /run/poolmem/web1
 -object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M""",
  extra=[("EXIT STATUS", EXIT)],
- see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-offline","poolctl-pool-remove",
-      "poolctl-vm-create","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
+ see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-offline","poolctl-pool-remove",
+      "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
       "poolctl-status","poolctl-top","poolctl-node-list"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
@@ -116,10 +117,49 @@ pool pb (id 1): node 2, tier pool, overcommit 100%
  examples="""# poolctl pool offline pb
 poolctl: pb: cannot offline: chunks of domains live there: db (16 chunks), web1 (12 chunks)""",
  see=["poolctl-pool-remove"]),
+"poolctl-pool-drain": dict(
+ summary="move every chunk off a pool while its VMs run",
+ synopsis="poolctl pool drain NAME [--offline] [--allow-local] [--rate SIZE] [--timeout T] [--check]",
+ description="""Empties the pool with its VMs running, so that its memory can go offline (a failing
+CXL expander can be returned without stopping a VM). A pre-check comes first: each
+domain's chunks there must fit in the free memory of its other pools, or with
+--allow-local in what is left of its local quota; otherwise nothing changes, and the
+message names the domain and the figures (exit 4). The pool then turns draining: no new
+chunk lands there. poolmem moves each chunk itself (reserve the destination, unmap,
+freeze, copy with machine-check recovery, switch), one at a time; a vCPU touching a
+moving chunk waits for that one copy. A progress bar shows the bytes moved.
+.PP
+Ctrl-C stops after the chunk being moved (exit 1); the pool stays draining, and running
+the command again goes on. Chunks referenced for a moment (I/O in flight) are retried
+until --timeout passes without progress. A long-term pinned chunk (VFIO, RDMA, AF_XDP)
+cannot move: the drain stops at once naming the domain and the chunk's offset (exit 4).
+poolctl pool undrain ends draining; poolctl pool remove unregisters the empty pool and
+takes it out of every domain's pools.""",
+ options=[("--offline","offline the pool's memory blocks once it is empty"),
+          ("--allow-local","chunks that fit no other pool may move to their domain's local tier, within its local quota"),
+          ("--rate SIZE","move at most SIZE per second (e.g. 512M)"),
+          ("--timeout T","give up after T (90, 90s, 5m; default 60 s) without progress on referenced chunks"),
+          ("--check","only run the pre-check")],
+ examples="""# poolctl pool drain p0
+poolctl: p0: cannot drain: domain va holds 48.0 MiB there but may use only 0 B elsewhere (--allow-local lets chunks move to local quota)
+# poolctl vm set va --pools p0,p1
+# poolctl pool drain p0 --offline
+[########################################] 144.0 MiB/144.0 MiB 93 MiB/s
+p0: drained 144.0 MiB in 1.55 s (93 MiB/s)
+p0: offlined 15 blocks on node 1""",
+ see=["poolctl-pool-undrain", "poolctl-pool-remove", "poolctl-vm-set"]),
+"poolctl-pool-undrain": dict(
+ summary="end a pool's draining",
+ synopsis="poolctl pool undrain NAME",
+ description="The pool takes new chunks again (from faults and from moves). Chunks already moved stay where they are.",
+ options=[],
+ examples="""# poolctl pool undrain p1
+p1: takes chunks again""",
+ see=["poolctl-pool-drain"]),
 "poolctl-pool-remove": dict(
  summary="unregister a pool and hand its device back to devdax",
  synopsis="poolctl pool remove NAME",
- description="Unregisters the pool (refused while a live domain may allocate from it, or chunks live there), offlines its memory, and reconfigures its dax device back to devdax mode.",
+ description="Unregisters the pool (refused while chunks live there, or while a live domain may allocate from it and the pool was not drained; a drained pool leaves the pools of the domains allowed on it), offlines its memory, and reconfigures its dax device back to devdax mode.",
  options=[],
  examples="""# poolctl pool remove pa
 pa: offlined 15 blocks on node 1
@@ -127,7 +167,7 @@ pa: dax0.0 handed back to devdax""",
  see=["poolctl-pool-online"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
- synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--libvirt]",
+ synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt]",
  description="""Creates the domain file /run/poolmem/NAME (the poolmem file system, mounted when it is
 not) of SIZE bytes and prints its path and a QEMU argument that backs guest RAM with it
 as it is: the object id mem-NAME (QEMU wants ids that start with a letter), share=on
@@ -159,6 +199,7 @@ until it is killed.""",
           ("--owner USER[:GROUP]","owner of the domain file, e.g. libvirt-qemu (default root); chown works later too"),
           ("--mode MODE","octal permission bits of the domain file (default 0600)"),
           ("--pinnable","chunks only outside ZONE_MOVABLE, so VFIO and RDMA can pin the guest RAM; admission counts only such memory"),
+          ("--tiering on|sample|off","hot/cold tiering by refault sampling, with --scan-rate SIZE and --hot-threshold T (see poolctl-vm-set(8))"),
           ("--libvirt","print libvirt XML instead: an NVDIMM <memory> device with the file as <source><path> and the chunk size as <alignsize> (libvirt 9.0 has no element that names a file as boot RAM; for boot RAM use a profile, poolctl-profile-create(8))")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
 /run/poolmem/web1
@@ -201,6 +242,36 @@ OFFSET          LENGTH   HOST-PHYS       POOL   NODE
 0x000000200000  2.0 MiB  0x000188000000  pa        1
 0x000000400000  2.0 MiB  0x000108000000  pb        2""",
  see=["poolctl-vm-show"]),
+"poolctl-vm-set": dict(
+ summary="change a running VM's quotas, pools, policies and tiering",
+ synopsis="poolctl vm set NAME [--local SIZE] [--pool SIZE] [--pools P1,P2] [--tier-policy P] [--pool-select P] [--tiering on|sample|off] [--scan-rate SIZE] [--hot-threshold T]",
+ description="""Changes a live domain while its VM runs. New quotas are checked as at creation (they
+must cover the size; admission control with the domain's old quotas left out, exit 4 when
+they don't fit). A tier shrunk below its usage gives chunks to the other tier, and chunks
+on pools left out of --pools move to the pools left; the shrunk tier's quota meanwhile
+stays at its usage and comes down as chunks leave, so usage never exceeds a quota. When
+the chunks can't fit where they must go, nothing changes and the message gives the
+figures (exit 4). A long-term pinned chunk stops the moves (exit 4): the settings stay,
+the tier keeps its usage until the chunk can move.
+.PP
+--tiering on samples the VM's accesses by refault (a random sample of chunks is unmapped
+each period and timed until touched again) and moves hot chunks from the pools into free
+local quota and cold ones the other way, at most --scan-rate bytes a second, always within
+the quotas. --tiering sample only samples: hot and cold counts, and the pools' access
+factor then sees accesses to memory mapped long ago. Counters: poolctl vm show.""",
+ options=[("--local SIZE","new local DRAM quota"),
+          ("--pool SIZE","new pool quota; --local + --pool must cover the size"),
+          ("--pools P1,P2","allowed pools; chunks elsewhere move to them"),
+          ("--tier-policy P","local-first, interleave, pool-first (for chunks placed from now on)"),
+          ("--pool-select P","smart-idle, round-robin, random, nearest"),
+          ("--tiering on|sample|off","hot/cold tiering by refault sampling"),
+          ("--scan-rate SIZE","bytes sampled, and moved at most, per second (default 64M)"),
+          ("--hot-threshold T","a sampled chunk touched again within T is hot (500ms, 2s; default 500ms)")],
+ examples="""# poolctl vm set va --local 32M --pool 32M
+va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, tiering off; moved 16.0 MiB
+# poolctl vm set va --tiering on --scan-rate 64M
+va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, tiering on; moved 0 B""",
+ see=["poolctl-vm-create", "poolctl-vm-show", "poolctl-pool-drain"]),
 "poolctl-vm-destroy": dict(
  summary="destroy a VM domain",
  synopsis="poolctl vm destroy NAME",
