@@ -17,6 +17,8 @@
 #  4. "vm set" grows and shrinks both tiers of a running VM: the chunks
 #     that no longer fit their tier move to the other one, and a tier's
 #     usage is never above its quota (sampled from sysfs);
+#     tiering then promotes a VM's hot pool chunks into local quota it
+#     was given, with samples unmapping chunks all along;
 #  5. a change that would move chunks onto a draining pool is refused
 #     (ENOSPC, figures), and the drained pool's removal takes it out of
 #     every domain's pools.
@@ -28,7 +30,8 @@ n0=$(pool_attr p0 node)
 n1=$(pool_attr p1 node)
 modprobe brd rd_nr=1 rd_size=4096 2>/dev/null || true
 [ -b /dev/ram0 ] || fail "no /dev/ram0 for the O_DIRECT checker"
-secs=$(pm_scale 40)
+secs=300	# at most: they stop when /tmp/stamps-done appears
+rm -f /tmp/stamps-done
 
 for v in va vb vc; do
 	pmtest domain-create $v 64M 16M 48M pools=p0 >/dev/null
@@ -36,11 +39,11 @@ done
 home=$(dom_attr va home_node)
 sync; echo 3 > /proc/sys/vm/drop_caches
 base0=$(node_used_kb $n0)
-pmtest stamp va $secs blockdev=/dev/ram0 > /tmp/stamp.va 2>&1 &
+pmtest stamp va $secs blockdev=/dev/ram0 until=/tmp/stamps-done > /tmp/stamp.va 2>&1 &
 sva=$!
-pmtest stamp vb $secs layout=small > /tmp/stamp.vb 2>&1 &
+pmtest stamp vb $secs layout=small until=/tmp/stamps-done > /tmp/stamp.vb 2>&1 &
 svb=$!
-pmtest stamp vc $secs > /tmp/stamp.vc 2>&1 &
+pmtest stamp vc $secs until=/tmp/stamps-done > /tmp/stamp.vc 2>&1 &
 svc=$!
 all_placed() { for v in va vb vc; do [ "$(dom_attr $v chunks)" = 32 ] || return 1; done; }
 wait_for 60 all_placed || fail "domains not fully placed: $(cat $DOMSYS/v?/chunks | xargs)"
@@ -165,12 +168,22 @@ awk '{ l = $1 > $5 ? $1 : $5; p = $2 > $6 ? $2 : $6
 	END { exit bad }' /tmp/usage || fail "a tier's usage exceeded its quota during vm set"
 info "$(wc -l < /tmp/usage) usage samples during vm set, none above its quota"
 
+# tiering under the writers: vb gets 8 chunks of local quota more, and its
+# (all hot) pool chunks are promoted into it, while samples unmap chunks
+poolctl vm set vb --local 32M --tiering on --scan-rate 128M >/dev/null
+wait_for 30 sh -c "[ \$(cat $DOMSYS/vb/promotions) -ge 8 ]" ||
+	fail "vb: tiering promoted $(dom_attr vb promotions) chunks"
+poolctl vm set vb --tiering off >/dev/null
+check_eq "vb local bytes after tiering" $((32 * MiB)) "$(dom_attr vb local_bytes)"
+info "vb tiering: $(dom_attr vb samples) samples, $(dom_attr vb promotions) promotions"
+
 # 5. a drained pool's removal takes it out of every domain's pools
 pmtest pool-remove p0 >/dev/null
 for v in va vb vc; do
 	awk '$1 == "p0" { exit 1 }' $DOMSYS/$v/pool_chunks || fail "$v still lists p0"
 done
 
+touch /tmp/stamps-done
 for v in va vb vc; do
 	eval pid=\$s$v
 	wait $pid || fail "stamp $v: $(cat /tmp/stamp.$v)"

@@ -1541,7 +1541,8 @@ static void *stamp_checker(void *arg)
 }
 
 /*
- * stamp NAME SECONDS [threads=N] [blockdev=DEV] [layout=huge|small]:
+ * stamp NAME SECONDS [threads=N] [blockdev=DEV] [layout=huge|small]
+ * [until=PATH] (stop early once PATH exists):
  * writers stamp (offset, sequence) into every page of the domain and
  * verify each page before rewriting it, while checkers verify through
  * process_vm_readv and O_DIRECT; meanwhile the test moves the chunks.
@@ -1591,7 +1592,14 @@ static int cmd_stamp(int argc, char **argv)
 		pthread_create(&tw[i], NULL, stamp_writer, &args[i]);
 	}
 	pthread_create(&tc, NULL, stamp_checker, &st);
-	usleep(secs * 1e6);
+	/* until=PATH: stop early once PATH exists (the test's phases are done) */
+	for (double t0 = now(); now() - t0 < secs;) {
+		const char *until = opt(argc, argv, "until", NULL);
+
+		if (until && access(until, F_OK) == 0)
+			break;
+		usleep(100000);
+	}
 	st.stop = 1;
 	for (unsigned int i = 0; i < st.threads; i++)
 		pthread_join(tw[i], NULL);
