@@ -38,6 +38,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/page_ref.h>
+#include <linux/pagemap.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -170,16 +171,15 @@ static int pm_move_alloc(struct pm_domain *d, struct pm_move *m)
 }
 
 /*
- * Unmap the chunk and freeze its units: 0 when nobody else holds them,
+ * Freeze the units of the (unmapped) chunk, after pm_move_freeze() unmaps
+ * it, or after a run's unmap: 0 when nobody else holds them,
  * -EBUSY when one is long-term pinned, -EAGAIN when short-lived references
  * stayed. On failure the units are not frozen.
  */
-static int pm_move_freeze(struct pm_domain *d, struct inode *inode, struct pm_move *m)
+static int pm_move_hold(struct pm_domain *d, struct pm_move *m)
 {
 	unsigned int try;
 
-	/* out of every page table (and KVM's, by the mmu notifiers) */
-	pm_units_unmap(d, inode, m->idx, m->old);
 	for (try = 0; !pm_units_freeze(m->old, d->units_per_chunk); try++) {
 		if (pm_units_pinned(m->old, d->units_per_chunk))
 			return -EBUSY;
@@ -188,6 +188,13 @@ static int pm_move_freeze(struct pm_domain *d, struct inode *inode, struct pm_mo
 		usleep_range(50 << try, 100 << try);
 	}
 	return 0;
+}
+
+static int pm_move_freeze(struct pm_domain *d, struct inode *inode, struct pm_move *m)
+{
+	/* out of every page table (and KVM's, by the mmu notifiers) */
+	pm_units_unmap(d, inode, m->idx, m->old);
+	return pm_move_hold(d, m);
 }
 
 /*
@@ -321,6 +328,97 @@ out_unlock:
 	mutex_unlock(&d->lock);
 	kfree(arrays);
 	return ret;
+}
+
+#define PM_MOVE_RUN	16	/* chunks of a run: one unmap, one TLB flush */
+
+/*
+ * Move chunks @idx .. @idx + @n - 1 of @d (@n <= PM_MOVE_RUN), found on
+ * pool @from, to other pools of the domain, as pm_chunk_move() would one
+ * by one, but with a single unmap_mapping_range() over the run: one mmu
+ * notifier invalidation and one TLB flush for all of them instead of one
+ * per chunk (6.1's own migration flushes per page). Chunks of the span
+ * that are not moved (elsewhere, busy) are unmapped too and fault back in.
+ * @res[i] gets each chunk's result, as pm_chunk_move() returns it.
+ */
+static void pm_chunks_move_run(struct pm_domain *d, struct inode *inode, u64 idx, unsigned int n,
+			       u8 from, int *res)
+{
+	bool began[PM_MOVE_RUN], got[PM_MOVE_RUN];	/* busy; destination allocated */
+	unsigned int upc = d->units_per_chunk, i, u, lo = n, hi = 0;
+	struct page **arrays = NULL;
+	struct pm_move *m;
+
+	m = kmalloc_array(n, sizeof(*m), GFP_KERNEL);
+	if (m)
+		arrays = pm_move_arrays(d, m, n);
+	for (i = 0; i < n; i++) {
+		res[i] = arrays ? 0 : -ENOMEM;
+		began[i] = got[i] = false;
+	}
+	if (!arrays) {
+		kfree(m);
+		return;
+	}
+	mutex_lock(&d->lock);
+	for (i = 0; i < n; i++) {
+		m[i].idx = idx + i;
+		res[i] = pm_move_begin(d, &m[i], from, PM_TIER_POOL);
+		began[i] = !res[i];
+	}
+	mutex_unlock(&d->lock);
+	for (i = 0; i < n; i++) {
+		if (began[i])
+			res[i] = pm_move_alloc(d, &m[i]);
+		got[i] = began[i] && !res[i];
+		if (!res[i]) {
+			lo = min(lo, i);
+			hi = i;
+		}
+	}
+
+	/* one unmap for the run: the page locks wait out PMD installs, as in pm_units_unmap() */
+	if (lo <= hi) {
+		for (i = lo; i <= hi; i++)
+			for (u = 0; !res[i] && u < upc; u++)
+				lock_page(m[i].old[u]);
+		unmap_mapping_range(inode->i_mapping, (idx + lo) << d->chunk_shift,
+				    (u64)(hi - lo + 1) << d->chunk_shift, 1);
+		for (i = lo; i <= hi; i++)
+			for (u = 0; !res[i] && u < upc; u++)
+				unlock_page(m[i].old[u]);
+	}
+	for (i = 0; i < n; i++) {
+		if (res[i])
+			continue;
+		res[i] = pm_move_hold(d, &m[i]);
+		if (res[i])
+			continue;
+		res[i] = pm_units_copy(m[i].new, m[i].old, upc);
+		if (res[i])
+			pm_units_unfreeze(m[i].old, upc);
+	}
+
+	mutex_lock(&d->lock);
+	for (i = 0; i < n; i++) {
+		if (!began[i])
+			continue;
+		if (!res[i])
+			pm_move_commit(d, &m[i]);
+		else
+			pm_move_abort(d, &m[i], res[i]);
+	}
+	mutex_unlock(&d->lock);
+	for (i = 0; i < n; i++) {
+		if (began[i] && !res[i]) {
+			pm_units_unfreeze(m[i].old, upc);
+			pm_units_free(m[i].old, upc);
+		} else if (got[i]) {
+			pm_units_free(m[i].new, upc);	/* referenced, pinned, or a memory error */
+		}
+	}
+	kfree(arrays);
+	kfree(m);
 }
 
 /*
@@ -494,10 +592,12 @@ static int pm_drain_check(struct pm_pool *p, struct poolmem_pool_drain *a)
 static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_pool_drain *a)
 {
 	struct pm_domain *d = h->d;
+	int res[PM_MOVE_RUN], ret;
+	unsigned int n, i;
 	u64 idx;
-	int ret;
 
-	for (idx = 0; idx < d->nr_chunks && READ_ONCE(d->chunks_per_pool[p->id]); idx++) {
+	for (idx = 0; idx < d->nr_chunks && READ_ONCE(d->chunks_per_pool[p->id]); idx += n ? n : 1) {
+		n = 0;
 		/*
 		 * Emptied and removed meanwhile (its id may be another pool's
 		 * now): nothing left to do. The reference keeps @p itself.
@@ -506,43 +606,55 @@ static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_
 			return 0;
 		if (!(idx & 1023))
 			cond_resched();
-		/* a glance without the lock; pm_chunk_move() looks again */
-		if (!READ_ONCE(d->meta[idx].present) || READ_ONCE(d->meta[idx].pool) != p->id)
+		/*
+		 * A run of chunks on the pool, by a glance without the lock
+		 * (the moves look again), within the call's budget.
+		 */
+		while (n < PM_MOVE_RUN && idx + n < d->nr_chunks &&
+		       READ_ONCE(d->meta[idx + n].present) && READ_ONCE(d->meta[idx + n].pool) == p->id &&
+		       (!a->max_bytes || a->moved_bytes + ((u64)(n + 1) << d->chunk_shift) <= a->max_bytes ||
+			(!n && a->moved_bytes < a->max_bytes)))
+			n++;
+		if (!n) {
+			if (a->max_bytes && a->moved_bytes >= a->max_bytes)
+				return 0;
 			continue;
-		if (a->max_bytes && a->moved_bytes >= a->max_bytes)
-			return 0;
+		}
 		if (signal_pending(current))
 			return -EINTR;
-		ret = pm_chunk_move(d, h->inode, idx, p->id, PM_TIER_POOL);
-		if ((ret == -ENOMEM || ret == -ENOSPC) && (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL))
-			ret = pm_chunk_move(d, h->inode, idx, p->id, PM_TIER_LOCAL);
-		switch (ret) {
-		case 0:
-			a->moved_bytes += d->chunk_bytes;
-			break;
-		case -ENOENT:		/* gone */
-			break;
-		case -EINPROGRESS:	/* being placed or moved: next call */
-		case -EAGAIN:		/* referenced for a moment: next call */
-			a->busy_chunks++;
-			break;
-		case -ENOMEM:
-		case -ENOSPC:
-			ret = -ENOSPC;
-			fallthrough;
-		default:
-			memcpy(a->blocker, d->name, POOLMEM_NAME_MAX);
-			a->blocker_offset = idx << d->chunk_shift;
-			if (ret == -EBUSY)
-				pr_info("drain of pool %s: domain %s offset %#llx is long-term pinned\n",
-					p->name, d->name, a->blocker_offset);
-			else if (ret == -EIO)
-				pr_warn("drain of pool %s: domain %s offset %#llx has a memory error: not moved\n",
-					p->name, d->name, a->blocker_offset);
-			else if (ret == -ENOSPC)
-				pr_info("drain of pool %s: no room for domain %s offset %#llx elsewhere\n",
-					p->name, d->name, a->blocker_offset);
-			return ret;
+		pm_chunks_move_run(d, h->inode, idx, n, p->id, res);
+		for (i = 0; i < n; i++) {
+			ret = res[i];
+			if (ret == -ENOMEM && (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL))
+				ret = pm_chunk_move(d, h->inode, idx + i, p->id, PM_TIER_LOCAL);
+			switch (ret) {
+			case 0:
+				a->moved_bytes += d->chunk_bytes;
+				break;
+			case -ENOENT:		/* gone */
+				break;
+			case -EINPROGRESS:	/* being placed or moved: next call */
+			case -EAGAIN:		/* referenced for a moment: next call */
+				a->busy_chunks++;
+				break;
+			case -ENOMEM:
+			case -ENOSPC:
+				ret = -ENOSPC;
+				fallthrough;
+			default:
+				memcpy(a->blocker, d->name, POOLMEM_NAME_MAX);
+				a->blocker_offset = (idx + i) << d->chunk_shift;
+				if (ret == -EBUSY)
+					pr_info("drain of pool %s: domain %s offset %#llx is long-term pinned\n",
+						p->name, d->name, a->blocker_offset);
+				else if (ret == -EIO)
+					pr_warn("drain of pool %s: domain %s offset %#llx has a memory error: not moved\n",
+						p->name, d->name, a->blocker_offset);
+				else if (ret == -ENOSPC)
+					pr_info("drain of pool %s: no room for domain %s offset %#llx elsewhere\n",
+						p->name, d->name, a->blocker_offset);
+				return ret;
+			}
 		}
 		cond_resched();
 	}

@@ -15,12 +15,15 @@ check_eq "pool bytes" $((12 * MiB)) "$(dom_attr smoke pool_bytes)"
 check_eq "chunks" 8 "$(dom_attr smoke chunks)"
 check_eq "faults (one per chunk)" 8 "$(dom_attr smoke faults)"
 # the stat files hold the same values as the single-value files
-check_eq "domain stat" "$(for f in local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns retired_chunks; do
+check_eq "domain stat" "$(for f in local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns retired_chunks \
+	moves move_retries move_pins samples sample_hits promotions demotions tiering_scan_ns; do
 	dom_attr smoke $f; done | xargs)" "$(dom_attr smoke stat)"
 for p in p0 p1; do
 	# capacity, free and access factor move on their own; the rest must agree
 	check_eq "$p stat" "$(for f in allocated_bytes committed_bytes chunks allocations faults failures; do
 		pool_attr $p $f; done | xargs)" "$(cut -d' ' -f3-8 $POOLSYS/$p/stat)"
+	check_eq "$p stat (ABI 3)" "$(for f in moved_in moved_out accesses; do
+		pool_attr $p $f; done | xargs)" "$(cut -d' ' -f10-12 $POOLSYS/$p/stat)"
 done
 pmtest domain-info smoke
 pmtest map smoke
