@@ -37,6 +37,7 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/page_ref.h>
 #include <linux/pagemap.h>
 #include <linux/sched/signal.h>
@@ -330,7 +331,16 @@ out_unlock:
 	return ret;
 }
 
-#define PM_MOVE_RUN	16	/* chunks of a run: one unmap, one TLB flush */
+#define PM_MOVE_RUN	16	/* most chunks of a run: one unmap, one TLB flush */
+
+/*
+ * Chunks a drain moves per unmap (1..PM_MOVE_RUN). More means fewer TLB
+ * flushes and mmu-notifier rounds, and a longer wait for a vCPU that
+ * touches the last chunk of a run (it waits for the copies before it).
+ */
+static unsigned int pm_drain_batch = 2;
+module_param_named(drain_batch, pm_drain_batch, uint, 0644);
+MODULE_PARM_DESC(drain_batch, "Chunks a drain unmaps at once, 1..16 (default 2): fewer TLB flushes vs a longer stall");
 
 /*
  * Move chunks @idx .. @idx + @n - 1 of @d (@n <= PM_MOVE_RUN), found on
@@ -388,29 +398,29 @@ static void pm_chunks_move_run(struct pm_domain *d, struct inode *inode, u64 idx
 			for (u = 0; !res[i] && u < upc; u++)
 				unlock_page(m[i].old[u]);
 	}
+	/*
+	 * Each chunk is switched and its waiters woken as soon as it is
+	 * copied: a vCPU waits for the copies up to its chunk's, not for
+	 * the whole run.
+	 */
 	for (i = 0; i < n; i++) {
-		if (res[i])
-			continue;
-		res[i] = pm_move_hold(d, &m[i]);
-		if (res[i])
-			continue;
-		res[i] = pm_units_copy(m[i].new, m[i].old, upc);
-		if (res[i])
-			pm_units_unfreeze(m[i].old, upc);
-	}
-
-	mutex_lock(&d->lock);
-	for (i = 0; i < n; i++) {
+		if (!res[i]) {
+			res[i] = pm_move_hold(d, &m[i]);
+			if (!res[i]) {
+				res[i] = pm_units_copy(m[i].new, m[i].old, upc);
+				if (res[i])
+					pm_units_unfreeze(m[i].old, upc);
+			}
+		}
 		if (!began[i])
 			continue;
+		mutex_lock(&d->lock);
 		if (!res[i])
 			pm_move_commit(d, &m[i]);
 		else
 			pm_move_abort(d, &m[i], res[i]);
-	}
-	mutex_unlock(&d->lock);
-	for (i = 0; i < n; i++) {
-		if (began[i] && !res[i]) {
+		mutex_unlock(&d->lock);
+		if (!res[i]) {
 			pm_units_unfreeze(m[i].old, upc);
 			pm_units_free(m[i].old, upc);
 		} else if (got[i]) {
@@ -610,7 +620,8 @@ static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_
 		 * A run of chunks on the pool, by a glance without the lock
 		 * (the moves look again), within the call's budget.
 		 */
-		while (n < PM_MOVE_RUN && idx + n < d->nr_chunks &&
+		while (n < clamp(READ_ONCE(pm_drain_batch), 1U, (unsigned int)PM_MOVE_RUN) &&
+		       idx + n < d->nr_chunks &&
 		       READ_ONCE(d->meta[idx + n].present) && READ_ONCE(d->meta[idx + n].pool) == p->id &&
 		       (!a->max_bytes || a->moved_bytes + ((u64)(n + 1) << d->chunk_shift) <= a->max_bytes ||
 			(!n && a->moved_bytes < a->max_bytes)))
