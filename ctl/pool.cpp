@@ -262,6 +262,13 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"state", p.state},
 		{"moved_in", p.moved_in},
 		{"moved_out", p.moved_out},
+		{"moved_bytes", p.moved_bytes},
+		{"move_retries", p.move_retries},
+		{"move_pins", p.move_pins},
+		{"accesses", p.accesses},
+		{"samples", p.samples},
+		{"promotions", p.promotions},
+		{"demotions", p.demotions},
 	};
 	if (auto s = read_state(p.name))
 		j["online"] = {{"blocks_done", s->done}, {"blocks_total", s->total}, {"seconds", s->seconds}, {"state", s->state}};
@@ -346,8 +353,13 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	for (auto w : p.window_counts)
 		std::printf(" %lu", static_cast<unsigned long>(w));
 	std::printf(")\n");
-	std::printf("  migration  %lu chunks in, %lu out\n", static_cast<unsigned long>(p.moved_in),
-		    static_cast<unsigned long>(p.moved_out));
+	std::printf("  migration  %lu chunks in, %lu out (%s); %lu put off (referenced), %lu refused (pinned)\n",
+		    static_cast<unsigned long>(p.moved_in), static_cast<unsigned long>(p.moved_out),
+		    poolmem::format_size(p.moved_bytes).c_str(), static_cast<unsigned long>(p.move_retries),
+		    static_cast<unsigned long>(p.move_pins));
+	std::printf("  tiering    %lu samples, %lu accesses estimated; %lu chunks promoted to local, %lu demoted here\n",
+		    static_cast<unsigned long>(p.samples), static_cast<unsigned long>(p.accesses),
+		    static_cast<unsigned long>(p.promotions), static_cast<unsigned long>(p.demotions));
 	if (auto s = read_state(p.name))
 		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
 	for (const auto &[dom, chunks] : h)

@@ -33,6 +33,11 @@ public:
 		Family af("poolmem_pool_access_factor", "Weighted recent activity of the pool (smart-idle's Af), from access_factor.", MetricType::Gauge);
 		Family moved("poolmem_pool_moved_chunks_total", "Chunks migrated into (direction=in) and out of (out) the pool while their domains ran: drain, live quota and pool changes; from moved_in and moved_out.", MetricType::Counter);
 		Family accesses("poolmem_pool_sampled_accesses_total", "Accesses to chunks in the pool estimated from sampled refaults (domains with tiering on or sample), from accesses; they count in the access factor.", MetricType::Counter);
+		Family moved_bytes("poolmem_pool_moved_bytes_total", "Bytes of chunks migrated into or out of the pool, from moved_bytes.", MetricType::Counter);
+		Family put_off("poolmem_pool_move_retries_total", "Moves of chunks off the pool put off because something held a reference for a moment, from move_retries.", MetricType::Counter);
+		Family pins("poolmem_pool_move_pins_total", "Moves of chunks off the pool refused because the chunk is long-term pinned, from move_pins.", MetricType::Counter);
+		Family psamples("poolmem_pool_tiering_samples_total", "Chunks in the pool unmapped to sample accesses (tiering), from samples.", MetricType::Counter);
+		Family tier_moves("poolmem_pool_tier_moves_total", "Chunks moved between the pool and local tiers: direction=promotion (pool to local) and demotion (local to pool), from promotions and demotions.", MetricType::Counter);
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		for (const auto &p : poolmem::read_pools(r.sysfs)) {
@@ -53,10 +58,16 @@ public:
 			moved.add({{"pool", p.name}, {"direction", "out"}}, static_cast<double>(p.moved_out));
 			draining.add(l, p.state == "draining" ? 1 : 0);
 			accesses.add(l, static_cast<double>(p.accesses));
+			moved_bytes.add(l, static_cast<double>(p.moved_bytes));
+			put_off.add(l, static_cast<double>(p.move_retries));
+			pins.add(l, static_cast<double>(p.move_pins));
+			psamples.add(l, static_cast<double>(p.samples));
+			tier_moves.add({{"pool", p.name}, {"direction", "promotion"}}, static_cast<double>(p.promotions));
+			tier_moves.add({{"pool", p.name}, {"direction", "demotion"}}, static_cast<double>(p.demotions));
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &accesses, &draining, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &window})
 			out.push_back(f->take());
 	}
 };

@@ -214,12 +214,18 @@ static void pm_move_commit(struct pm_domain *d, struct pm_move *m)
 		atomic64_sub(d->chunk_bytes, &m->src->allocated);
 		atomic64_dec(&m->src->chunks);
 		atomic64_inc(&m->src->moved_out);
+		atomic64_add(d->chunk_bytes, &m->src->moved_bytes);
+		if (m->tier == PM_TIER_LOCAL)
+			atomic64_inc(&m->src->promotions);
 	}
 	if (m->dst) {
 		d->chunks_per_pool[m->dst->id]++;
 		atomic64_add(d->chunk_bytes, &m->dst->allocated);
 		atomic64_inc(&m->dst->chunks);
 		atomic64_inc(&m->dst->moved_in);
+		atomic64_add(d->chunk_bytes, &m->dst->moved_bytes);
+		if (m->src_tier == PM_TIER_LOCAL)
+			atomic64_inc(&m->dst->demotions);
 	}
 	meta->tier = m->tier;
 	meta->pool = m->dst ? m->dst->id : PM_POOL_NONE;
@@ -231,10 +237,15 @@ static void pm_move_commit(struct pm_domain *d, struct pm_move *m)
 static void pm_move_abort(struct pm_domain *d, struct pm_move *m, int ret)
 	__must_hold(&d->lock)
 {
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN) {
 		d->move_retries++;
-	else if (ret == -EBUSY)
+		if (m->src)
+			atomic64_inc(&m->src->move_retries);
+	} else if (ret == -EBUSY) {
 		d->move_pins++;
+		if (m->src)
+			atomic64_inc(&m->src->move_pins);
+	}
 	/* unmapped or not, the chunk is intact where it was: faults map it again */
 	pm_chunk_unbusy(d, m->idx);
 }

@@ -104,7 +104,13 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(access_factor, pm_pool_af(p))					\
 	X(moved_in, atomic64_read(&p->moved_in))			\
 	X(moved_out, atomic64_read(&p->moved_out))			\
-	X(accesses, atomic64_read(&p->accesses))
+	X(accesses, atomic64_read(&p->accesses))			\
+	X(moved_bytes, atomic64_read(&p->moved_bytes))			\
+	X(move_retries, atomic64_read(&p->move_retries))		\
+	X(move_pins, atomic64_read(&p->move_pins))			\
+	X(samples, atomic64_read(&p->samples))				\
+	X(promotions, atomic64_read(&p->promotions))			\
+	X(demotions, atomic64_read(&p->demotions))
 
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(node, p->node)
@@ -178,6 +184,12 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_moved_in.attr,
 	&pool_attr_moved_out.attr,
 	&pool_attr_accesses.attr,
+	&pool_attr_moved_bytes.attr,
+	&pool_attr_move_retries.attr,
+	&pool_attr_move_pins.attr,
+	&pool_attr_samples.attr,
+	&pool_attr_promotions.attr,
+	&pool_attr_demotions.attr,
 	&pool_attr_state.attr,
 	&pool_attr_window_counts.attr,
 	&pool_attr_stat.attr,

@@ -49,6 +49,12 @@ struct pm_pool {
 	atomic64_t moved_in;		/* chunks migrated here */
 	atomic64_t moved_out;		/* chunks migrated away */
 	atomic64_t accesses;		/* estimated from sampled refaults (tiering.c) */
+	atomic64_t moved_bytes;		/* migrated here or away, bytes */
+	atomic64_t move_retries;	/* moves off this pool put off: referenced */
+	atomic64_t move_pins;		/* moves off this pool refused: pinned */
+	atomic64_t samples;		/* chunks here unmapped for sampling */
+	atomic64_t promotions;		/* chunks moved from here to a local tier */
+	atomic64_t demotions;		/* chunks moved from a local tier to here */
 	/*
 	 * Draining (POOLMEM_POOL_DRAIN): placement and migration take no new
 	 * chunks here. Written under pm_lock with pm_pools_draining.

@@ -88,6 +88,8 @@ static void pm_tier_sample(struct pm_domain *d, u64 n)
 		if (!d->meta[idx].present || d->meta[idx].busy || h->sampled)
 			continue;
 		pm_chunk_unmap(d, idx);
+		if (d->meta[idx].pool != PM_POOL_NONE)
+			atomic64_inc(&pm_pools[d->meta[idx].pool]->samples);
 		h->sampled = 1;
 		h->at = (u32)jiffies;
 		d->samples++;

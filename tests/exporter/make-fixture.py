@@ -14,7 +14,8 @@ import sys
 
 # field order of the stat files (Documentation/ABI/testing/sysfs-*-poolmem)
 POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
-             "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out", "accesses")
+             "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out", "accesses",
+             "moved_bytes", "move_retries", "move_pins", "samples", "promotions", "demotions")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
                "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
                "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns")
@@ -69,7 +70,9 @@ def main():
                      allocated_bytes=(p + 1) * (2 << 20), committed_bytes=(p + 1) * (64 << 20),
                      chunks=p + 1, allocations=10 * (p + 1), faults=20 * (p + 1), failures=p,
                      access_factor=8 * p, window_counts=f"{p} 0 1 0", moved_in=3 * p, moved_out=p,
-                     state="draining" if p == 1 else "online", accesses=100 * p)
+                     state="draining" if p == 1 else "online", accesses=100 * p,
+                     moved_bytes=4 * p << 21, move_retries=p, move_pins=0, samples=50 * p, promotions=p,
+                     demotions=2 * p)
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():
             w(f"{pd}/{k}", str(v))

@@ -157,6 +157,11 @@ pm_clean() {
 		info "killed a QEMU left by an earlier test"
 		sleep 1
 	fi
+	# writers a failed test left running keep their domains mapped
+	if pkill -9 -f 'pmtest (hammer|stamp|hold|stall|xdp-pin)' 2>/dev/null; then
+		info "killed pmtest writers left by an earlier test"
+		sleep 0.5
+	fi
 	# pools a failed test left draining take no chunks
 	for d in $(pmtest pool-list 2>/dev/null); do
 		if [ "$(cat $POOLSYS/$d/state 2>/dev/null)" = draining ]; then

@@ -22,8 +22,8 @@ for p in p0 p1; do
 	# capacity, free and access factor move on their own; the rest must agree
 	check_eq "$p stat" "$(for f in allocated_bytes committed_bytes chunks allocations faults failures; do
 		pool_attr $p $f; done | xargs)" "$(cut -d' ' -f3-8 $POOLSYS/$p/stat)"
-	check_eq "$p stat (ABI 3)" "$(for f in moved_in moved_out accesses; do
-		pool_attr $p $f; done | xargs)" "$(cut -d' ' -f10-12 $POOLSYS/$p/stat)"
+	check_eq "$p stat (ABI 3)" "$(for f in moved_in moved_out accesses moved_bytes move_retries move_pins \
+		samples promotions demotions; do pool_attr $p $f; done | xargs)" "$(cut -d' ' -f10-18 $POOLSYS/$p/stat)"
 done
 pmtest domain-info smoke
 pmtest map smoke

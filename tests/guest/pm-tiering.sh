@@ -9,10 +9,11 @@
 # is full, so cold chunks make room). Quotas hold throughout (sampled).
 #
 # Contention: domain "busy" (64 MiB on p1) is written continuously after
-# its first touch. Without sampling, p1's access factor falls to 0 (no
-# allocation, no fault: seed 003's blind spot); with tiering "sample",
-# sampled refaults count as p1's accesses, its access factor rises above
-# p0's, and smart-idle places a new domain's chunks on p0.
+# its first touch, while p0 sees a little new allocation. Without
+# sampling, p1's access factor falls to 0 (no allocation, no fault: seed
+# 003's blind spot) and smart-idle puts a new domain's first chunk on the
+# hammered p1; with tiering "sample", sampled refaults count as p1's
+# accesses, its access factor rises above p0's, and the chunk goes to p0.
 . /rig/tests/lib.sh
 pm_pools_up
 # windows of 500 ms: the access factor forgets in 2 s, and still spans two
@@ -22,23 +23,34 @@ echo 500 > /sys/module/poolmem/parameters/window_ms
 # contention first: a pool busy with mapped memory
 pmtest domain-create busy 64M 0 64M pools=p1 >/dev/null
 pmtest touch busy 0 64M >/dev/null
-pmtest hammer busy 0 64M 60 >/tmp/hammer.busy &
+pmtest hammer busy 0 64M 120 >/tmp/hammer.busy &
 hb=$!
-sleep 2.5	# > 4 windows of 500 ms: the touch has aged out
+trap 'kill $hb ${hh:-} 2>/dev/null || true' EXIT
+pmtest domain-create light 8M 0 8M pools=p0 >/dev/null
+sleep 2.5	# > 4 windows of 500 ms: the touches have aged out
 check_eq "p1 access factor, memory mapped and busy, no sampling" 0 "$(pool_attr p1 access_factor)"
-poolctl vm set busy --tiering sample --scan-rate 16M >/dev/null
-check_eq "busy tiering" "sample 16777216 500" "$(dom_attr busy tiering)"
+# a little new activity on p0 (4 chunks placed), then a new domain's first chunk
+light() { pmtest punch light 0 8M >/dev/null; pmtest touch light 0 8M >/dev/null; }
+first_chunk() {
+	pmtest domain-create fresh 2M 0 2M pools=p0,p1 select=smart-idle >/dev/null
+	pmtest touch fresh 0 2M >/dev/null
+	if [ "$(dom_pool_chunks fresh p0)" = 1 ]; then echo p0; else echo p1; fi
+	pmtest domain-destroy fresh >/dev/null
+}
+light
+info "without sampling: access factor p0 $(pool_attr p0 access_factor), p1 $(pool_attr p1 access_factor)"
+check_eq "without sampling: smart-idle takes the hammered pool for idle" p1 "$(first_chunk)"
+poolctl vm set busy --tiering sample --scan-rate 64M >/dev/null
+check_eq "busy tiering" "sample 67108864 500" "$(dom_attr busy tiering)"
 wait_for 10 sh -c "[ \$(cat $POOLSYS/p1/accesses) -gt 0 ]" || fail "no sampled accesses on p1"
 sleep 1
+light
 af0=$(pool_attr p0 access_factor) af1=$(pool_attr p1 access_factor)
 info "with sampling: p1 accesses $(pool_attr p1 accesses), access factor p0 $af0, p1 $af1"
 [ "$af1" -gt "$af0" ] || fail "p1 ($af1) is not busier than p0 ($af0)"
-pmtest domain-create fresh 16M 0 16M pools=p0,p1 select=smart-idle >/dev/null
-pmtest touch fresh 0 16M >/dev/null
-check_eq "smart-idle: fresh chunks on the idle pool p0" 8 "$(dom_pool_chunks fresh p0)"
-pmtest domain-destroy fresh >/dev/null
+check_eq "with sampling: smart-idle takes the idle pool" p0 "$(first_chunk)"
 kill $hb; wait $hb || true
-pmtest domain-destroy busy >/dev/null
+for d in busy light; do pmtest domain-destroy $d >/dev/null; done
 echo 1000 > /sys/module/poolmem/parameters/window_ms
 
 # tiering: hot set up from the pool, cold set down
@@ -83,6 +95,9 @@ down=$((32 - $(local_in 0 64)))
 info "ok: cold set in the pool: $down/32"
 [ "$(dom_attr hot promotions)" -ge 29 ] || fail "promotions: $(dom_attr hot promotions)"
 [ "$(dom_attr hot demotions)" -ge 29 ] || fail "demotions: $(dom_attr hot demotions)"
+[ "$(pool_attr p0 promotions)" -ge 29 ] || fail "p0 promotions: $(pool_attr p0 promotions)"
+[ "$(pool_attr p0 demotions)" -ge 29 ] || fail "p0 demotions: $(pool_attr p0 demotions)"
+[ "$(pool_attr p0 samples)" -gt 0 ] || fail "p0 samples: $(pool_attr p0 samples)"
 kill $qs
 awk '$3 > $1 || $4 > $2 { print; bad = 1 } END { exit bad }' /tmp/quota-samples ||
 	fail "usage above quota during tiering"

@@ -172,6 +172,10 @@ TEST(Stats, stat_fields_match_the_single_value_files)
 	EXPECT_EQ(p[1].moved_out, 5u);
 	EXPECT_EQ(p[0].state, "online");
 	EXPECT_EQ(p[0].accesses, 120u);
+	EXPECT_EQ(p[0].move_retries, 1u);
+	EXPECT_EQ(p[0].samples, 40u);
+	EXPECT_EQ(p[0].demotions, 2u);
+	EXPECT_EQ(p[1].moved_bytes, 10485760u);
 	EXPECT_EQ(d[0].sample_hits, 60u);
 	EXPECT_EQ(d[0].demotions, 2u);
 	EXPECT_EQ(d[0].tiering, "sample");

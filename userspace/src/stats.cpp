@@ -78,7 +78,9 @@ PoolStats pool_from(const At &dir, const std::string &name)
 		  {&PoolStats::capacity_bytes, &PoolStats::free_bytes, &PoolStats::allocated_bytes,
 		   &PoolStats::committed_bytes, &PoolStats::chunks, &PoolStats::allocations,
 		   &PoolStats::faults, &PoolStats::failures, &PoolStats::access_factor,
-		   &PoolStats::moved_in, &PoolStats::moved_out, &PoolStats::accesses});
+		   &PoolStats::moved_in, &PoolStats::moved_out, &PoolStats::accesses,
+		   &PoolStats::moved_bytes, &PoolStats::move_retries, &PoolStats::move_pins,
+		   &PoolStats::samples, &PoolStats::promotions, &PoolStats::demotions});
 	p.state = str(dir, "state");
 	while (!p.state.empty() && p.state.back() == '\n')
 		p.state.pop_back();

@@ -6,12 +6,14 @@
 # The NVDIMMs are host RAM (memfd), fresh every boot: a file on the host
 # disk would make guest first touches pay for host page-cache faults and
 # writeback, which the local tier (memory-backend-ram) does not.
+# RIG_SMP (default 2) sets the guest's CPUs (benchmarks that must not wait
+# on a preempted second vCPU use 1).
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 GUEST_MODULES=(nfit nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
-	-machine q35,nvdimm=on,hmat=on -smp 2 -m 2G,slots=4,maxmem=8G
+	-machine q35,nvdimm=on,hmat=on -smp ${RIG_SMP:-2} -m 2G,slots=4,maxmem=8G
 	-object memory-backend-ram,id=ram0,size=2G
-	-numa node,nodeid=0,memdev=ram0,cpus=0-1,initiator=0
+	-numa node,nodeid=0,memdev=ram0,cpus=0-$((${RIG_SMP:-2} - 1)),initiator=0
 	-numa node,nodeid=1,initiator=0
 	-numa node,nodeid=2,initiator=0
 	-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=31 -numa dist,src=1,dst=2,val=41

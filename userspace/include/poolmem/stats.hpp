@@ -26,6 +26,8 @@ struct PoolStats {
 	uint64_t chunks = 0, allocations = 0, faults = 0, failures = 0, access_factor = 0;
 	uint64_t moved_in = 0, moved_out = 0; ///< chunks migrated here / away
 	uint64_t accesses = 0;                ///< estimated from sampled refaults (tiering)
+	uint64_t moved_bytes = 0, move_retries = 0, move_pins = 0;
+	uint64_t samples = 0, promotions = 0, demotions = 0; ///< tier moves: to local, from local
 	std::string state;                    ///< "online" or "draining"
 	std::vector<uint64_t> window_counts;  ///< newest first
 };

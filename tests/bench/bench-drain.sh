@@ -1,0 +1,69 @@
+# rig-topologies: nvdimm-numa
+# rig-env: RIG_SMP=1
+# Benchmark (make bench; not part of make check): drain throughput.
+# poolmem draining BENCH_MIB of a live domain from pool p0's node to p1's,
+# against the kernel's own migratepages moving as much anonymous THP
+# memory between the same two nodes; rounds alternate the kernel and
+# poolmem with drain_batch 1, the default and 16 (chunks per unmap and TLB
+# flush). The guest has one CPU (RIG_SMP=1): with two, a round that sends
+# a TLB-flush IPI to a vCPU the loaded host has preempted runs several
+# times slower, on both sides, and the comparison drowns in that noise.
+# Under TCG only the ratios mean anything.
+. /rig/tests/lib.sh
+pm_pools_up
+MIB=${BENCH_MIB:-1024}
+ROUNDS=${BENCH_ROUNDS:-7}
+n0=$(pool_attr p0 node)
+n1=$(pool_attr p1 node)
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+least() { sort -n | head -n 1; }
+
+# Warm-up: the pool nodes are host memory (memfd) that the host maps on
+# first touch; touch all of both once, so that neither side pays for it.
+for p in p0 p1; do
+	w=$(( $(pool_attr $p free_bytes) / MiB / 2 * 2 - 64 ))
+	pmtest domain-create warm ${w}M 0 ${w}M pools=$p >/dev/null
+	pmtest touch warm 0 ${w}M >/dev/null
+	pmtest domain-destroy warm >/dev/null
+done
+
+echo "== drain throughput: $MIB MiB from node $n0 to node $n1, $ROUNDS rounds"
+: > /tmp/kernel.s; : > /tmp/poolmem.s; : > /tmp/ratio.s; : > /tmp/b1.s; : > /tmp/b16.s
+BATCH=/sys/module/poolmem/parameters/drain_batch
+batch0=$(cat $BATCH)
+for r in $(seq $ROUNDS); do
+	# the kernel: anonymous THP, migratepages
+	numactl --membind=$n0 pmtest anon-hold $MIB 600 > /tmp/anon.out &
+	ap=$!
+	wait_for 120 grep -q ready /tmp/anon.out || fail "anon-hold: $(cat /tmp/anon.out)"
+	thp=$(awk '/AnonHugePages/ { s += $2 } END { print s / 1024 }' /proc/$ap/smaps)
+	kt=$(pmtest elapsed migratepages $ap $n0 $n1 | sed -n 's/^elapsed: //p')
+	left=$(tr ' ' '\n' < /proc/$ap/numa_maps | awk -F= -v n=N$n0 '$1 == n { s += $2 } END { print s + 0 }')
+	kill $ap; wait $ap 2>/dev/null || true
+	# poolmem: a held domain on p0, drained to p1 (drain_batch 1, default, 16)
+	for b in 1 $batch0 16; do
+		echo $b > $BATCH
+		pmtest domain-create bm ${MIB}M 0 ${MIB}M pools=p0 >/dev/null
+		pmtest hold bm 600 > /tmp/hold.out &
+		hp=$!
+		wait_for 120 grep -q touched /tmp/hold.out || fail "hold: $(cat /tmp/hold.out)"
+		pmtest set bm pools=p0,p1 >/dev/null
+		t=$(pmtest elapsed pmtest drain p0 | sed -n 's/^elapsed: //p')
+		pmtest drain p0 cancel=1 >/dev/null
+		kill $hp; wait $hp 2>/dev/null || true
+		pmtest domain-destroy bm >/dev/null
+		case $b in 1) t1=$t ;; 16) t16=$t ;; *) pt=$t ;; esac
+	done
+	echo $batch0 > $BATCH
+	echo "bench: round $r: migratepages $kt s ($thp MiB THP, $left pages left on node $n0), poolmem drain $pt s (drain_batch 1: $t1 s, 16: $t16 s)"
+	echo $kt >> /tmp/kernel.s; echo $pt >> /tmp/poolmem.s; echo $t1 >> /tmp/b1.s; echo $t16 >> /tmp/b16.s
+	awk -v a=$kt -v b=$pt 'BEGIN { print a / b }' >> /tmp/ratio.s
+done
+kt=$(median < /tmp/kernel.s); pt=$(median < /tmp/poolmem.s)
+echo "bench: drain $MIB MiB: poolmem $pt s ($(awk -v m=$MIB -v t=$pt 'BEGIN { printf "%.0f", m / t }') MiB/s), migratepages (anonymous THP) $kt s ($(awk -v m=$MIB -v t=$kt 'BEGIN { printf "%.0f", m / t }') MiB/s): ratio of medians $(awk -v a=$kt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x, median of the rounds' ratios $(median < /tmp/ratio.s | awk '{ printf "%.2f", $1 }')x ($ROUNDS rounds, drain_batch $batch0)"
+echo "bench: drain_batch 1: $(median < /tmp/b1.s) s, 16: $(median < /tmp/b16.s) s (medians)"
+# The rig shares a loaded 2-core host: a round that waits on a preempted
+# vCPU (TLB-flush IPIs) runs several times slower, for both sides. The
+# fastest round of each is the least disturbed one.
+echo "bench: fastest rounds: migratepages $(least < /tmp/kernel.s) s, poolmem drain_batch 1 $(least < /tmp/b1.s) s, $batch0 $(least < /tmp/poolmem.s) s, 16 $(least < /tmp/b16.s) s: ratios $(awk -v k=$(least < /tmp/kernel.s) -v a=$(least < /tmp/b1.s) -v b=$(least < /tmp/poolmem.s) -v c=$(least < /tmp/b16.s) 'BEGIN { printf "%.2fx, %.2fx, %.2fx", k / a, k / b, k / c }')"
+
