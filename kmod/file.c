@@ -141,7 +141,6 @@ static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 o
  * take d->lock and look again, or the fault's result.
  */
 static vm_fault_t pm_fault_busy(struct pm_domain *d, struct vm_fault *vmf, u64 idx)
-	__releases(&d->lock)
 {
 	struct pm_chunk_meta *meta = &d->meta[idx];
 	struct file *fpin;
