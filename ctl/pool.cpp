@@ -502,8 +502,26 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 	/* with --rate, steps of a tenth of a second's worth (at least a chunk) */
 	const uint64_t step = rate ? std::max<uint64_t>(rate / 10, 2 << 20) : 64 << 20;
 	poolmem::DrainStep r;
+	unsigned pinned_tries = 0;
+	std::string pinned_at;
 	for (;;) {
 		r = ctl.pool_drain(p.name, step, o.allow_local);
+		if (r.err == EBUSY) {
+			const std::string at = r.blocker + "@" + hex(r.blocker_offset);
+			if (at != pinned_at)
+				pinned_tries = 0;
+			pinned_at = at;
+		}
+		/*
+		 * A pin the kernel saw for ~10 ms: gone a moment later if it
+		 * was I/O (process_vm_readv, O_DIRECT); a pin still there after
+		 * a few tries is long-term (VFIO, RDMA, AF_XDP).
+		 */
+		if (r.err == EBUSY && ++pinned_tries < 5 && !drain_interrupted) {
+			moved += r.moved_bytes;
+			usleep(200000);
+			continue;
+		}
 		moved += r.moved_bytes;
 		const double secs = seconds_since(t0);
 		if (tty)

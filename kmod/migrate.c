@@ -48,6 +48,8 @@
 
 /* page_ref_freeze() attempts before a move is put off: 0, 50, 100, 200 us */
 #define PM_MOVE_FREEZE_TRIES	4
+/* ... and before a pinned chunk is taken for long-term pinned: ~6-13 ms */
+#define PM_MOVE_PIN_TRIES	8
 
 static bool pm_units_freeze(struct page **units, unsigned int nr)
 {
@@ -182,10 +184,16 @@ static int pm_move_hold(struct pm_domain *d, struct pm_move *m)
 	unsigned int try;
 
 	for (try = 0; !pm_units_freeze(m->old, d->units_per_chunk); try++) {
-		if (pm_units_pinned(m->old, d->units_per_chunk))
-			return -EBUSY;
-		if (try + 1 == PM_MOVE_FREEZE_TRIES)
-			return -EAGAIN;
+		/*
+		 * A FOLL_PIN pin carries no mark of being long-term: a
+		 * process_vm_readv() or O_DIRECT pin is as much a pin as a
+		 * VFIO one. A pin still there after about 10 ms of retries is
+		 * taken for long-term.
+		 */
+		bool pinned = pm_units_pinned(m->old, d->units_per_chunk);
+
+		if (try + 1 >= (pinned ? PM_MOVE_PIN_TRIES : PM_MOVE_FREEZE_TRIES))
+			return pinned ? -EBUSY : -EAGAIN;
 		usleep_range(50 << try, 100 << try);
 	}
 	return 0;

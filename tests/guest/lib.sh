@@ -144,6 +144,30 @@ pm_load() {
 
 PMFS=/run/poolmem
 
+# kill_procs NAME [ARG]: SIGKILL the processes whose argv[0] is NAME (any
+# directory) and, if given, whose argv[1] is ARG; wait up to 20 s for them
+# to be gone (their mappings go with them); print their pids. (The rig's
+# busybox has no pkill.)
+kill_procs() {
+	local p a0 a1 pids=""
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = $$ ] && continue
+		a0= a1=
+		{ read -r a0 || true; read -r a1 || true; } <<EOF2
+$(tr '\0' '\n' < $p/cmdline 2>/dev/null)
+EOF2
+		[ "${a0##*/}" = "$1" ] || continue
+		[ -z "${2:-}" ] || [ "$a1" = "$2" ] || continue
+		pids="$pids ${p#/proc/}"
+	done
+	[ -n "$pids" ] || return 0
+	kill -9 $pids 2>/dev/null || true
+	for p in $pids; do
+		wait_for 20 sh -c "[ ! -d /proc/$p ]" || true
+	done
+	echo $pids
+}
+
 # Destroy every domain and profile a previous test left (a failed test may
 # not have cleaned up), so failures do not cascade: QEMUs still running,
 # profile directories, named domains.
@@ -153,15 +177,15 @@ pm_clean() {
 	for f in /sys/kernel/debug/poolmem/fail /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
 		[ -w $f/probability ] && echo 0 > $f/probability
 	done
-	if pkill -9 -f qemu-system-x86_64 2>/dev/null; then
+	if [ -n "$(kill_procs qemu-system-x86_64)" ]; then
 		info "killed a QEMU left by an earlier test"
-		sleep 1
 	fi
 	# writers a failed test left running keep their domains mapped
-	if pkill -9 -f 'pmtest (hammer|stamp|hold|stall|xdp-pin)' 2>/dev/null; then
-		info "killed pmtest writers left by an earlier test"
-		sleep 0.5
-	fi
+	for f in hammer stamp hold stall xdp-pin; do
+		if [ -n "$(kill_procs pmtest $f)" ]; then
+			info "killed a pmtest $f left by an earlier test"
+		fi
+	done
 	# pools a failed test left draining take no chunks
 	for d in $(pmtest pool-list 2>/dev/null); do
 		if [ "$(cat $POOLSYS/$d/state 2>/dev/null)" = draining ]; then
