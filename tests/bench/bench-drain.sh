@@ -33,6 +33,7 @@ BATCH=/sys/module/poolmem/parameters/drain_batch
 batch0=$(cat $BATCH)
 for r in $(seq $ROUNDS); do
 	# the kernel: anonymous THP, migratepages
+	rm -f /tmp/anon.out	# (else the wait below may see the last round's)
 	numactl --membind=$n0 pmtest anon-hold $MIB 600 > /tmp/anon.out &
 	ap=$!
 	wait_for 120 grep -q ready /tmp/anon.out || fail "anon-hold: $(cat /tmp/anon.out)"
@@ -44,11 +45,14 @@ for r in $(seq $ROUNDS); do
 	for b in 1 $batch0 16; do
 		echo $b > $BATCH
 		pmtest domain-create bm ${MIB}M 0 ${MIB}M pools=p0 >/dev/null
+		rm -f /tmp/hold.out
 		pmtest hold bm 600 > /tmp/hold.out &
 		hp=$!
 		wait_for 120 grep -q touched /tmp/hold.out || fail "hold: $(cat /tmp/hold.out)"
 		pmtest set bm pools=p0,p1 >/dev/null
-		t=$(pmtest elapsed pmtest drain p0 | sed -n 's/^elapsed: //p')
+		out=$(pmtest elapsed pmtest drain p0) || fail "drain_batch $b: $out"
+		t=$(echo "$out" | sed -n 's/^elapsed: //p')
+		[ "$(dom_pool_chunks bm p1)" = $((MIB / 2)) ] || fail "drain_batch $b: $(dom_pool_chunks bm p1) chunks on p1; $(pmtest domain-info bm); $(cat $DOMSYS/bm/pool_chunks | xargs); drain: $out; hold: $(cat /tmp/hold.out)"
 		pmtest drain p0 cancel=1 >/dev/null
 		kill $hp; wait $hp 2>/dev/null || true
 		pmtest domain-destroy bm >/dev/null
@@ -56,9 +60,16 @@ for r in $(seq $ROUNDS); do
 	done
 	echo $batch0 > $BATCH
 	echo "bench: round $r: migratepages $kt s ($thp MiB THP, $left pages left on node $n0), poolmem drain $pt s (drain_batch 1: $t1 s, 16: $t16 s)"
+	# a round whose anonymous memory was not all THP, or did not all move,
+	# measured something else: left out
+	if [ "${thp%.*}" -lt $MIB ] || [ "$left" -gt 0 ]; then
+		echo "bench: round $r left out: $thp MiB THP, $left pages not moved"
+		continue
+	fi
 	echo $kt >> /tmp/kernel.s; echo $pt >> /tmp/poolmem.s; echo $t1 >> /tmp/b1.s; echo $t16 >> /tmp/b16.s
 	awk -v a=$kt -v b=$pt 'BEGIN { print a / b }' >> /tmp/ratio.s
 done
+[ -s /tmp/kernel.s ] || fail "no round with all the anonymous memory in THPs"
 kt=$(median < /tmp/kernel.s); pt=$(median < /tmp/poolmem.s)
 echo "bench: drain $MIB MiB: poolmem $pt s ($(awk -v m=$MIB -v t=$pt 'BEGIN { printf "%.0f", m / t }') MiB/s), migratepages (anonymous THP) $kt s ($(awk -v m=$MIB -v t=$kt 'BEGIN { printf "%.0f", m / t }') MiB/s): ratio of medians $(awk -v a=$kt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x, median of the rounds' ratios $(median < /tmp/ratio.s | awk '{ printf "%.2f", $1 }')x ($ROUNDS rounds, drain_batch $batch0)"
 echo "bench: drain_batch 1: $(median < /tmp/b1.s) s, 16: $(median < /tmp/b16.s) s (medians)"
