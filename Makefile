@@ -9,7 +9,10 @@
 #   make fuzz SECONDS=N [SEED=N]  the syscall fuzzer on the debug kernel
 #   make demo       boot the cxl2 rig, bring pooled memory online, show it
 #   make bench      benchmarks inside the rig (figures are ratios)
-#   make install    module (+ depmod), binaries, man pages, units
+#   make install    module (+ depmod), binaries, man pages, units; on the
+#                   host itself (no DESTDIR) also group poolmem and
+#                   /etc/modprobe.d/poolmem.conf (stats_gid: the exporter's group)
+#   make uninstall  remove what make install put there (the group stays)
 #   make clean
 #
 # KVER selects the kernel (default: newest Debian kernel installed under
@@ -23,7 +26,7 @@ JOBS ?= $(shell nproc)
 DESTDIR ?=
 PREFIX ?= /usr/local
 
-.PHONY: all kmod userspace check check-debug fuzz check-unit check-guest check-rig demo bench install clean
+.PHONY: all kmod userspace check check-debug fuzz check-unit check-guest check-rig demo bench install uninstall clean
 
 all: kmod userspace
 
@@ -64,9 +67,12 @@ bench: all
 	scripts/bench
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) modules_install
-	test -n "$(DESTDIR)" || depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
+	DESTDIR=$(DESTDIR) KVER=$(KVER) scripts/install-host install
+
+uninstall:
+	DESTDIR=$(DESTDIR) KVER=$(KVER) BUILD=$(BUILD) scripts/install-host uninstall
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean

@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <poolmem/control.hpp>
+
 #include <string>
 
 namespace poolctl {
@@ -65,6 +67,14 @@ uint32_t parse_mode(const std::string &option, const std::string &text);
 /// The QEMU argument for domain NAME's file PATH (see vm.cpp).
 std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align);
 void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t align);
+
+/// The option values a domain's geometry came from, as typed (for messages).
+struct DomainOptionText {
+	std::string size, local, pool, chunk;
+};
+/// Check a domain request before the kernel sees it: UsageError (exit 2)
+/// naming the first rule it breaks, ENOENT for an unknown pool.
+void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const DomainOptionText &opt);
 
 /// Size option value: "16G" -> bytes, or UsageError naming OPTION.
 uint64_t size_value(const std::string &option, const std::string &text);

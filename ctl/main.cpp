@@ -5,6 +5,8 @@
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
 
+#include <uapi/poolmem.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <exception>
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 {
 	CLI::App app{"poolctl: pooled memory (CXL, DAX, PMem) for VMs with per-tier quotas", "poolctl"};
 	app.require_subcommand(1);
+	app.set_version_flag("--version", "poolctl " POOLMEM_RELEASE " (kernel ABI " +
+						  std::to_string(POOLMEM_ABI_VERSION) + ")");
 	poolctl::GlobalOptions g;
 	app.add_option("--sysfs", g.sysfs, "sysfs root (for testing)")->default_val("/sys");
 	app.add_option("--control", g.control, "control device")->default_val("/dev/poolmem/control");
@@ -57,9 +61,16 @@ int main(int argc, char **argv)
 
 	try {
 		app.parse(argc, argv);
+	} catch (const CLI::CallForHelp &e) {
+		return app.exit(e);
+	} catch (const CLI::CallForAllHelp &e) {
+		return app.exit(e);
+	} catch (const CLI::CallForVersion &e) {
+		return app.exit(e);
 	} catch (const CLI::ParseError &e) {
-		int rc = app.exit(e);
-		return rc == 0 ? poolctl::EXIT_OK : poolctl::EXIT_USAGE;
+		/* one line, as every other error: CLI11 would add a second */
+		std::fprintf(stderr, "poolctl: %s (see poolctl --help)\n", e.what());
+		return poolctl::EXIT_USAGE;
 	} catch (const poolctl::UsageError &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
 		return poolctl::EXIT_USAGE;

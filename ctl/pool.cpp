@@ -341,11 +341,11 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%, %s\n", p.name.c_str(), p.id, p.node,
 		    p.tier.c_str(), static_cast<unsigned long>(p.overcommit_pct),
 		    p.state == "draining" ? "draining (takes no new chunks)" : p.state.c_str());
-	std::printf("  capacity   %s (%s pinnable: onlined normal)\n  allocated  %s in %lu chunks\n"
+	std::printf("  capacity   %s (%s pinnable: onlined normal)\n  allocated  %s in %s\n"
 		    "  free       %s\n  committed  %s\n",
 		    poolmem::format_size(p.capacity_bytes).c_str(), poolmem::format_size(p.pinnable_bytes).c_str(),
 		    poolmem::format_size(p.allocated_bytes).c_str(),
-		    static_cast<unsigned long>(p.chunks), poolmem::format_size(p.free_bytes).c_str(),
+		    poolmem::plural(p.chunks, "chunk").c_str(), poolmem::format_size(p.free_bytes).c_str(),
 		    poolmem::format_size(p.committed_bytes).c_str());
 	std::printf("  activity   %lu allocations, %lu faults, %lu failures; access factor %lu (windows",
 		    static_cast<unsigned long>(p.allocations), static_cast<unsigned long>(p.faults),
@@ -363,7 +363,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	if (auto s = read_state(p.name))
 		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
 	for (const auto &[dom, chunks] : h)
-		std::printf("  domain     %s: %lu chunks\n", dom.c_str(), static_cast<unsigned long>(chunks));
+		std::printf("  domain     %s: %s\n", dom.c_str(), poolmem::plural(chunks, "chunk").c_str());
 }
 
 void refuse_if_held(const GlobalOptions &g, const poolmem::PoolStats &p, const char *action)
@@ -373,7 +373,7 @@ void refuse_if_held(const GlobalOptions &g, const poolmem::PoolStats &p, const c
 		return;
 	std::string who;
 	for (const auto &[dom, chunks] : h)
-		who += (who.empty() ? "" : ", ") + dom + " (" + std::to_string(chunks) + " chunks)";
+		who += (who.empty() ? "" : ", ") + dom + " (" + poolmem::plural(chunks, "chunk") + ")";
 	throw poolmem::Error::plain(p.name, std::string("cannot ") + action + ": chunks of domains live there: " +
 						    (who.empty() ? "destroyed domains still mapped" : who),
 				    EBUSY);

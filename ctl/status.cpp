@@ -41,7 +41,8 @@ uint64_t imbalance(const std::vector<poolmem::PoolStats> &pools)
 	return hi - lo;
 }
 
-void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::PoolStats> *prev, double dt)
+void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::PoolStats> *prev, double dt,
+		  bool lines = false)
 {
 	if (!poolmem::module_sysfs_present(g.sysfs))
 		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
@@ -56,15 +57,23 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 		nlohmann::json j = {{"pools", nlohmann::json::array()}, {"domains", nlohmann::json::array()},
 				    {"capacity_bytes", cap}, {"allocated_bytes", alloc},
 				    {"imbalance", imbalance(pools)}};
-		for (const auto &p : pools)
-			j["pools"].push_back({{"name", p.name}, {"node", p.node}, {"capacity_bytes", p.capacity_bytes},
-					      {"allocated_bytes", p.allocated_bytes}, {"access_factor", p.access_factor},
-					      {"window_counts", p.window_counts}});
+		for (const auto &p : pools) {
+			nlohmann::json pj = {{"name", p.name}, {"node", p.node}, {"capacity_bytes", p.capacity_bytes},
+					     {"allocated_bytes", p.allocated_bytes}, {"access_factor", p.access_factor},
+					     {"window_counts", p.window_counts}};
+			if (prev)
+				for (const auto &q : *prev)
+					if (q.name == p.name && dt > 0)
+						pj["allocations_per_second"] =
+							static_cast<double>(p.allocations - q.allocations) / dt;
+			j["pools"].push_back(pj);
+		}
 		for (const auto &d : doms)
 			j["domains"].push_back({{"name", d.name}, {"local_bytes", d.local_bytes},
 						{"local_quota_bytes", d.local_quota_bytes}, {"pool_bytes", d.pool_bytes},
 						{"pool_quota_bytes", d.pool_quota_bytes}, {"sigbus", d.sigbus}});
-		std::cout << j.dump(2) << '\n';
+		/* top: JSON Lines, one object per refresh */
+		std::cout << (lines ? j.dump() : j.dump(2)) << std::endl;
 		return;
 	}
 	std::printf("pools: %zu, capacity %s, allocated %s; domains: %zu; imbalance (max-min events, "
@@ -110,9 +119,9 @@ void run_top(const GlobalOptions &g, const StatusOptions &o)
 	for (unsigned i = 0; o.iterations == 0 || i < o.iterations; i++) {
 		auto now = std::chrono::steady_clock::now();
 		double dt = std::chrono::duration<double>(now - last).count();
-		if (tty)
+		if (tty && !o.json)
 			std::printf("\033[H\033[2J");
-		print_status(g, false, i ? &prev : nullptr, dt);
+		print_status(g, o.json, i ? &prev : nullptr, dt, true);
 		std::fflush(stdout);
 		prev = poolmem::read_pools(g.sysfs);
 		last = now;
@@ -134,6 +143,7 @@ void setup_status(CLI::App &app, const GlobalOptions &g)
 	auto *top = app.add_subcommand("top", "refreshing status with allocation rates");
 	top->add_option("--interval", to->interval, "seconds between refreshes (default 1)");
 	top->add_option("--iterations", to->iterations, "stop after N refreshes (default: never)");
+	top->add_flag("--json", to->json, "print one JSON object per refresh (one per line: JSON Lines)");
 	top->callback([&g, to] { run_top(g, *to); });
 }
 

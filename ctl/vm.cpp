@@ -7,8 +7,13 @@
 #include <poolmem/fs.hpp>
 #include <poolmem/size.hpp>
 #include <poolmem/stats.hpp>
+#include <poolmem/topology.hpp>
 
 #include <nlohmann/json.hpp>
+
+#include "policy/pm_policy.h"
+
+#include <algorithm>
 
 #include <grp.h>
 #include <iostream>
@@ -194,6 +199,72 @@ void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t alig
 		    path.c_str(), static_cast<unsigned long>(align >> 10), static_cast<unsigned long>(bytes >> 10));
 }
 
+/*
+ * The rules a new domain must meet, each with its own message and exit
+ * code 2, checked before anything is asked of the kernel (which checks
+ * them again: kmod/policy's pm_domain_geometry is the one rule list).
+ * OPT names the options (--size/--local/--pool) as the user gave them.
+ */
+void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const DomainOptionText &opt)
+{
+	char name[PM_NAME_MAX] = {}; /* zero-padded, as the kernel gets it */
+	s.name.copy(name, PM_NAME_MAX - 1);
+	if (s.name.size() < PM_NAME_MAX && (s.name.find('\0') != std::string::npos || !pm_name_valid(name, PM_NAME_MAX)))
+		throw UsageError(s.name + ": invalid domain name: 1 to " + std::to_string(PM_NAME_MAX - 1) +
+				 " characters of A-Z a-z 0-9 _ . -, not starting with '.' or '-' (\"control\" is "
+				 "reserved)");
+	if (s.name.empty() || s.name.size() >= PM_NAME_MAX)
+		throw UsageError(s.name + ": invalid domain name: 1 to " + std::to_string(PM_NAME_MAX - 1) +
+				 " characters");
+	const u64 quota[PM_NR_TIERS] = {s.local_quota, s.pool_quota};
+	const u64 chunk = s.chunk_bytes ? s.chunk_bytes : PM_DOMAIN_CHUNK_MIN;
+	const std::string cs = poolmem::format_size(chunk);
+	auto tier_opt = [&](bool local) { return local ? "--local " + opt.local : "--pool " + opt.pool; };
+	switch (pm_domain_geometry(s.bytes, chunk, quota)) {
+	case PM_GEO_OK:
+		break;
+	case PM_GEO_CHUNK:
+		throw UsageError("--chunk " + opt.chunk + ": must be a power of two from 2M to 1G");
+	case PM_GEO_SIZE:
+		throw UsageError("--size " + opt.size + ": must be above 0 and at most 64T");
+	case PM_GEO_SIZE_ALIGN: {
+		const uint64_t lo = s.bytes / chunk * chunk;
+		throw UsageError("--size " + opt.size + ": not a multiple of the chunk size " + cs + " (use " +
+				 (lo ? poolmem::format_size(lo) + " or " : "") + poolmem::format_size(lo + chunk) +
+				 ")");
+	}
+	case PM_GEO_QUOTA_ABOVE: {
+		const bool local = s.local_quota > s.bytes;
+		throw UsageError(tier_opt(local) + ": above --size " + opt.size +
+				 " (a tier's quota is at most the size: lower it to " + poolmem::format_size(s.bytes) +
+				 " or less)");
+	}
+	case PM_GEO_QUOTA_COVER:
+		throw UsageError("--local + --pool (" + poolmem::format_size(s.local_quota + s.pool_quota) +
+				 ") must cover --size " + opt.size + ": raise one of them by " +
+				 poolmem::format_size(s.bytes - s.local_quota - s.pool_quota));
+	case PM_GEO_QUOTA_ALIGN:
+		throw UsageError(tier_opt(s.local_quota % chunk != 0) + ": not a multiple of the chunk size " + cs);
+	default:
+		throw UsageError(s.name + ": invalid size, chunk or quotas");
+	}
+	if (s.home_node >= 0) {
+		const auto topo = poolmem::read_topology(g.sysfs);
+		const poolmem::Node *n = topo.node(s.home_node);
+		if (!n || !n->mem_total)
+			throw UsageError("--home-node " + std::to_string(s.home_node) +
+					 ": no such node with memory (see poolctl node list)");
+	}
+	const auto pools = poolmem::read_pools(g.sysfs);
+	for (const auto &name : s.pools)
+		if (std::none_of(pools.begin(), pools.end(), [&](const auto &p) { return p.name == name; }))
+			throw poolmem::Error::plain(name, "no such pool (--pools; see poolctl pool list)", ENOENT);
+	for (const auto &p : pools)
+		if (s.home_node >= 0 && p.node == s.home_node)
+			throw UsageError("--home-node " + std::to_string(s.home_node) + ": it is pool " + p.name +
+					 "'s node (a home node's DRAM is the local tier, never a pool)");
+}
+
 namespace {
 
 void run_create(const GlobalOptions &g, const CreateOptions &o)
@@ -213,9 +284,7 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.uid = pl.uid;
 	s.gid = pl.gid;
 	s.mode = pl.mode;
-	if (s.local_quota + s.pool_quota < s.bytes)
-		throw UsageError(o.name + ": --local + --pool (" + poolmem::format_size(s.local_quota + s.pool_quota) +
-				 ") must cover --size (" + poolmem::format_size(s.bytes) + ")");
+	check_domain(g, s, {o.size, o.local, o.pool, o.place.chunk});
 	poolmem::DomainChange tiering;
 	parse_tiering(o.tiering, tiering);
 
@@ -344,15 +413,15 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	std::printf("  pinning %s\n", d.pinnable ? "pinnable: chunks only outside ZONE_MOVABLE (VFIO/RDMA can pin)"
 					       : "not pinnable: chunks on movable pool memory can't be long-term "
 						 "pinned (VFIO/RDMA)");
-	std::printf("  faults  %lu (p50 < %lu ns, p99 < %lu ns), SIGBUS denials %lu, discards %lu\n",
-		    static_cast<unsigned long>(d.faults),
-		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 50)),
-		    static_cast<unsigned long>(percentile_ns(d.fault_latency_histogram, 99)),
-		    static_cast<unsigned long>(d.sigbus), static_cast<unsigned long>(d.discards));
+	std::printf("  faults  %s (p50 under %s, p99 under %s), SIGBUS denials %lu, %s\n",
+		    std::to_string(d.faults).c_str(),
+		    poolmem::format_duration_ns(percentile_ns(d.fault_latency_histogram, 50)).c_str(),
+		    poolmem::format_duration_ns(percentile_ns(d.fault_latency_histogram, 99)).c_str(),
+		    static_cast<unsigned long>(d.sigbus), poolmem::plural(d.discards, "discard").c_str());
 	if (d.retired_chunks)
-		std::printf("  retired %lu chunks: discarded while still referenced (pipe, io_uring, O_DIRECT), "
+		std::printf("  retired %s: discarded while still referenced (pipe, io_uring, O_DIRECT), "
 			    "still charged\n",
-			    static_cast<unsigned long>(d.retired_chunks));
+			    poolmem::plural(d.retired_chunks, "chunk").c_str());
 	if (d.tiering != "off" || d.samples)
 		std::printf("  tiering %s at %s/s, hot within %lu ms: %lu samples, %lu touched again; %lu hot, %lu cold "
 			    "chunks; %lu promoted, %lu demoted; %.3f s CPU\n",
@@ -362,11 +431,11 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 			    static_cast<unsigned long>(d.cold_chunks), static_cast<unsigned long>(d.promotions),
 			    static_cast<unsigned long>(d.demotions), static_cast<double>(d.tiering_scan_ns) * 1e-9);
 	if (d.moves || d.move_retries || d.move_pins)
-		std::printf("  moved   %lu chunks (%lu put off while referenced, %lu refused: pinned)\n",
-			    static_cast<unsigned long>(d.moves), static_cast<unsigned long>(d.move_retries),
+		std::printf("  moved   %s (%lu put off while referenced, %lu refused: pinned)\n",
+			    poolmem::plural(d.moves, "chunk").c_str(), static_cast<unsigned long>(d.move_retries),
 			    static_cast<unsigned long>(d.move_pins));
 	for (const auto &[pool, chunks] : d.pool_chunks)
-		std::printf("  pool %s: %lu chunks (%s)\n", pool.c_str(), static_cast<unsigned long>(chunks),
+		std::printf("  pool %s: %s (%s)\n", pool.c_str(), poolmem::plural(chunks, "chunk").c_str(),
 			    poolmem::format_size(chunks * d.chunk_bytes).c_str());
 }
 
@@ -428,11 +497,18 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 					  "--tiering)");
 	poolmem::Control ctl(g.control);
 	auto before = ctl.domain_info(o.name);
-	if (c.local_quota.value_or(before.local_quota) + c.pool_quota.value_or(before.pool_quota) < before.bytes)
-		throw UsageError(o.name + ": --local + --pool (" +
-				 poolmem::format_size(c.local_quota.value_or(before.local_quota) +
-						      c.pool_quota.value_or(before.pool_quota)) +
-				 ") must cover the size (" + poolmem::format_size(before.bytes) + ")");
+	poolmem::DomainSpec spec;
+	spec.name = o.name;
+	spec.bytes = before.bytes;
+	spec.chunk_bytes = before.chunk_bytes;
+	spec.local_quota = c.local_quota.value_or(before.local_quota);
+	spec.pool_quota = c.pool_quota.value_or(before.pool_quota);
+	spec.pools = o.pools;
+	const std::string size = poolmem::format_size(before.bytes);
+	check_domain(g, spec,
+		     {size, o.local.empty() ? poolmem::format_size(spec.local_quota) : o.local,
+		      o.pool.empty() ? poolmem::format_size(spec.pool_quota) : o.pool,
+		      poolmem::format_size(before.chunk_bytes)});
 	auto r = ctl.domain_set(o.name, c);
 	const std::string moved = poolmem::format_size(r.moved_bytes);
 	switch (r.err) {

@@ -23,7 +23,7 @@
 
 /* ---- units: 2 MiB compound buddy allocations ---- */
 
-static struct page *pm_unit_alloc(int nid, bool pinnable, bool zero)
+static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 {
 	/*
 	 * Movable class, so onlined-movable pool memory can serve it, unless
@@ -33,11 +33,16 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, bool zero)
 	 * before anyone can see it). No OOM killer and no warning: a full
 	 * node is an ordinary event here. Compound, so that a PMD can map
 	 * the unit whole and get_user_pages takes its references on the head.
+	 * A first try reclaims lightly (__GFP_NORETRY), so that placement
+	 * falls back to the next pool or tier quickly; the last try before a
+	 * fault would fail (PM_ALLOC_RETRY) reclaims and compacts in earnest
+	 * (__GFP_RETRY_MAYFAIL: still no OOM killer).
 	 */
 	gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
-		    __GFP_COMP | __GFP_NORETRY | __GFP_NOWARN;
+		    __GFP_COMP | __GFP_NOWARN;
 
-	if (zero)
+	gfp |= flags & PM_ALLOC_RETRY ? __GFP_RETRY_MAYFAIL : __GFP_NORETRY;
+	if (flags & PM_ALLOC_ZERO)
 		gfp |= __GFP_ZERO;
 	if (pm_should_fail(PM_UNIT_BYTES))
 		return NULL;
@@ -63,13 +68,13 @@ void pm_units_free(struct page **units, unsigned int nr)
  * not hold d->lock. Returns 0 or -ENOMEM.
  */
 static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struct page **out,
-			       bool zero)
+			       unsigned int flags)
 {
 	unsigned int u;
 
 	pm_inflight_begin(nid);
 	for (u = 0; u < d->units_per_chunk; u++) {
-		struct page *page = pm_unit_alloc(nid, d->pinnable, zero);
+		struct page *page = pm_unit_alloc(nid, d->pinnable, flags);
 
 		if (!page)
 			break;
@@ -100,7 +105,7 @@ struct pm_alloc_work {
 	size_t first;
 	struct page **out;
 	int nid;
-	bool zero;
+	unsigned int flags;	/* PM_ALLOC_* */
 	bool pin;		/* the faulting task was long-term pinning */
 	int ret;
 	struct completion done;
@@ -115,52 +120,61 @@ static struct workqueue_struct *pm_alloc_wq;
 static void pm_alloc_workfn(struct work_struct *work)
 {
 	struct pm_alloc_work *w = container_of(work, struct pm_alloc_work, work);
-	unsigned int flags = 0;
+	unsigned int pin = 0;
 
 	/* keep the pinning task's rule: no ZONE_MOVABLE for FOLL_LONGTERM */
 	if (w->pin)
-		flags = memalloc_pin_save();
-	w->ret = pm_units_alloc_here(w->d, w->first, w->nid, w->out, w->zero);
+		pin = memalloc_pin_save();
+	w->ret = pm_units_alloc_here(w->d, w->first, w->nid, w->out, w->flags);
 	if (w->pin)
-		memalloc_pin_restore(flags);
+		memalloc_pin_restore(pin);
 	complete(&w->done);
 }
 
 /*
- * Allocate a chunk's units from node @nid into @out (zeroed if @zero),
- * recorded in the reverse map as slots @first..; see pm_units_alloc_here().
+ * Allocate a chunk's units from node @nid into @out (@flags: PM_ALLOC_ZERO
+ * to zero them, PM_ALLOC_RETRY to reclaim hard), recorded in the reverse
+ * map as slots @first..; see pm_units_alloc_here().
  */
-int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out, bool zero)
+int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out,
+		   unsigned int flags)
 {
 	struct pm_alloc_work w;
 
+	/*
+	 * A pool node whose memory was all offlined (the node goes offline
+	 * with its last block removed) is not asked: __GFP_THISNODE on an
+	 * offline node warns with a stack dump on every try.
+	 */
+	if (!node_online(nid) || !node_state(nid, N_MEMORY))
+		return -ENOMEM;
 	/*
 	 * Without cpusets in use, every task's mems_allowed holds every node
 	 * with memory (the root cpuset follows memory hotplug).
 	 */
 	if (node_isset(nid, cpuset_current_mems_allowed))
-		return pm_units_alloc_here(d, first, nid, out, zero);
+		return pm_units_alloc_here(d, first, nid, out, flags);
 
 	w.d = d;
 	w.first = first;
 	w.out = out;
 	w.nid = nid;
-	w.zero = zero;
+	w.flags = flags;
 	w.pin = current->flags & PF_MEMALLOC_PIN;
 	init_completion(&w.done);
 	INIT_WORK_ONSTACK(&w.work, pm_alloc_workfn);
 	queue_work_node(nid, pm_alloc_wq, &w.work);
-	/* bounded: the allocation does not retry (__GFP_NORETRY) */
+	/* bounded: the allocation never waits for the OOM killer */
 	wait_for_completion(&w.done);
 	destroy_work_on_stack(&w.work);
 	return w.ret;
 }
 
-static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid)
+static int pm_chunk_alloc_node(struct pm_domain *d, u64 idx, int nid, unsigned int flags)
 {
 	size_t first = idx * d->units_per_chunk;
 
-	return pm_units_alloc(d, first, nid, &d->units[first], true);
+	return pm_units_alloc(d, first, nid, &d->units[first], PM_ALLOC_ZERO | flags);
 }
 
 static void pm_chunk_charge(struct pm_domain *d, u64 idx, u32 tier, struct pm_pool *p)
@@ -220,7 +234,7 @@ void pm_chunk_free(struct pm_domain *d, u64 idx)
  * the pool used (NULL: home node) in @pool, or -ENOMEM.
  */
 static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, unsigned int n,
-				   struct pm_pool **pool)
+				   unsigned int flags, struct pm_pool **pool)
 	__must_hold(&d->lock)
 {
 	unsigned int i;
@@ -229,14 +243,14 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 	mutex_unlock(&d->lock);
 	if (!ids) {
 		*pool = NULL;
-		ret = pm_chunk_alloc_node(d, idx, d->home_node);
+		ret = pm_chunk_alloc_node(d, idx, d->home_node, flags);
 	} else {
 		for (i = 0; i < n && ret; i++) {
 			/* pools can't go away while this domain may use them */
 			struct pm_pool *p = pm_pools[ids[i]];
 
 			*pool = p;
-			ret = pm_chunk_alloc_node(d, idx, p->node);
+			ret = pm_chunk_alloc_node(d, idx, p->node, flags);
 			if (ret)
 				atomic64_inc(&p->failures);
 		}
@@ -248,10 +262,11 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 /*
  * The pools of @mask (a subset of the domain's pool_mask) a pool-tier
  * chunk may come from, in pool-selection order, into @ids; returns how
- * many. Draining pools take no new chunks. Only what the policy reads is
- * gathered: the access factor takes each pool's af_lock. Caller holds
- * d->lock (the policy's scratch space is the domain's, and a pool stays
- * registered while it is in the domain's pool_mask and the chunk busy).
+ * many. Draining pools and pools without online memory take no new
+ * chunks. Only what the policy reads is gathered: the access factor takes
+ * each pool's af_lock. Caller holds d->lock (the policy's scratch space
+ * is the domain's, and a pool stays registered while it is in the
+ * domain's pool_mask and the chunk busy).
  */
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 {
@@ -261,6 +276,9 @@ unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 	for (mask &= d->pool_mask & ~READ_ONCE(pm_pools_draining); mask; mask &= mask - 1) {
 		struct pm_pool *p = pm_pools[__ffs64(mask)];
 
+		/* all its memory offlined: nothing to ask it for */
+		if (!node_state(p->node, N_MEMORY))
+			continue;
 		views[n].id = p->id;
 		views[n].distance = d->pool_select == PM_SELECT_NEAREST ?
 				    node_distance(d->home_node, p->node) : 0;
@@ -383,7 +401,7 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 	struct pm_tier_view tv;
 	u32 tiers[PM_NR_TIERS];
 	struct pm_pool *p;
-	unsigned int nt, t, n;
+	unsigned int nt, t, n, round;
 
 	if (pm_chunk_wait(d, idx))
 		return -EINTR;
@@ -396,28 +414,39 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 	}
 	nt = pm_tier_order(d->tier_policy, &tv, tiers);
 
-	for (t = 0; t < nt; t++) {
-		u32 tier = tiers[t];
-		int ret;
+	/*
+	 * Two rounds: first every candidate with light reclaim, so that a
+	 * full node costs little when another can serve; then, before the
+	 * fault fails with SIGBUS, every candidate again reclaiming hard:
+	 * page cache on a pool node is no reason to kill a VM.
+	 */
+	for (round = 0; round < 2; round++) {
+		for (t = 0; t < nt; t++) {
+			u32 tier = tiers[t];
+			int ret;
 
-		/* the lock was dropped for the tier before: look again */
-		if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
-			continue;
-		n = tier == PM_TIER_POOL ? pm_pool_candidates(d, ~0ULL, ids) : 1;
-		if (!n)
-			continue;
-		d->usage[tier] += d->chunk_bytes;	/* reserved while unlocked */
-		pm_chunk_busy(d, idx, PM_BUSY_ALLOC);
-		ret = pm_chunk_alloc_unlocked(d, idx, tier == PM_TIER_POOL ? ids : NULL, n, &p);
-		d->usage[tier] -= d->chunk_bytes;
-		if (!ret) {
-			pm_chunk_charge(d, idx, tier, p);
-			if (p)
-				d->rr_cursor++;
+			/* the lock was dropped for the tier before: look again */
+			if (d->usage[tier] + d->chunk_bytes > d->quota[tier])
+				continue;
+			n = tier == PM_TIER_POOL ? pm_pool_candidates(d, ~0ULL, ids) : 1;
+			if (!n)
+				continue;
+			d->usage[tier] += d->chunk_bytes;	/* reserved while unlocked */
+			pm_chunk_busy(d, idx, PM_BUSY_ALLOC);
+			ret = pm_chunk_alloc_unlocked(d, idx, tier == PM_TIER_POOL ? ids : NULL, n,
+						      round ? PM_ALLOC_RETRY : 0, &p);
+			d->usage[tier] -= d->chunk_bytes;
+			if (!ret) {
+				pm_chunk_charge(d, idx, tier, p);
+				if (p)
+					d->rr_cursor++;
+			}
+			pm_chunk_unbusy(d, idx);
+			if (!ret)
+				return 0;
 		}
-		pm_chunk_unbusy(d, idx);
-		if (!ret)
-			return 0;
+		if (fatal_signal_pending(current))
+			break;
 	}
 	return -ENOMEM;
 }

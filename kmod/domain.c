@@ -98,7 +98,7 @@ static u64 pm_local_limit(int nid, bool pinnable)
 {
 	u64 bytes = pinnable ? pm_node_pinnable_bytes(nid) : pm_node_present_bytes(nid);
 
-	return pm_pct_of(bytes, pm_local_overcommit_pct);
+	return pm_pct_of(bytes, READ_ONCE(pm_local_overcommit_pct));
 }
 
 /*
@@ -114,11 +114,12 @@ static u64 pm_local_limit(int nid, bool pinnable)
  * (POOLMEM_DOMAIN_SET): its current quotas are left out of the sums.
  */
 int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
-	     const char *why)
+	     const char *why, struct pm_refusal *refusal)
 {
 	bool pin = a->flags & POOLMEM_DOMAIN_PINNABLE;
 	u64 local = a->quota[PM_TIER_LOCAL], pool = a->quota[PM_TIER_POOL];
 	u64 pin_local = local, pin_pool = pool, limit = 0, pin_limit = 0, lim;
+	struct pm_refusal r = { .why = POOLMEM_REFUSED_NONE };
 	struct pm_domain *d;
 	u64 m;
 
@@ -138,19 +139,21 @@ int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_do
 	}
 	lim = pm_local_limit(a->home_node, false);
 	if (local > lim) {
+		r = (struct pm_refusal){ POOLMEM_REFUSED_LOCAL, local - a->quota[PM_TIER_LOCAL], lim };
 		pr_warn_ratelimited("%s: domain %s refused: local quota %llu MiB + %llu MiB committed on node %d exceeds %llu MiB (node memory x %u%%)\n",
-			why, a->name, a->quota[PM_TIER_LOCAL] >> 20,
-			(local - a->quota[PM_TIER_LOCAL]) >> 20, a->home_node, lim >> 20,
-			pm_local_overcommit_pct);
-		return -ENOSPC;
+			why, a->name, a->quota[PM_TIER_LOCAL] >> 20, r.committed >> 20,
+			a->home_node, lim >> 20, READ_ONCE(pm_local_overcommit_pct));
+		goto refused;
 	}
 	if (pin && a->quota[PM_TIER_LOCAL]) {
 		lim = pm_local_limit(a->home_node, true);
 		if (pin_local > lim) {
+			r = (struct pm_refusal){ POOLMEM_REFUSED_LOCAL_PINNABLE,
+						 pin_local - a->quota[PM_TIER_LOCAL], lim };
 			pr_warn_ratelimited("%s: domain %s refused: pinnable local quota %llu MiB + %llu MiB committed exceeds %llu MiB of node %d outside ZONE_MOVABLE\n",
-				why, a->name, a->quota[PM_TIER_LOCAL] >> 20,
-				(pin_local - a->quota[PM_TIER_LOCAL]) >> 20, lim >> 20, a->home_node);
-			return -ENOSPC;
+				why, a->name, a->quota[PM_TIER_LOCAL] >> 20, r.committed >> 20,
+				lim >> 20, a->home_node);
+			goto refused;
 		}
 	}
 	if (!a->quota[PM_TIER_POOL])
@@ -163,46 +166,59 @@ int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_do
 			pin_limit += pm_pool_limit(p, true);
 	}
 	if (pool > limit) {
+		r = (struct pm_refusal){ POOLMEM_REFUSED_POOL, pool - a->quota[PM_TIER_POOL], limit };
 		pr_warn_ratelimited("%s: domain %s refused: pool quota %llu MiB + %llu MiB committed exceeds %llu MiB (capacity x overcommit of %u allowed pools)\n",
-			why, a->name, a->quota[PM_TIER_POOL] >> 20,
-			(pool - a->quota[PM_TIER_POOL]) >> 20, limit >> 20, (unsigned int)hweight64(mask));
-		return -ENOSPC;
+			why, a->name, a->quota[PM_TIER_POOL] >> 20, r.committed >> 20,
+			limit >> 20, (unsigned int)hweight64(mask));
+		goto refused;
 	}
 	if (pin && pin_pool > pin_limit) {
+		r = (struct pm_refusal){ POOLMEM_REFUSED_POOL_PINNABLE,
+					 pin_pool - a->quota[PM_TIER_POOL], pin_limit };
 		pr_warn_ratelimited("%s: domain %s refused: pinnable pool quota %llu MiB + %llu MiB committed exceeds %llu MiB of pool memory outside ZONE_MOVABLE\n",
-			why, a->name, a->quota[PM_TIER_POOL] >> 20,
-			(pin_pool - a->quota[PM_TIER_POOL]) >> 20, pin_limit >> 20);
-		return -ENOSPC;
+			why, a->name, a->quota[PM_TIER_POOL] >> 20, r.committed >> 20,
+			pin_limit >> 20);
+		goto refused;
 	}
 	return 0;
+
+refused:
+	if (refusal) {
+		*refusal = r;
+		refusal->node = a->home_node;
+	}
+	return -ENOSPC;
 }
 
-/* Check and complete a create request (defaults filled in). */
-static int pm_domain_check(struct poolmem_domain_create *a)
+/*
+ * Check and complete a create request (defaults filled in). Returns NULL,
+ * or which check failed, for the one log line a refusal gets (-EINVAL).
+ * What depends on the registered pools is checked under pm_lock later.
+ */
+static const char *pm_domain_check(struct poolmem_domain_create *a)
 {
-	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
-		return -EINVAL;
+	enum pm_geometry geo;
+
+	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX))
+		return "invalid name";
+	if (a->refused || a->reserved32 || a->committed_bytes || a->limit_bytes ||
+	    memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+		return "reserved fields not zero";
 	if (a->chunk_bytes == 0)
 		a->chunk_bytes = PM_CHUNK_MIN;
-	if (!is_power_of_2(a->chunk_bytes) || a->chunk_bytes < PM_CHUNK_MIN ||
-	    a->chunk_bytes > PM_CHUNK_MAX)
-		return -EINVAL;
-	if (a->bytes == 0 || a->bytes > PM_DOMAIN_MAX_BYTES || a->bytes & (a->chunk_bytes - 1))
-		return -EINVAL;
-	/* quotas are hard and must cover the size, or the VM dies later */
-	if (a->quota[PM_TIER_LOCAL] > a->bytes || a->quota[PM_TIER_POOL] > a->bytes ||
-	    a->quota[PM_TIER_LOCAL] + a->quota[PM_TIER_POOL] < a->bytes)
-		return -EINVAL;
-	if ((a->quota[PM_TIER_LOCAL] | a->quota[PM_TIER_POOL]) & (a->chunk_bytes - 1))
-		return -EINVAL;
-	if (a->tier_policy >= POOLMEM_NR_TIER_POLICIES || a->pool_select >= POOLMEM_NR_POOL_SELECTS)
-		return -EINVAL;
+	geo = pm_domain_geometry(a->bytes, a->chunk_bytes, a->quota);
+	if (geo != PM_GEO_OK)
+		return pm_geometry_names[geo];
+	if (a->tier_policy >= POOLMEM_NR_TIER_POLICIES)
+		return "unknown tier policy";
+	if (a->pool_select >= POOLMEM_NR_POOL_SELECTS)
+		return "unknown pool selection";
 	if (a->home_node == NUMA_NO_NODE)
 		a->home_node = pm_first_cpu_node();
 	if (a->home_node < 0 || a->home_node >= MAX_NUMNODES || !node_online(a->home_node) ||
 	    !node_state(a->home_node, N_MEMORY))
-		return -EINVAL;
-	return 0;
+		return "home node offline or without memory";
+	return NULL;
 }
 
 /*
@@ -238,18 +254,21 @@ int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct poolmem
  * request, -EEXIST for a name in use, -ENOSPC when it does not fit.
  */
 struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
-				struct pm_profile *profile, const char *why)
+				struct pm_profile *profile, const char *why,
+				struct pm_refusal *refusal)
 {
 	struct poolmem_domain_create a = *arg;
+	const char *bad;
 	struct pm_domain *d;
 	u64 mask, m;
 	int ret, i;
 
-	ret = pm_domain_check(&a);
-	if (ret) {
-		pr_info_ratelimited("%s: domain %.*s: invalid size, chunk, quotas, policy or node\n",
-				    why, POOLMEM_NAME_MAX, a.name);
-		return ERR_PTR(ret);
+	bad = pm_domain_check(&a);
+	if (bad) {
+		/* %.*s: an invalid name may lack its NUL */
+		pr_info_ratelimited("%s: domain %.*s refused: %s\n", why,
+				    (int)strnlen(a.name, POOLMEM_NAME_MAX), a.name, bad);
+		return ERR_PTR(-EINVAL);
 	}
 
 	d = pm_should_fail(sizeof(*d)) ? NULL : kzalloc(sizeof(*d), GFP_KERNEL);
@@ -307,7 +326,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		if (pm_pools[i])
 			mask |= BIT_ULL(i);
 	ret = pm_admit(&a, a.quota[PM_TIER_POOL] ? (a.pool_mask ? a.pool_mask & mask : mask) : 0,
-		       NULL, why);
+		       NULL, why, refusal);
 	mutex_unlock(&pm_lock);
 	if (ret)
 		goto out_put;
@@ -329,18 +348,24 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		if (pm_pools[i])
 			mask |= BIT_ULL(i);
 	ret = -EINVAL;
-	if (a.pool_mask & ~mask)
+	bad = a.pool_mask & ~mask ? "an allowed pool is not registered" :
+	      pm_node_pool(a.home_node) ? "home node is a pool's node" : NULL;
+	if (bad) {
+		pr_info_ratelimited("%s: domain %s refused: %s\n", why, d->name, bad);
 		goto out_unlock;
+	}
 	if (a.pool_mask)
 		mask = a.pool_mask;
 	ret = -ENOSPC;
 	if (a.quota[PM_TIER_POOL] && !mask) {
+		if (refusal)
+			*refusal = (struct pm_refusal){ .why = POOLMEM_REFUSED_NO_POOL };
 		pr_warn_ratelimited("%s: domain %s refused: a pool quota of %llu MiB but no pool registered\n",
 			why, d->name, a.quota[PM_TIER_POOL] >> 20);
 		goto out_unlock;
 	}
 	d->pool_mask = a.quota[PM_TIER_POOL] ? mask : 0;
-	ret = pm_admit(&a, d->pool_mask, NULL, why);
+	ret = pm_admit(&a, d->pool_mask, NULL, why, refusal);
 	if (ret)
 		goto out_unlock;
 	for (m = d->pool_mask; m; m &= m - 1) {

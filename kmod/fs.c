@@ -286,7 +286,7 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 		ret = -EINVAL;
 		goto out;
 	}
-	d = pm_domain_new(&a, pr, why);
+	d = pm_domain_new(&a, pr, why, NULL);
 	if (IS_ERR(d)) {
 		ret = PTR_ERR(d);
 		goto out;

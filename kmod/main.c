@@ -117,13 +117,18 @@ u64 pm_pools_draining;
 struct class *pm_class;
 
 unsigned int pm_window_ms = 1000;
-module_param_named(window_ms, pm_window_ms, uint, 0644);
-MODULE_PARM_DESC(window_ms, "Length of one access-factor window in milliseconds (default 1000)");
+PM_PARAM_UINT_RANGE(window_ms, pm_window_ms, 10, 60000, 0644);
+MODULE_PARM_DESC(window_ms, "Length of one access-factor window in milliseconds, 10..60000 (default 1000)");
 
+/*
+ * Read without pm_lock by admission, which holds it: a write that races
+ * with an admission decides whether that one domain sees the old or the
+ * new limit, as with any later write.
+ */
 unsigned int pm_local_overcommit_pct = 100;
-module_param_named(local_overcommit_pct, pm_local_overcommit_pct, uint, 0644);
+PM_PARAM_UINT_RANGE(local_overcommit_pct, pm_local_overcommit_pct, 1, 1000, 0644);
 MODULE_PARM_DESC(local_overcommit_pct,
-		 "Local-tier admission limit: home node memory * pct / 100 (default 100)");
+		 "Local-tier admission limit: home node memory * pct / 100, 1..1000 (default 100)");
 
 /*
  * The current access-factor window. 64-bit milliseconds: jiffies_to_msecs()
@@ -236,6 +241,7 @@ static void __init pm_check_constants(void)
 	BUILD_BUG_ON(PM_NR_POOL_SELECTS != POOLMEM_NR_POOL_SELECTS);
 	BUILD_BUG_ON(PM_MAX_POOLS != POOLMEM_MAX_POOLS);
 	BUILD_BUG_ON(PM_NAME_MAX != POOLMEM_NAME_MAX);
+	BUILD_BUG_ON(PM_DOMAIN_CHUNK_MIN != PM_UNIT_BYTES);
 	BUILD_BUG_ON(POOLMEM_MAX_POOLS > PM_POOL_NONE);
 }
 
@@ -247,6 +253,7 @@ static int __init pm_init(void)
 	pm_class = class_create(THIS_MODULE, "poolmem");
 	if (IS_ERR(pm_class))
 		return PTR_ERR(pm_class);
+	pm_class->get_ownership = pm_domain_ownership;
 
 	ret = pm_pools_sysfs_init();
 	if (ret)

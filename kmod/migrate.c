@@ -171,11 +171,11 @@ static int pm_move_alloc(struct pm_domain *d, struct pm_move *m)
 	int ret = -ENOMEM;
 
 	if (m->tier == PM_TIER_LOCAL)
-		return pm_units_alloc(d, first, d->home_node, m->new, false);
+		return pm_units_alloc(d, first, d->home_node, m->new, 0);
 	for (i = 0; i < m->n && ret; i++) {
 		/* registered while in pool_mask and the chunk is busy */
 		m->dst = pm_pools[m->ids[i]];
-		ret = pm_units_alloc(d, first, m->dst->node, m->new, false);
+		ret = pm_units_alloc(d, first, m->dst->node, m->new, 0);
 		if (ret)
 			atomic64_inc(&m->dst->failures);
 	}
@@ -367,7 +367,7 @@ out_unlock:
  * touches the last chunk of a run (it waits for the copies before it).
  */
 static unsigned int pm_drain_batch = 2;
-module_param_named(drain_batch, pm_drain_batch, uint, 0644);
+PM_PARAM_UINT_RANGE(drain_batch, pm_drain_batch, 1, PM_MOVE_RUN, 0644);
 MODULE_PARM_DESC(drain_batch, "Chunks a drain unmaps at once, 1..16 (default 2): fewer TLB flushes vs a longer stall");
 
 /*
@@ -960,7 +960,7 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	}
 	/* admission again only if quotas or pools change */
 	ret = a->flags & (POOLMEM_SET_QUOTA | POOLMEM_SET_POOL_MASK) ?
-	      pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET") : 0;
+	      pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET", NULL) : 0;
 	if (ret)
 		goto out_unlock;
 

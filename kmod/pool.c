@@ -25,6 +25,17 @@ struct pm_pool *pm_pool_find(const char *name)
 	return NULL;
 }
 
+/* The pool on node @nid, or NULL. Caller holds pm_lock. */
+struct pm_pool *pm_node_pool(int nid)
+{
+	int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i] && pm_pools[i]->node == nid)
+			return pm_pools[i];
+	return NULL;
+}
+
 /*
  * Admission limit of a pool: capacity * overcommit ratio; for pinnable
  * domains, only the capacity outside ZONE_MOVABLE counts.
@@ -210,6 +221,7 @@ static struct kobj_type pm_pool_ktype = {
 
 int pm_pool_add(struct poolmem_pool_add *arg)
 {
+	struct pm_domain *d;
 	struct pm_pool *p;
 	int i, id = -1, ret;
 
@@ -225,6 +237,18 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 		return -ENOMEM;	/* no online memory on that node (yet) */
 
 	mutex_lock(&pm_lock);
+	/*
+	 * A node is either some domains' local tier or a pool, never both:
+	 * its memory would be admitted twice, once per tier.
+	 */
+	ret = -EBUSY;
+	list_for_each_entry(d, &pm_domains, list) {
+		if (d->home_node == arg->node) {
+			pr_info_ratelimited("pool %.*s refused: node %d is the home node of domain %s\n",
+					    POOLMEM_NAME_MAX, arg->name, arg->node, d->name);
+			goto out_unlock;
+		}
+	}
 	ret = -EEXIST;
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
 		if (!pm_pools[i]) {

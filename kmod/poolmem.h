@@ -12,6 +12,7 @@
 #include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -27,8 +28,8 @@
 #define PM_UNIT_BYTES		(PAGE_SIZE << PM_UNIT_ORDER)
 #define PM_UNIT_SHIFT		(PAGE_SHIFT + PM_UNIT_ORDER)
 #define PM_CHUNK_MIN		PM_UNIT_BYTES
-#define PM_CHUNK_MAX		(1ULL << 30)
-#define PM_DOMAIN_MAX_BYTES	(1ULL << 46)	/* 64 TiB: bounds the chunk map */
+#define PM_CHUNK_MAX		PM_DOMAIN_CHUNK_MAX
+#define PM_DOMAIN_MAX_BYTES	PM_DOMAIN_BYTES_MAX
 #define PM_HIST_BUCKETS		40	/* log2 ns: bucket i counts [2^i, 2^(i+1)) */
 #define PM_POOL_NONE		0xff	/* chunk_meta.pool of a local chunk */
 
@@ -218,6 +219,22 @@ extern struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
 extern struct list_head pm_domains;
 extern struct list_head pm_profiles;
 extern struct class *pm_class;
+/*
+ * A writable module parameter that refuses values outside [@lo, @hi] with
+ * -EINVAL (a bad write must not reach the arithmetic that uses it).
+ */
+#define PM_PARAM_UINT_RANGE(name, var, lo, hi, perm)					\
+static int pm_param_set_##name(const char *val, const struct kernel_param *kp)		\
+{											\
+	return param_set_uint_minmax(val, kp, lo, hi);					\
+}											\
+static const struct kernel_param_ops pm_param_ops_##name = {				\
+	.set = pm_param_set_##name,							\
+	.get = param_get_uint,								\
+};											\
+module_param_cb(name, &pm_param_ops_##name, &var, perm);				\
+__MODULE_PARM_TYPE(name, "uint")
+
 extern unsigned int pm_window_ms;
 extern unsigned int pm_local_overcommit_pct;
 extern u64 pm_pools_draining;
@@ -235,6 +252,8 @@ void pm_ctl_exit(void);
 
 /* pool.c */
 struct pm_pool *pm_pool_find(const char *name);
+struct pm_pool *pm_node_pool(int nid);
+void pm_domain_ownership(struct device *dev, kuid_t *uid, kgid_t *gid);
 int pm_pool_add(struct poolmem_pool_add *arg);
 int pm_pool_remove(const char *name);
 void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info);
@@ -247,8 +266,17 @@ void pm_pools_remove_all(void);
 
 /* domain.c: lifetime and admission */
 struct pm_domain *pm_domain_find(const char *name);
+/* Which admission limit refused a domain, and its figures (for the caller). */
+struct pm_refusal {
+	u32 why;		/* enum poolmem_refusal */
+	u64 committed;		/* held by the other domains against the limit */
+	u64 limit;
+	int node;		/* the home node the request resolved to */
+};
+
 struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
-				struct pm_profile *profile, const char *why);
+				struct pm_profile *profile, const char *why,
+				struct pm_refusal *refusal);
 int pm_domain_register(struct pm_domain *d, struct inode *inode, const char *path);
 void pm_domain_unpublish(struct pm_domain *d);
 void pm_domain_abandon(struct pm_domain *d);
@@ -257,7 +285,7 @@ void pm_domain_unlink(struct pm_domain *d);
 void pm_domain_evict(struct pm_domain *d);
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
 int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
-	     const char *why);
+	     const char *why, struct pm_refusal *refusal);
 int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
 			   struct poolmem_domain_create *a);
 
@@ -265,7 +293,10 @@ int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
 int pm_chunk_place(struct pm_domain *d, u64 idx);
 void pm_chunk_unmap(struct pm_domain *d, u64 idx);
 void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct page **units);
-int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out, bool zero);
+#define PM_ALLOC_ZERO	(1u << 0)	/* zero the units (a new chunk, not a move's copy) */
+#define PM_ALLOC_RETRY	(1u << 1)	/* the last try: reclaim hard (__GFP_RETRY_MAYFAIL) */
+int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out,
+		   unsigned int flags);
 void pm_units_free(struct page **units, unsigned int nr);
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids);
 void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why);

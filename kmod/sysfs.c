@@ -9,6 +9,31 @@
 
 #include "poolmem.h"
 
+/*
+ * Domain attributes are readable by root and the group stats_gid alone
+ * (default 0: root only): names (the file, the creating command, the
+ * profile) identify tenants, and placement, heat and fault latencies tell
+ * one tenant about another's activity. The exporter runs in that group
+ * (poolmem-exporter.service: SupplementaryGroups=poolmem; the install
+ * sets stats_gid in modprobe.d). Pool attributes (host-wide) stay
+ * world-readable.
+ */
+static unsigned int pm_stats_gid;
+module_param_named(stats_gid, pm_stats_gid, uint, 0444);
+MODULE_PARM_DESC(stats_gid, "Group that may read domain attributes in sysfs (default 0: root only)");
+
+#define PM_DOMAIN_ATTR_RO(_name) \
+	struct device_attribute dev_attr_##_name = __ATTR(_name, 0440, _name##_show, NULL)
+
+/* class poolmem's get_ownership: domain directories and files root:stats_gid */
+void pm_domain_ownership(struct device *dev, kuid_t *uid, kgid_t *gid)
+{
+	kgid_t g = make_kgid(&init_user_ns, pm_stats_gid);
+
+	*uid = GLOBAL_ROOT_UID;
+	*gid = gid_valid(g) ? g : GLOBAL_ROOT_GID;
+}
+
 /* Defines FILE_show() printing one unsigned value of the domain. */
 #define DOMAIN_SHOW_U64(file, expr)								\
 static ssize_t file##_show(struct device *dev, struct device_attribute *attr, char *buf)	\
@@ -20,7 +45,7 @@ static ssize_t file##_show(struct device *dev, struct device_attribute *attr, ch
 	mutex_unlock(&d->lock);									\
 	return sysfs_emit(buf, "%llu\n", v);							\
 }												\
-static DEVICE_ATTR_RO(file);
+static PM_DOMAIN_ATTR_RO(file);
 
 /*
  * The changing values: one file each, and all of them in stat, in this
@@ -69,7 +94,7 @@ static ssize_t stat_show(struct device *dev, struct device_attribute *attr, char
 	mutex_unlock(&d->lock);
 	return n + sysfs_emit_at(buf, n, "\n");
 }
-static DEVICE_ATTR_RO(stat);
+static PM_DOMAIN_ATTR_RO(stat);
 
 static const char *const pm_tiering_names[POOLMEM_NR_TIERING] = { "off", "sample", "on" };
 
@@ -84,7 +109,7 @@ static ssize_t tiering_show(struct device *dev, struct device_attribute *attr, c
 	mutex_unlock(&d->lock);
 	return n;
 }
-static DEVICE_ATTR_RO(tiering);
+static PM_DOMAIN_ATTR_RO(tiering);
 
 /* Chunks the last samples found hot and cold ("<hot> <cold>"). */
 static ssize_t heat_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -102,7 +127,7 @@ static ssize_t heat_show(struct device *dev, struct device_attribute *attr, char
 	mutex_unlock(&d->lock);
 	return sysfs_emit(buf, "%llu %llu\n", hot, cold);
 }
-static DEVICE_ATTR_RO(heat);
+static PM_DOMAIN_ATTR_RO(heat);
 
 /* The profile the domain was made from; empty for a named domain. */
 static ssize_t profile_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -111,14 +136,14 @@ static ssize_t profile_show(struct device *dev, struct device_attribute *attr, c
 
 	return sysfs_emit(buf, "%s\n", d->profile ? d->profile->conf.name : "");
 }
-static DEVICE_ATTR_RO(profile);
+static PM_DOMAIN_ATTR_RO(profile);
 
 /* The domain file's path under the mount point when it was made. */
 static ssize_t file_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", to_domain(dev)->path);
 }
-static DEVICE_ATTR_RO(file);
+static PM_DOMAIN_ATTR_RO(file);
 
 /* "<pid> <comm>" of the process that made the domain (ftruncate for profiles). */
 static ssize_t creator_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -127,19 +152,19 @@ static ssize_t creator_show(struct device *dev, struct device_attribute *attr, c
 
 	return sysfs_emit(buf, "%d %s\n", d->creator, d->creator_comm);
 }
-static DEVICE_ATTR_RO(creator);
+static PM_DOMAIN_ATTR_RO(creator);
 
 static ssize_t tier_policy_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", pm_tier_policy_names[to_domain(dev)->tier_policy]);
 }
-static DEVICE_ATTR_RO(tier_policy);
+static PM_DOMAIN_ATTR_RO(tier_policy);
 
 static ssize_t pool_select_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", pm_pool_select_names[to_domain(dev)->pool_select]);
 }
-static DEVICE_ATTR_RO(pool_select);
+static PM_DOMAIN_ATTR_RO(pool_select);
 
 /* "<pool name> <chunks>" per allowed pool, one per line. */
 static ssize_t pool_chunks_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -157,7 +182,7 @@ static ssize_t pool_chunks_show(struct device *dev, struct device_attribute *att
 	mutex_unlock(&d->lock);
 	return n;
 }
-static DEVICE_ATTR_RO(pool_chunks);
+static PM_DOMAIN_ATTR_RO(pool_chunks);
 
 /* PM_HIST_BUCKETS counts; bucket i holds faults of [2^i, 2^(i+1)) ns. */
 static ssize_t fault_latency_histogram_show(struct device *dev, struct device_attribute *attr,
@@ -171,7 +196,7 @@ static ssize_t fault_latency_histogram_show(struct device *dev, struct device_at
 				   i == PM_HIST_BUCKETS - 1 ? '\n' : ' ');
 	return n;
 }
-static DEVICE_ATTR_RO(fault_latency_histogram);
+static PM_DOMAIN_ATTR_RO(fault_latency_histogram);
 
 static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_size_bytes.attr,

@@ -38,13 +38,13 @@
 #include "poolmem.h"
 
 static unsigned int pm_tier_period_ms = 1000;
-module_param_named(tiering_period_ms, pm_tier_period_ms, uint, 0644);
-MODULE_PARM_DESC(tiering_period_ms, "Tiering scan period in ms (default 1000)");
+PM_PARAM_UINT_RANGE(tiering_period_ms, pm_tier_period_ms, 10, 60000, 0644);
+MODULE_PARM_DESC(tiering_period_ms, "Tiering scan period in ms, 10..60000 (default 1000)");
 
 static unsigned int pm_cold_periods = 3;
-module_param_named(tiering_cold_periods, pm_cold_periods, uint, 0644);
+PM_PARAM_UINT_RANGE(tiering_cold_periods, pm_cold_periods, 1, 1000, 0644);
 MODULE_PARM_DESC(tiering_cold_periods,
-		 "Periods without a refault after which a sampled chunk is cold (default 3)");
+		 "Periods without a refault after which a sampled chunk is cold, 1..1000 (default 3)");
 
 static unsigned long pm_tier_period(void)
 {

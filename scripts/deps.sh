@@ -19,6 +19,8 @@ PKGS=(
 	ndctl daxctl numactl socat python3
 	# exporter end-to-end tests
 	prometheus curl
+	# systemd-analyze security: the exporter unit's hardening
+	systemd
 	# libvirt's domain XML schemas and validator, for the XML poolctl prints
 	libvirt-clients libvirt0 libxml2-utils
 )

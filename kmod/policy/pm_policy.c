@@ -59,6 +59,33 @@ int pm_name_valid(const char *buf, unsigned int size)
 	return 1;
 }
 
+const char *const pm_geometry_names[PM_NR_GEO] = {
+	[PM_GEO_OK] = "valid",
+	[PM_GEO_CHUNK] = "chunk size not a power of two from 2 MiB to 1 GiB",
+	[PM_GEO_SIZE] = "size 0 or above 64 TiB",
+	[PM_GEO_SIZE_ALIGN] = "size not a multiple of the chunk size",
+	[PM_GEO_QUOTA_ABOVE] = "a tier quota above the size",
+	[PM_GEO_QUOTA_COVER] = "quotas do not cover the size",
+	[PM_GEO_QUOTA_ALIGN] = "a quota not a multiple of the chunk size",
+};
+
+enum pm_geometry pm_domain_geometry(u64 bytes, u64 chunk, const u64 quota[PM_NR_TIERS])
+{
+	if (chunk < PM_DOMAIN_CHUNK_MIN || chunk > PM_DOMAIN_CHUNK_MAX || (chunk & (chunk - 1)))
+		return PM_GEO_CHUNK;
+	if (bytes == 0 || bytes > PM_DOMAIN_BYTES_MAX)
+		return PM_GEO_SIZE;
+	if (bytes & (chunk - 1))
+		return PM_GEO_SIZE_ALIGN;
+	if (quota[PM_TIER_LOCAL] > bytes || quota[PM_TIER_POOL] > bytes)
+		return PM_GEO_QUOTA_ABOVE;
+	if (quota[PM_TIER_LOCAL] + quota[PM_TIER_POOL] < bytes)
+		return PM_GEO_QUOTA_COVER;
+	if ((quota[PM_TIER_LOCAL] | quota[PM_TIER_POOL]) & (chunk - 1))
+		return PM_GEO_QUOTA_ALIGN;
+	return PM_GEO_OK;
+}
+
 u64 pm_pct_of(u64 bytes, u32 pct)
 {
 	return bytes / 100 * pct + bytes % 100 * pct / 100;

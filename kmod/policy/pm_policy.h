@@ -48,6 +48,31 @@ extern "C" {
  * with static_assert, so the policy code needs no uapi header.
  */
 
+/* A domain's geometry: chunk sizes are powers of two in this range. */
+#define PM_DOMAIN_CHUNK_MIN	(2ULL << 20)
+#define PM_DOMAIN_CHUNK_MAX	(1ULL << 30)
+#define PM_DOMAIN_BYTES_MAX	(1ULL << 46)	/* 64 TiB: bounds the chunk map */
+
+/* The first rule a domain's size, chunk size and quotas break. */
+enum pm_geometry {
+	PM_GEO_OK = 0,
+	PM_GEO_CHUNK,		/* chunk not a power of two in [CHUNK_MIN, CHUNK_MAX] */
+	PM_GEO_SIZE,		/* size 0 or above PM_DOMAIN_BYTES_MAX */
+	PM_GEO_SIZE_ALIGN,	/* size not a multiple of the chunk */
+	PM_GEO_QUOTA_ABOVE,	/* a tier's quota above the size */
+	PM_GEO_QUOTA_COVER,	/* the quotas together below the size */
+	PM_GEO_QUOTA_ALIGN,	/* a quota not a multiple of the chunk */
+	PM_NR_GEO
+};
+extern const char *const pm_geometry_names[PM_NR_GEO];
+
+/*
+ * Check a domain of @bytes in chunks of @chunk with @quota per tier, in the
+ * order above (the kernel's check at create, and poolctl's before it asks).
+ * Quotas are hard and must cover the size, or the VM dies later.
+ */
+enum pm_geometry pm_domain_geometry(u64 bytes, u64 chunk, const u64 quota[PM_NR_TIERS]);
+
 /* Names as poolctl, sysfs and the kernel log print them. */
 extern const char *const pm_tier_names[PM_NR_TIERS];		/* "local", "pool" */
 extern const char *const pm_tier_policy_names[PM_NR_TIER_POLICIES];

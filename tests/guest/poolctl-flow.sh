@@ -69,14 +69,15 @@ poolctl vm destroy lv >/dev/null
 
 expect_exit 4 "^poolctl: web1: cannot create domain: a domain of that name exists" \
 	poolctl vm create web1 --size 64M --pool 64M
-expect_exit 4 "^poolctl: huge: cannot create domain: quotas exceed" poolctl vm create huge --size 64G --pool 64G
+expect_exit 4 "^poolctl: huge: cannot create domain: pool tier on every pool asks 64.0 GiB, .* left of " \
+	poolctl vm create huge --size 64G --pool 64G
 expect_exit 3 "^poolctl: nosuchuser: no such user" poolctl vm create x --size 16M --pool 16M --owner nosuchuser
 expect_exit 3 "^poolctl: nosuch: no such domain" poolctl vm show nosuch
 
 # pinnable (VFIO/RDMA): both pools are onlined movable, so only local DRAM qualifies
 check_eq "pool list --json pinnable_bytes" "0 0" \
 	"$(poolctl pool list --json | sed -n 's/^ *"pinnable_bytes": \([0-9]*\),*/\1/p' | xargs)"
-expect_exit 4 "^poolctl: pin: cannot create pinnable domain: .*--zone normal" \
+expect_exit 4 "^poolctl: pin: cannot create domain: pinnable pool tier .*--zone normal" \
 	poolctl vm create pin --size 16M --pool 16M --pinnable
 poolctl vm create pin --size 16M --local 16M --pinnable >/dev/null
 poolctl vm show pin | grep -q "^  pinning pinnable" || fail "vm show: $(poolctl vm show pin)"

@@ -243,3 +243,24 @@ TEST(ProfileQuota, percent_of_huge_sizes_does_not_overflow)
 	EXPECT_EQ(pm_pct_of(big, 50), big / 2);
 	EXPECT_EQ(pm_pct_of(199, 50), 99u);
 }
+
+TEST(DomainGeometry, each_rule_in_order)
+{
+	const u64 M = 1ULL << 20;
+	const u64 ok[2] = {8 * M, 8 * M};
+	EXPECT_EQ(pm_domain_geometry(16 * M, 2 * M, ok), PM_GEO_OK);
+	EXPECT_EQ(pm_domain_geometry(16 * M, 3 * M, ok), PM_GEO_CHUNK);
+	EXPECT_EQ(pm_domain_geometry(16 * M, 1 * M, ok), PM_GEO_CHUNK);
+	EXPECT_EQ(pm_domain_geometry(16 * M, 2048 * M, ok), PM_GEO_CHUNK);
+	EXPECT_EQ(pm_domain_geometry(0, 2 * M, ok), PM_GEO_SIZE);
+	EXPECT_EQ(pm_domain_geometry((1ULL << 46) + 2 * M, 2 * M, ok), PM_GEO_SIZE);
+	EXPECT_EQ(pm_domain_geometry(15 * M, 2 * M, ok), PM_GEO_SIZE_ALIGN);
+	const u64 above[2] = {32 * M, 0};
+	EXPECT_EQ(pm_domain_geometry(16 * M, 2 * M, above), PM_GEO_QUOTA_ABOVE);
+	const u64 short_[2] = {4 * M, 4 * M};
+	EXPECT_EQ(pm_domain_geometry(16 * M, 2 * M, short_), PM_GEO_QUOTA_COVER);
+	const u64 odd[2] = {9 * M, 8 * M};
+	EXPECT_EQ(pm_domain_geometry(16 * M, 2 * M, odd), PM_GEO_QUOTA_ALIGN);
+	for (int g = 0; g < PM_NR_GEO; g++)
+		EXPECT_NE(pm_geometry_names[g], nullptr);
+}

@@ -1,6 +1,7 @@
 #include "poolmem/control.hpp"
 
 #include "poolmem/error.hpp"
+#include "poolmem/size.hpp"
 
 #include <uapi/poolmem.h>
 
@@ -242,6 +243,47 @@ static std::vector<std::string> list_names(int fd, unsigned long cmd)
 std::vector<std::string> Control::pool_names() { return list_names(fd_, POOLMEM_POOL_LIST); }
 std::vector<std::string> Control::domain_names() { return list_names(fd_, POOLMEM_DOMAIN_LIST); }
 
+namespace {
+
+/*
+ * Admission control's refusal as one clause with its figures: what the
+ * request asks in the refused tier, against the limit and what the other
+ * domains hold (POOLMEM_DOMAIN_CREATE copies them out on -ENOSPC).
+ */
+std::string refusal_text(const DomainSpec &s, const poolmem_domain_create &a)
+{
+	const uint64_t ask = a.refused <= POOLMEM_REFUSED_LOCAL_PINNABLE ? s.local_quota : s.pool_quota;
+	const uint64_t left = a.limit_bytes > a.committed_bytes ? a.limit_bytes - a.committed_bytes : 0;
+	std::string pools = "every pool";
+	if (!s.pools.empty()) {
+		pools = "pools ";
+		for (size_t i = 0; i < s.pools.size(); i++)
+			pools += (i ? "," : "") + s.pools[i];
+	}
+	const std::string figures = "asks " + format_size(ask) + ", " + format_size(left) + " left of " +
+				    format_size(a.limit_bytes) + " (" + format_size(a.committed_bytes) +
+				    " committed to other domains)";
+	const std::string node = a.home_node >= 0 ? "node " + std::to_string(a.home_node) : "the home node";
+	switch (a.refused) {
+	case POOLMEM_REFUSED_LOCAL:
+		return "local tier on " + node + " " + figures +
+		       "; the limit is the node's memory x local_overcommit_pct";
+	case POOLMEM_REFUSED_LOCAL_PINNABLE:
+		return "pinnable local tier on " + node + " " + figures + "; only memory outside ZONE_MOVABLE counts";
+	case POOLMEM_REFUSED_POOL:
+		return "pool tier on " + pools + " " + figures + "; the limit is capacity x overcommit";
+	case POOLMEM_REFUSED_POOL_PINNABLE:
+		return "pinnable pool tier on " + pools + " " + figures +
+		       "; only pool memory onlined --zone normal counts";
+	case POOLMEM_REFUSED_NO_POOL:
+		return "a pool quota of " + format_size(s.pool_quota) + " but no pool is registered";
+	default:
+		return "quotas exceed what the pools and the home node can hold (admission control)";
+	}
+}
+
+} // namespace
+
 void Control::domain_create(const DomainSpec &s)
 {
 	auto a = arg<poolmem_domain_create>();
@@ -266,17 +308,10 @@ void Control::domain_create(const DomainSpec &s)
 		case EEXIST:
 			throw Error::plain(s.name, "cannot create domain: a domain of that name exists", e);
 		case ENOSPC:
-			if (s.pinnable)
-				throw Error::plain(s.name, "cannot create pinnable domain: quotas exceed what the "
-							   "pools and the home node hold outside ZONE_MOVABLE "
-							   "(admission control; online pool memory with --zone normal)",
-						   e);
-			throw Error::plain(s.name, "cannot create domain: quotas exceed what the pools and the "
-						   "home node can hold (admission control)",
-					   e);
+			throw Error::plain(s.name, "cannot create domain: " + refusal_text(s, a), e);
 		case EINVAL:
-			throw Error::plain(s.name, "cannot create domain: invalid size, chunk, quotas, node or "
-						   "name (quotas must cover the size, sizes must be chunk multiples)",
+			throw Error::plain(s.name, "cannot create domain: the kernel refused the request (its log "
+						   "names the check)",
 					   e);
 		default:
 			throw Error(s.name, "cannot create domain", e);

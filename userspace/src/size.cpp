@@ -83,4 +83,24 @@ std::string format_size(uint64_t bytes)
 	return buf;
 }
 
+std::string plural(uint64_t n, const std::string &noun)
+{
+	return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+std::string format_duration_ns(uint64_t ns)
+{
+	char buf[32];
+	const double v = static_cast<double>(ns);
+	if (ns < 1000)
+		std::snprintf(buf, sizeof(buf), "%llu ns", static_cast<unsigned long long>(ns));
+	else if (ns < 1000000)
+		std::snprintf(buf, sizeof(buf), "%.1f us", v / 1e3);
+	else if (ns < 1000000000)
+		std::snprintf(buf, sizeof(buf), "%.1f ms", v / 1e6);
+	else
+		std::snprintf(buf, sizeof(buf), "%.2f s", v / 1e9);
+	return buf;
+}
+
 } // namespace poolmem

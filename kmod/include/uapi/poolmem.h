@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	3
+#define POOLMEM_ABI_VERSION	4
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -194,7 +194,28 @@ struct poolmem_domain_create {
 	__u32 uid;			/* owner of the domain file */
 	__u32 gid;
 	__u32 mode;			/* permission bits, 0 = 0600 */
-	__u64 reserved[4];
+	/*
+	 * Out, when admission control refuses the domain (-ENOSPC): the
+	 * limit that refused it (enum poolmem_refusal), what the other
+	 * domains hold against that limit, and the limit; home_node is set
+	 * to the node the request resolved to. The quota asked for is the
+	 * request's own. In: zero.
+	 */
+	__u32 refused;
+	__u32 reserved32;
+	__u64 committed_bytes;
+	__u64 limit_bytes;
+	__u64 reserved[1];
+};
+
+/* Which admission limit refused a domain (poolmem_domain_create.refused). */
+enum poolmem_refusal {
+	POOLMEM_REFUSED_NONE = 0,
+	POOLMEM_REFUSED_LOCAL = 1,		/* home node memory x local_overcommit_pct */
+	POOLMEM_REFUSED_LOCAL_PINNABLE = 2,	/* home node memory outside ZONE_MOVABLE */
+	POOLMEM_REFUSED_POOL = 3,		/* capacity x overcommit of the allowed pools */
+	POOLMEM_REFUSED_POOL_PINNABLE = 4,	/* allowed pool memory outside ZONE_MOVABLE */
+	POOLMEM_REFUSED_NO_POOL = 5,		/* a pool quota, but no pool is registered */
 };
 
 struct poolmem_domain_info {
@@ -355,7 +376,7 @@ struct poolmem_profile {
 #define POOLMEM_POOL_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x12, struct poolmem_list)
 #define POOLMEM_POOL_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x13, struct poolmem_pool_info)
 #define POOLMEM_POOL_DRAIN	_IOWR(POOLMEM_IOC_MAGIC, 0x14, struct poolmem_pool_drain)
-#define POOLMEM_DOMAIN_CREATE	_IOW(POOLMEM_IOC_MAGIC, 0x20, struct poolmem_domain_create)
+#define POOLMEM_DOMAIN_CREATE	_IOWR(POOLMEM_IOC_MAGIC, 0x20, struct poolmem_domain_create)
 #define POOLMEM_DOMAIN_DESTROY	_IOW(POOLMEM_IOC_MAGIC, 0x21, struct poolmem_name_arg)
 #define POOLMEM_DOMAIN_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x22, struct poolmem_list)
 #define POOLMEM_DOMAIN_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x23, struct poolmem_domain_info)

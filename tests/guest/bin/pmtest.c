@@ -1804,6 +1804,43 @@ static int cmd_anon_hold(int argc, char **argv)
 }
 
 /*
+ * cache-fill NODE FILE MIB: read MIB of FILE (a block device: its page
+ * cache is clean and reclaimable) with memory bound to NODE, so that the
+ * node's free memory becomes page cache. Prints the bytes read.
+ */
+static int cmd_cache_fill(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	unsigned long mask[16] = {0};
+	int node = atoi(argv[0]);
+	uint64_t len = size_arg(argv[2]) << 20, done = 0;
+	size_t buf_len = 1 << 20;
+	char *buf = malloc(buf_len);
+
+	if (!buf || node < 0 || node >= (int)(sizeof(mask) * 8))
+		usage();
+	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+	/* MPOL_BIND = 2 */
+	if (syscall(SYS_set_mempolicy, 2, mask, sizeof(mask) * 8))
+		die("set_mempolicy");
+	int fd = open(argv[1], O_RDONLY);
+
+	if (fd < 0)
+		die(argv[1]);
+	while (done < len) {
+		ssize_t n = read(fd, buf, buf_len);
+
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	printf("cache-fill: %" PRIu64 " MiB read on node %d\n", done >> 20, node);
+	close(fd);
+	return 0;
+}
+
+/*
  * stall NAME SECONDS: one write per chunk of the domain, round and round,
  * each timed; a write slower than 20 us met a fault (the chunk had been
  * unmapped: moved, or sampled). Prints the count and p50/p99/max of those
@@ -1966,6 +2003,8 @@ int main(int argc, char **argv)
 		return cmd_stall(argc, argv);
 	if (!strcmp(c, "hammer"))
 		return cmd_hammer(argc, argv);
+	if (!strcmp(c, "cache-fill"))
+		return cmd_cache_fill(argc, argv);
 	if (!strcmp(c, "stamp"))
 		return cmd_stamp(argc, argv);
 	if (!strcmp(c, "drain"))

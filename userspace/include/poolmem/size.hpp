@@ -18,4 +18,10 @@ std::optional<uint64_t> parse_size(std::string_view text);
 /// 0 -> "0 B", 1536 -> "1.5 KiB", 2147483648 -> "2.0 GiB".
 std::string format_size(uint64_t bytes);
 
+/// "1 chunk", "2 chunks": N and NOUN, plural when N != 1 (NOUN + "s").
+std::string plural(uint64_t n, const std::string &noun);
+
+/// A duration in ns with a unit that fits: "850 ns", "12.3 us", "16.8 ms", "2.50 s".
+std::string format_duration_ns(uint64_t ns);
+
 } // namespace poolmem

@@ -1,0 +1,106 @@
+# rig-topologies: nvdimm-numa
+# rig-boot: own
+# THEORY OF OPERATION: the kernel items an operator meets (issue 13), each
+# checked where it shows:
+#  1. a refused create names the failed check in one kernel log line, and
+#     poolctl prints admission's figures (asked, left, limit, committed);
+#  2. module parameters refuse values out of range (no overflow);
+#  3. a node is a home node or a pool, never both (either order refused);
+#  4. a pool whose memory was all offlined is not tried any more (no
+#     failures counted, no "allocation from offline node" dump);
+#  5. domain sysfs attributes are root's (and stats_gid's), not everyone's;
+#  6. the last try of a placement reclaims: a pool node full of clean page
+#     cache still gives a pool-only VM its memory (no SIGBUS).
+# Own boot: it offlines a pool node's memory.
+. /rig/tests/lib.sh
+pm_pools_up
+n0=$(pool_attr p0 node)
+n1=$(pool_attr p1 node)
+klog_has() { dmesg | grep -qE "$1" || fail "no kernel log line matching '$1': $(dmesg | tail -n 3)"; }
+
+# --- 1. the kernel names the check; poolctl gives figures ---
+expect_errno EINVAL pmtest domain-create odd 15M 0 15M
+klog_has "POOLMEM_DOMAIN_CREATE: domain odd refused: size not a multiple of the chunk size"
+expect_errno EINVAL pmtest domain-create over 16M 32M 0
+klog_has "domain over refused: a tier quota above the size"
+expect_errno EINVAL pmtest domain-create short 16M 2M 2M
+klog_has "domain short refused: quotas do not cover the size"
+expect_errno EINVAL pmtest domain-create nonode 16M 16M 0 home=1000
+klog_has "domain nonode refused: home node offline or without memory"
+expect_exit 4 "^poolctl: huge: cannot create domain: pool tier on every pool asks 64.0 GiB, [0-9.]+ [MG]iB left of [0-9.]+ [MG]iB \(0 B committed to other domains\); the limit is capacity x overcommit$" \
+	poolctl vm create huge --size 64G --pool 64G
+expect_exit 4 "^poolctl: hugel: cannot create domain: local tier on node 0 asks 64.0 GiB, .* left of .*local_overcommit_pct$" \
+	poolctl vm create hugel --size 64G --local 64G
+poolctl vm create held --size 512M --pool 512M --pools p0 >/dev/null
+expect_exit 4 "^poolctl: more: cannot create domain: pool tier on pools p0 asks 2.0 GiB, .* \(512.0 MiB committed to other domains\)" \
+	poolctl vm create more --size 2G --pool 2G --pools p0
+poolctl vm destroy held >/dev/null
+
+# --- 2. module parameters in range ---
+P=/sys/module/poolmem/parameters
+for bad in "local_overcommit_pct 0" "local_overcommit_pct 1001" "local_overcommit_pct 18446744073709551615" \
+	"local_overcommit_pct -1" "window_ms 0" "window_ms 9" "drain_batch 0" "drain_batch 17" \
+	"tiering_period_ms 0" "tiering_cold_periods 0"; do
+	set -- $bad
+	before=$(cat $P/$1)
+	if echo $2 > $P/$1 2>/dev/null; then
+		fail "$1 = $2 accepted (now $(cat $P/$1))"
+	fi
+	check_eq "$1 unchanged after writing $2" "$before" "$(cat $P/$1)"
+done
+echo 150 > $P/local_overcommit_pct || fail "local_overcommit_pct 150 refused"
+check_eq "local_overcommit_pct" 150 "$(cat $P/local_overcommit_pct)"
+echo 100 > $P/local_overcommit_pct
+check_eq "stats_gid read-only" "-r--r--r--" "$(ls -l $P/stats_gid | cut -c1-10)"
+
+# --- 3. home node or pool node, not both ---
+pmtest domain-create homed 16M 16M 0 >/dev/null	# home: the first node with CPUs
+home=$(dom_attr homed home_node)
+expect_errno EBUSY pmtest pool-add dram $home
+klog_has "pool dram refused: node $home is the home node of domain homed"
+pmtest domain-destroy homed >/dev/null
+expect_errno EINVAL pmtest domain-create onpool 16M 16M 0 home=$n0
+klog_has "domain onpool refused: home node is a pool's node"
+expect_exit 2 "^poolctl: --home-node $n0: it is pool p0's node" poolctl vm create onpool --size 16M --local 16M --home-node $n0
+
+# --- 4. a pool without memory is skipped ---
+poolctl pool offline p1 >/dev/null || fail "pool offline p1"
+check_eq "node $n1 memory after offline" 0 "$(node_memtotal_kb $n1)"
+f0=$(pool_attr p1 failures)
+dmesg -c >/dev/null
+pmtest domain-create rr 32M 0 32M pools=p0,p1 select=round-robin >/dev/null
+pmtest touch rr 0 32M >/dev/null || fail "touch with an empty pool in the mask"
+check_eq "rr sigbus" 0 "$(dom_attr rr sigbus)"
+check_eq "rr chunks on p0" 16 "$(dom_pool_chunks rr p0)"
+check_eq "p1 failures (not tried)" "$f0" "$(pool_attr p1 failures)"
+dmesg | grep -q "allocation from offline node" && fail "allocation from offline node: $(dmesg | tail -n 5)"
+pmtest domain-destroy rr >/dev/null
+online_node_blocks $n1 >/dev/null
+
+# --- 5. domain attributes are not world-readable ---
+pmtest domain-create priv 16M 16M 0 >/dev/null
+check_eq "stat mode" "-r--r-----" "$(ls -l $DOMSYS/priv/stat | cut -c1-10)"
+check_eq "fault_latency_histogram owner" "0 0" "$(stat -L -c '%u %g' $DOMSYS/priv/fault_latency_histogram)"
+expect_exit 1 "Permission denied" pmtest run-as 65534 65534 cat $DOMSYS/priv/creator
+pmtest domain-destroy priv >/dev/null
+
+# --- 6. page cache on the pool node does not cost a VM its memory ---
+# Clean page cache bound to the pool node: a sparse file read through (its
+# holes come in as zeroed page-cache pages; the block device stays small).
+modprobe brd rd_nr=1 rd_size=65536 || fail "brd"
+modprobe ext4 || fail "ext4"
+mke2fs -q /dev/ram0 >/dev/null || fail "mke2fs"
+mkdir -p /mnt/cache && mount -t ext4 /dev/ram0 /mnt/cache || fail "mount"
+truncate -s 4G /mnt/cache/sparse
+free0=$(node_free_kb $n0)
+pmtest cache-fill $n0 /mnt/cache/sparse $(( free0 / 1024 + 256 )) || fail "cache-fill"
+info "node $n0: free $(node_free_kb $n0) kB after filling (was $free0 kB); $(grep FilePages $NODESYS/node$n0/meminfo)"
+[ "$(node_free_kb $n0)" -lt 65536 ] || fail "node $n0 still has $(node_free_kb $n0) kB free: page cache did not fill it"
+pmtest domain-create full 256M 0 256M pools=p0 >/dev/null
+pmtest touch full 0 256M >/dev/null || fail "touch over page cache: $(dmesg | tail -n 3)"
+check_eq "full sigbus" 0 "$(dom_attr full sigbus)"
+check_eq "full chunks on p0" 128 "$(dom_pool_chunks full p0)"
+pmtest domain-destroy full >/dev/null
+umount /mnt/cache
+rmmod brd
+info "pass"

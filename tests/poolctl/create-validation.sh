@@ -1,0 +1,60 @@
+#!/bin/sh
+# poolctl vm create checks every rule before it asks the kernel: each broken
+# rule gets its own one-line message naming the option, and exit code 2 (a
+# pool that doesn't exist: 3). The fixture sysfs has nodes 0 and 1 with
+# memory and pools cxl0 (node 1) and cxl1 (node 2); no control device is
+# opened, so a check that slipped through fails with another message.
+# usage: create-validation.sh POOLCTL FIXTURES
+set -u
+poolctl=$1 fix=$(cd "$2" && pwd)
+sys=$(mktemp -d)
+trap 'rm -rf "$sys"' EXIT
+ln -s "$fix/sysfs-2node/devices" "$sys/devices"
+ln -s "$fix/sysfs-poolmem/kernel" "$sys/kernel"
+ln -s "$fix/sysfs-poolmem/class" "$sys/class"
+fails=0
+# expect CODE REGEX ARGS...: exit code CODE and exactly one stderr line matching REGEX
+expect() {
+	code=$1 re=$2
+	shift 2
+	err=$("$poolctl" --sysfs "$sys" --control /nonexistent "$@" 2>&1 >/dev/null)
+	rc=$?
+	lines=$(printf '%s\n' "$err" | wc -l)
+	if [ $rc -ne "$code" ] || [ "$lines" -ne 1 ] || ! printf '%s\n' "$err" | grep -qE "$re"; then
+		echo "FAIL: poolctl $*: exit $rc (want $code), $lines line(s): $err"
+		fails=$((fails + 1))
+	else
+		echo "ok: poolctl $*: $err"
+	fi
+}
+expect 2 '^poolctl: --size 0: must be above 0' vm create w --size 0
+expect 2 '^poolctl: --size 15M: not a multiple of the chunk size 2.0 MiB \(use 14.0 MiB or 16.0 MiB\)$' \
+	vm create w --size 15M --local 16M
+expect 2 '^poolctl: --chunk 3M: must be a power of two from 2M to 1G$' vm create w --size 12M --chunk 3M --local 12M
+expect 2 '^poolctl: --chunk 1M: must be a power of two' vm create w --size 12M --chunk 1M --local 12M
+expect 2 "^poolctl: a/b: invalid domain name: .*not starting with '.' or '-'" vm create a/b --size 16M --local 16M
+expect 2 '^poolctl: -x: invalid domain name' vm create --size 16M --local 16M -- -x
+expect 2 '^poolctl: control: invalid domain name' vm create control --size 16M --local 16M
+expect 2 'invalid domain name: 1 to 31 characters' vm create aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa --size 16M --local 16M
+expect 2 '^poolctl: --local 32M: above --size 16M \(a tier.s quota is at most the size: lower it' \
+	vm create w --size 16M --local 32M
+expect 2 '^poolctl: --pool 64M: above --size 16M' vm create w --size 16M --pool 64M
+expect 2 '^poolctl: --local \+ --pool \(8.0 MiB\) must cover --size 16M: raise one of them by 8.0 MiB$' \
+	vm create w --size 16M --local 4M --pool 4M
+expect 2 '^poolctl: --local 9M: not a multiple of the chunk size' vm create w --size 16M --local 9M --pool 8M
+expect 2 '^poolctl: --home-node 99: no such node with memory' vm create w --size 16M --local 16M --home-node 99
+expect 2 "^poolctl: --home-node 1: it is pool cxl0's node" vm create w --size 16M --local 16M --home-node 1
+expect 3 '^poolctl: nosuch: no such pool' vm create w --size 16M --pool 16M --pools cxl0,nosuch
+expect 2 "^poolctl: --size: invalid size '1Q'" vm create w --size 1Q
+expect 2 '^poolctl: --tier-policy: unknown policy' vm create w --size 16M --local 16M --tier-policy fastest
+expect 2 '^poolctl: .*--size is required \(see poolctl --help\)$' vm create w
+expect 2 '^poolctl: .*(subcommand|frobnicate)' node frobnicate
+# everything valid: gets as far as the control device (exit 3: not found)
+expect 3 '^poolctl: /nonexistent: ' vm create w --size 16M --local 8M --pool 8M --home-node 0
+out=$("$poolctl" --version)
+echo "$out" | grep -qE '^poolctl [0-9]+\.[0-9]+\.[0-9]+ \(kernel ABI [0-9]+\)$' || {
+	echo "FAIL: --version: $out"
+	fails=$((fails + 1))
+}
+[ $fails -eq 0 ] && echo "all checks passed"
+exit $fails
