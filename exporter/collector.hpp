@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,16 @@ public:
 private:
 	prometheus::MetricFamily f_;
 };
+
+/// Thrown by a collector after it appended what it could read: the scrape
+/// keeps those families but counts the collector as failed, and logs each
+/// line of what() (one per file that could not be read).
+struct PartialError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+/// Throw PartialError for ERRORS, if any (one line each).
+void throw_if_partial(const std::vector<std::string> &errors);
 
 class Collector {
 public:

@@ -22,7 +22,8 @@ public:
 	{
 		if (!poolmem::module_sysfs_present(r.sysfs))
 			throw std::runtime_error("poolmem module not loaded");
-		Family info("poolmem_domain_info", "Always 1: the domain's profile (empty for a named domain) and its file under the poolmem mount, from profile and file.", MetricType::Gauge);
+		Family info("poolmem_domain_info", "Always 1: the domain's profile (empty for a named domain), its file under the poolmem mount, tier policy, pool selection, home node and whether it is pinnable.", MetricType::Gauge);
+		Family chunk("poolmem_domain_chunk_bytes", "The domain's chunk size: poolmem_domain_pool_chunks times this is bytes, from chunk_bytes.", MetricType::Gauge);
 		Family size("poolmem_domain_size_bytes", "Size of the domain's file, from size_bytes.", MetricType::Gauge);
 		Family retired("poolmem_domain_retired_chunks", "Chunks discarded while still referenced elsewhere (pipe, io_uring, O_DIRECT), still charged, from retired_chunks.", MetricType::Gauge);
 		Family quota("poolmem_domain_quota_bytes", "Hard quota of the domain per tier, from local_quota_bytes and pool_quota_bytes.", MetricType::Gauge);
@@ -41,9 +42,14 @@ public:
 		Family scan("poolmem_domain_tiering_scan_seconds_total", "CPU time of the domain's tiering worker, from tiering_scan_ns.", MetricType::Counter);
 		Family heat("poolmem_domain_chunks_by_heat", "Chunks the last samples found hot and cold (heat=hot|cold), from heat.", MetricType::Gauge);
 		Family lat("poolmem_domain_fault_latency_seconds", "Time poolmem took to handle a fault (allocate and map a chunk), from fault_latency_histogram (log2 ns buckets).", MetricType::Histogram);
-		for (const auto &d : reader_.read(r.sysfs)) {
+		std::vector<std::string> errors;
+		for (const auto &d : reader_.read(r.sysfs, &errors)) {
 			Labels l{{"domain", d.name}};
-			info.add({{"domain", d.name}, {"profile", d.profile}, {"file", d.file}}, 1);
+			info.add({{"domain", d.name}, {"profile", d.profile}, {"file", d.file}, {"tier_policy", d.tier_policy},
+				  {"pool_select", d.pool_select}, {"home_node", std::to_string(d.home_node)},
+				  {"pinnable", d.pinnable ? "true" : "false"}},
+				 1);
+			chunk.add(l, static_cast<double>(d.chunk_bytes));
 			size.add(l, static_cast<double>(d.size_bytes));
 			retired.add(l, static_cast<double>(d.retired_chunks));
 			quota.add({{"domain", d.name}, {"tier", "local"}}, static_cast<double>(d.local_quota_bytes));
@@ -87,8 +93,9 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&info, &size, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat})
+		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat})
 			out.push_back(f->take());
+		throw_if_partial(errors);
 	}
 
 private:

@@ -40,7 +40,8 @@ public:
 		Family tier_moves("poolmem_pool_tier_moves_total", "Chunks moved between the pool and local tiers: direction=promotion (pool to local) and demotion (local to pool), from promotions and demotions.", MetricType::Counter);
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
-		for (const auto &p : poolmem::read_pools(r.sysfs)) {
+		std::vector<std::string> errors;
+		for (const auto &p : poolmem::read_pools(r.sysfs, &errors)) {
 			Labels l{{"pool", p.name}};
 			info.add({{"pool", p.name}, {"node", std::to_string(p.node)}, {"tier", p.tier}}, 1);
 			cap.add(l, static_cast<double>(p.capacity_bytes));
@@ -69,6 +70,7 @@ public:
 		}
 		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &window})
 			out.push_back(f->take());
+		throw_if_partial(errors);
 	}
 };
 

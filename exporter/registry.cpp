@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <sstream>
 
 #ifndef POOLMEM_VERSION
 #define POOLMEM_VERSION "unknown"
@@ -11,6 +12,16 @@
 using prometheus::MetricType;
 
 namespace exporter {
+
+void throw_if_partial(const std::vector<std::string> &errors)
+{
+	if (errors.empty())
+		return;
+	std::string all;
+	for (const auto &e : errors)
+		all += (all.empty() ? "" : "\n") + e;
+	throw PartialError(all);
+}
 
 Registry::Registry(Roots roots, const std::set<std::string> &enabled) : roots_(std::move(roots))
 {
@@ -38,6 +49,13 @@ std::vector<prometheus::MetricFamily> Registry::Collect() const
 			auto t0 = std::chrono::steady_clock::now();
 			try {
 				c->collect(roots_, r.families);
+			} catch (const PartialError &e) {
+				/* what could be read stays; the rest is named */
+				r.success = false;
+				std::istringstream lines(e.what());
+				for (std::string line; std::getline(lines, line);)
+					std::fprintf(stderr, "poolmem-exporter: collector %s: %s\n", c->name().c_str(),
+						     line.c_str());
 			} catch (const std::exception &e) {
 				r.success = false;
 				r.families.clear();

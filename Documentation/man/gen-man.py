@@ -36,8 +36,9 @@ libpoolmem (libdaxctl, libcxl, libndctl, libkmod and the poolmem ioctls); it nev
 runs modprobe, daxctl, ndctl or cxl.
 .PP
 Every listing takes --json. Sizes accept K, M, G and T suffixes (powers of 1024).
-Errors are one line: the object, then the cause.""",
- options=[("--sysfs DIR","sysfs root to read (default /sys; for tests)"),
+Errors are one line: the object, then the cause; command-line errors too (exit 2).""",
+ options=[("--version","print poolctl's version and the kernel ABI it was built for"),
+          ("--sysfs DIR","sysfs root to read (default /sys; for tests)"),
           ("--control DEV","control device (default /dev/poolmem/control)"),
           ("--mount DIR","where the poolmem file system is; mounted there when it is not (default /run/poolmem)")],
  examples="""# poolctl pool online dax0.0 --name cxl0
@@ -175,8 +176,17 @@ as it is: the object id mem-NAME (QEMU wants ids that start with a letter), shar
 2 MiB page-table entries fit; without it KVM maps the guest with 4 KiB pages) and the
 matching -m. Nothing is allocated yet: each chunk is allocated, zeroed,
 on first touch, from the tier the tier policy picks and the pool the selection policy
-picks, within hard quotas. --local + --pool must cover --size. Admission control refuses
-(exit 4) quotas that the home node or the pools (capacity x overcommit) can't hold.
+picks, within hard quotas. --local + --pool must cover --size.
+.PP
+Every rule is checked before the kernel is asked, each with its own message and exit 2:
+the name (1 to 31 of A-Z a-z 0-9 _ . -, not starting with . or -), --chunk (a power of
+two from 2M to 1G), --size (above 0, at most 64T, a multiple of the chunk: the message
+offers the nearest sizes), each quota (at most --size, a multiple of the chunk),
+--local + --pool covering --size, --home-node (a node with memory that is no pool's
+node); a pool in --pools that does not exist exits 3. Admission control refuses
+(exit 4) quotas that the home node or the pools (capacity x overcommit) can't hold,
+with the figures: the tier and pools, what is asked, what is left of the limit, the
+limit and what other domains hold.
 .PP
 Tier policies: local-first fills the local quota first; interleave alternates in the
 ratio of the quotas; pool-first fills the pool quota first. Pool selection: smart-idle
@@ -364,9 +374,9 @@ web1  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB       0""",
  see=["poolctl-top"]),
 "poolctl-top": dict(
  summary="refreshing status with allocation rates",
- synopsis="poolctl top [--interval SECONDS] [--iterations N]",
- description="poolctl status, refreshed; the ALLOC/S column gives chunk allocations per second per pool between refreshes.",
- options=[("--interval SECONDS","time between refreshes (default 1)"),("--iterations N","stop after N refreshes (default: run until interrupted)")],
+ synopsis="poolctl top [--interval SECONDS] [--iterations N] [--json]",
+ description="poolctl status, refreshed; the ALLOC/S column gives chunk allocations per second per pool between refreshes. With --json, one JSON object per refresh on one line (JSON Lines), with allocations_per_second per pool from the second on.",
+ options=[("--interval SECONDS","time between refreshes (default 1)"),("--iterations N","stop after N refreshes (default: run until interrupted)"),("--json","JSON Lines: one status object per refresh")],
  examples="# poolctl top --iterations 2 --interval 0.5",
  see=["poolctl-status"]),
 "poolctl-node-list": dict(
@@ -383,23 +393,29 @@ memory block size 128.0 MiB, 46 blocks""",
  see=["poolctl-pool-online"]),
 "poolmem-exporter": dict(
  summary="Prometheus exporter for poolmem pools, VM domains and NUMA nodes",
- synopsis="poolmem-exporter [--web.listen-address ADDR:PORT] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--once]",
- description="""Serves /metrics for Prometheus. Reads only sysfs and procfs (no privileges, no
-control device), builds every metric afresh on each scrape, and runs its collectors
+ synopsis="poolmem-exporter [--web.listen-address ADDR:PORT] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--once] [--version]",
+ description="""Serves /metrics for Prometheus, and a landing page at / (other paths: 404).
+/metrics carries poolmem's metrics only. Reads only sysfs and procfs (no control
+device; domain attributes need group stats_gid, see poolmem-exporter.service), builds every metric afresh on each scrape, and runs its collectors
 concurrently: module (poolmem_module_*), pools (poolmem_pool_*), domains
 (poolmem_domain_*, including the fault latency histogram) and nodes (poolmem_node_*:
 meminfo, memory blocks by state and zone, free 2 MiB blocks from /proc/buddyinfo,
 HMAT latency and bandwidth, distances). Each collector reports
-poolmem_scrape_collector_success and poolmem_scrape_collector_duration_seconds.
+poolmem_scrape_collector_success and poolmem_scrape_collector_duration_seconds; a pool
+or domain whose directory is there but a file of which can't be read (EACCES: not in
+group stats_gid) is left out, logged with the file and the cause, and makes its
+collector's success 0. A port in use fails at once with one line naming the address and
+the cause (exit 1); a bad option exits 2.
 Without the poolmem module the module collector reports poolmem_module_loaded 0, the
 pools and domains collectors report failure and the nodes collector keeps working.
 A Grafana dashboard ships as exporter/grafana/poolmem.json; the systemd unit is
 poolmem-exporter.service. The default port is 9788.""",
- options=[("--web.listen-address ADDR:PORT","where to serve /metrics (default 0.0.0.0:9788)"),
+ options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics (default 0.0.0.0:9788; :PORT for every address)"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, pools, domains, nodes (all on by default)"),
-          ("--once","print the metrics once to standard output and exit")],
+          ("--once","print the metrics once to standard output and exit"),
+          ("--version","print the version and exit")],
  examples="""# poolmem-exporter --once | grep pool_allocated
 # HELP poolmem_pool_allocated_bytes Bytes of the pool held by domain chunks, from allocated_bytes.
 # TYPE poolmem_pool_allocated_bytes gauge
@@ -412,7 +428,7 @@ def esc(s):
     return s.replace("\\", "\\\\").replace("-", "\\-")
 
 for name, p in PAGES.items():
-    out = [f'.TH {name.upper()} 8 "November 2026" "poolmem 0.1" "poolmem manual"',
+    out = [f'.TH {name.upper()} 8 "November 2026" "poolmem 0.2" "poolmem manual"',
            ".SH NAME", f"{esc(name)} \\- {esc(p['summary'])}",
            ".SH SYNOPSIS", ".nf", esc(p["synopsis"]), ".fi",
            ".SH EXAMPLES", ".nf", esc(p["examples"]), ".fi",

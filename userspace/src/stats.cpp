@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,7 +15,11 @@ namespace poolmem {
 namespace {
 
 /// A file vanished mid-read: the object went away.
-struct Gone {};
+/// A file of a pool or domain could not be read (the object may be gone).
+struct Gone {
+	std::string file;
+	int err = 0;
+};
 
 uint64_t to_u64(std::string_view s, std::string_view whole)
 {
@@ -38,7 +43,7 @@ uint64_t u64(const At &at, const char *file)
 {
 	auto s = at.read(file);
 	if (!s)
-		throw Gone{};
+		throw Gone{at.prefix + file, errno};
 	return to_u64(*s, at.prefix + file + ": " + *s);
 }
 
@@ -46,7 +51,7 @@ std::string str(const At &at, const char *file)
 {
 	auto v = at.read(file);
 	if (!v)
-		throw Gone{};
+		throw Gone{at.prefix + file, errno};
 	return *v;
 }
 
@@ -137,11 +142,25 @@ void domain_counters_from(const At &dir, DomainStats &d)
 	d.fault_latency_histogram = parse_u64_list(str(dir, "fault_latency_histogram"));
 }
 
-std::optional<PoolStats> read_pool_in(const sysfs::Dir &pools, const std::string &name)
+/*
+ * A file that could not be read while its object's directory is still
+ * there: a partial read, not an object that went away. Recorded in
+ * @errors (when given) as one line naming the file and the cause.
+ */
+void note_partial(const sysfs::Dir &parent, const std::string &name, const Gone &g,
+		  std::vector<std::string> *errors)
+{
+	if (errors && parent.identity(name))
+		errors->push_back(g.file + ": cannot read: " + std::strerror(g.err ? g.err : EIO));
+}
+
+std::optional<PoolStats> read_pool_in(const sysfs::Dir &pools, const std::string &name,
+				      std::vector<std::string> *errors = nullptr)
 {
 	try {
 		return pool_from(At(pools, name), name);
-	} catch (const Gone &) {
+	} catch (const Gone &g) {
+		note_partial(pools, name, g, errors);
 		return std::nullopt;
 	}
 }
@@ -181,14 +200,14 @@ std::optional<PoolStats> read_pool(const fs::path &sysfs, const std::string &nam
 	return read_pool_in(sysfs::Dir(sysfs / "kernel/poolmem/pools"), name);
 }
 
-std::vector<PoolStats> read_pools(const fs::path &sysfs)
+std::vector<PoolStats> read_pools(const fs::path &sysfs, std::vector<std::string> *errors)
 {
 	const fs::path base = sysfs / "kernel/poolmem/pools";
 	const sysfs::Dir pools(base);
 	std::vector<PoolStats> out;
 	std::error_code ec;
 	for (const auto &e : fs::directory_iterator(base, ec))
-		if (auto p = read_pool_in(pools, e.path().filename().string()))
+		if (auto p = read_pool_in(pools, e.path().filename().string(), errors))
 			out.push_back(std::move(*p));
 	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.id < b.id; });
 	return out;
@@ -217,7 +236,7 @@ struct DomainReader::Entry {
 	DomainStats fixed; ///< only the fields domain_fixed_from() sets
 };
 
-std::vector<DomainStats> DomainReader::read(const fs::path &sysfs)
+std::vector<DomainStats> DomainReader::read(const fs::path &sysfs, std::vector<std::string> *errors)
 {
 	const fs::path base = sysfs / "class/poolmem";
 	const sysfs::Dir parent(base);
@@ -248,7 +267,8 @@ std::vector<DomainStats> DomainReader::read(const fs::path &sysfs)
 			domain_counters_from(dir, d);
 			out.push_back(std::move(d));
 			seen.emplace(key, std::move(entry));
-		} catch (const Gone &) {
+		} catch (const Gone &g) {
+			note_partial(parent, name, g, errors);
 		}
 	}
 	{

@@ -70,7 +70,10 @@ bool module_sysfs_present(const std::filesystem::path &sysfs = "/sys");
 
 /// Every pool, sorted by id. Empty when the module is not loaded. A pool
 /// removed while it is being read is skipped.
-std::vector<PoolStats> read_pools(const std::filesystem::path &sysfs = "/sys");
+/// Every pool. A pool whose directory is there but a file of which can't
+/// be read (EACCES, EIO) is left out and, with ERRORS, named there.
+std::vector<PoolStats> read_pools(const std::filesystem::path &sysfs = "/sys",
+				  std::vector<std::string> *errors = nullptr);
 std::optional<PoolStats> read_pool(const std::filesystem::path &sysfs, const std::string &name);
 
 /// Every live domain, sorted by name. A domain destroyed while it is being
@@ -86,7 +89,11 @@ std::optional<DomainStats> read_domain(const std::filesystem::path &sysfs, const
 /// fault_latency_histogram. Thread-safe.
 class DomainReader {
 public:
-	std::vector<DomainStats> read(const std::filesystem::path &sysfs = "/sys");
+	/// Every domain; one whose directory is there but a file of which
+	/// can't be read (EACCES: not in group stats_gid) is left out and, with
+	/// ERRORS, named there ("web1/stat: cannot read: Permission denied").
+	std::vector<DomainStats> read(const std::filesystem::path &sysfs = "/sys",
+				      std::vector<std::string> *errors = nullptr);
 
 private:
 	struct Entry;
