@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <poolmem/control.hpp>
+#include <poolmem/stats.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -23,6 +26,7 @@ struct GlobalOptions {
 	std::string sysfs = "/sys"; ///< sysfs root (fixtures in tests)
 	std::string control = "/dev/poolmem/control";
 	std::string mount = "/run/poolmem"; ///< where the poolmem file system is (mounted on demand)
+	bool human = false;                 ///< -u: sizes in --json as "1.5 GiB" strings
 };
 
 /// Thrown for a bad value the parser could not catch (exit code 2).
@@ -75,6 +79,14 @@ struct DomainOptionText {
 /// Check a domain request before the kernel sees it: UsageError (exit 2)
 /// naming the first rule it breaks, ENOENT for an unknown pool.
 void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const DomainOptionText &opt);
+
+/// The JSON objects of a pool and a domain: one schema wherever they are
+/// printed (pool list/show, vm list/show, status, top; Documentation/json.md).
+nlohmann::json pool_json(const poolmem::PoolStats &p);
+nlohmann::json domain_json(const poolmem::DomainStats &d);
+/// Print J (--json): indented, or on one line (JSON Lines) if COMPACT; with
+/// -u every "*_bytes" value becomes a human size string, as daxctl -u does.
+void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact = false);
 
 /// Size option value: "16G" -> bytes, or UsageError naming OPTION.
 uint64_t size_value(const std::string &option, const std::string &text);

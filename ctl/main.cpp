@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <iostream>
 #include <exception>
 
 namespace poolctl {
@@ -39,6 +40,37 @@ static int exit_code(int err)
 	}
 }
 
+namespace {
+
+nlohmann::json humanize(const nlohmann::json &j)
+{
+	if (j.is_array()) {
+		nlohmann::json out = nlohmann::json::array();
+		for (const auto &v : j)
+			out.push_back(humanize(v));
+		return out;
+	}
+	if (!j.is_object())
+		return j;
+	nlohmann::json out = nlohmann::json::object();
+	for (auto it = j.begin(); it != j.end(); ++it) {
+		const std::string &k = it.key();
+		if (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0 && it->is_number_unsigned())
+			out[k] = poolmem::format_size(it->get<uint64_t>());
+		else
+			out[k] = humanize(*it);
+	}
+	return out;
+}
+
+} // namespace
+
+void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact)
+{
+	const nlohmann::json &v = g.human ? humanize(j) : j;
+	std::cout << (compact ? v.dump() : v.dump(2)) << std::endl;
+}
+
 } // namespace poolctl
 
 int main(int argc, char **argv)
@@ -50,6 +82,7 @@ int main(int argc, char **argv)
 	poolctl::GlobalOptions g;
 	app.add_option("--sysfs", g.sysfs, "sysfs root (for testing)")->default_val("/sys");
 	app.add_option("--control", g.control, "control device")->default_val("/dev/poolmem/control");
+	app.add_flag("-u,--human", g.human, "with --json: sizes (keys ending in _bytes) as human strings, as daxctl -u");
 	app.add_option("--mount", g.mount, "poolmem file system mount point (mounted when missing)")
 		->default_val("/run/poolmem");
 

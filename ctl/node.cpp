@@ -1,6 +1,7 @@
 // poolctl node: NUMA nodes as the kernel sees them (CPUs, memory, online
 // blocks, distances, HMAT), the raw material pools are made of.
 #include "commands.hpp"
+#include "table.hpp"
 
 #include <poolmem/size.hpp>
 #include <poolmem/topology.hpp>
@@ -57,41 +58,45 @@ void run_node_list(const GlobalOptions &g, const NodeListOptions &o)
 			nlohmann::json j = {
 				{"node", n.id},
 				{"cpus", n.cpus},
-				{"mem_total", n.mem_total},
-				{"mem_free", n.mem_free},
+				{"total_bytes", n.mem_total},
+				{"free_bytes", n.mem_free},
 				{"blocks", n.blocks.size()},
 				{"blocks_online", online_blocks(t, n.id)},
 				{"distance", n.distance},
+				/* HMAT from the nearest initiators; null without HMAT */
+				{"access0", nullptr},
 			};
 			if (n.access0.read_latency_ns) {
 				j["access0"] = {
 					{"initiators", n.access0.initiators},
 					{"read_latency_ns", *n.access0.read_latency_ns},
-					{"read_bandwidth_mbps", n.access0.read_bandwidth_mbps.value_or(0)},
+					{"read_bandwidth_mbps", n.access0.read_bandwidth_mbps ?
+						nlohmann::json(*n.access0.read_bandwidth_mbps) : nlohmann::json(nullptr)},
 				};
 			}
 			out.push_back(j);
 		}
-		std::cout << out.dump(2) << '\n';
+		print_json(g, out);
 		return;
 	}
 
-	std::printf("%-5s %-8s %10s %10s %13s %9s %9s  %s\n", "NODE", "CPUS", "TOTAL", "FREE",
-		    "BLOCKS(ONL)", "LATENCY", "BANDWIDTH", "DISTANCES");
+	/* columns as wide as their widest cell: CPU lists of real hosts are long */
+	Table tab({">NODE", "CPUS", ">TOTAL", ">FREE", ">BLOCKS(ONL)", ">LATENCY", ">BANDWIDTH", "DISTANCES"});
 	for (const auto &n : t.nodes) {
 		const unsigned online = online_blocks(t, n.id);
 		std::ostringstream dist;
 		for (size_t i = 0; i < n.distance.size(); i++)
 			dist << (i ? " " : "") << n.distance[i];
-		std::string lat = n.access0.read_latency_ns ? std::to_string(*n.access0.read_latency_ns) + "ns" : "-";
+		/* HMAT units as the kernel gives them (sysfs-devices-node): ns, MB/s */
+		std::string lat = n.access0.read_latency_ns ? std::to_string(*n.access0.read_latency_ns) + " ns" : "-";
 		std::string bw = n.access0.read_bandwidth_mbps
-					 ? std::to_string(*n.access0.read_bandwidth_mbps) + "MB/s"
+					 ? std::to_string(*n.access0.read_bandwidth_mbps) + " MB/s"
 					 : "-";
-		std::string blocks = std::to_string(n.blocks.size()) + "(" + std::to_string(online) + ")";
-		std::printf("%-5d %-8s %10s %10s %13s %9s %9s  %s\n", n.id, cpus_text(n.cpus).c_str(),
-			    poolmem::format_size(n.mem_total).c_str(), poolmem::format_size(n.mem_free).c_str(),
-			    blocks.c_str(), lat.c_str(), bw.c_str(), dist.str().c_str());
+		tab.row({std::to_string(n.id), cpus_text(n.cpus), poolmem::format_size(n.mem_total),
+			 poolmem::format_size(n.mem_free),
+			 std::to_string(n.blocks.size()) + "(" + std::to_string(online) + ")", lat, bw, dist.str()});
 	}
+	tab.print();
 	std::printf("memory block size %s, %zu blocks\n", poolmem::format_size(t.block_size).c_str(),
 		    t.blocks.size());
 }

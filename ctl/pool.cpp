@@ -240,6 +240,9 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		    node, t_first, o.zone.c_str(), name.c_str());
 }
 
+} // namespace
+
+/* one schema for a pool wherever it is printed (Documentation/json.md) */
 nlohmann::json pool_json(const poolmem::PoolStats &p)
 {
 	nlohmann::json j = {
@@ -270,10 +273,14 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"promotions", p.promotions},
 		{"demotions", p.demotions},
 	};
+	/* always there: null when this host has no onlining record for it */
+	j["online"] = nullptr;
 	if (auto s = read_state(p.name))
 		j["online"] = {{"blocks_done", s->done}, {"blocks_total", s->total}, {"seconds", s->seconds}, {"state", s->state}};
 	return j;
 }
+
+namespace {
 
 std::vector<poolmem::PoolStats> pools_or_throw(const GlobalOptions &g)
 {
@@ -298,7 +305,7 @@ void run_list(const GlobalOptions &g, bool json)
 		nlohmann::json out = nlohmann::json::array();
 		for (const auto &p : pools)
 			out.push_back(pool_json(p));
-		std::cout << out.dump(2) << '\n';
+		print_json(g, out);
 		return;
 	}
 	Table t({"NAME", ">ID", ">NODE", ">CAPACITY", ">PINNABLE", ">ALLOCATED", ">FREE", ">CHUNKS", ">AF", ">FAILURES", "STATE", "ONLINE"});
@@ -335,7 +342,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	if (o.json) {
 		auto j = pool_json(p);
 		j["domains"] = h;
-		std::cout << j.dump(2) << '\n';
+		print_json(g, j);
 		return;
 	}
 	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%, %s\n", p.name.c_str(), p.id, p.node,

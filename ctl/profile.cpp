@@ -129,7 +129,7 @@ void run_list(const GlobalOptions &g, bool json)
 		nlohmann::json out = nlohmann::json::array();
 		for (const auto &p : profiles)
 			out.push_back(profile_json(p, g.mount));
-		std::cout << out.dump(2) << '\n';
+		print_json(g, out);
 		return;
 	}
 	Table t({"NAME", ">LOCAL", ">POOL", ">CHUNK", "TIER-POLICY", "POOL-SELECT", ">DOMAINS", "DIRECTORY"});
@@ -145,7 +145,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	poolmem::Control ctl(g.control);
 	auto p = ctl.profile_info(o.name);
 	if (o.json) {
-		std::cout << profile_json(p, g.mount).dump(2) << '\n';
+		print_json(g, profile_json(p, g.mount));
 		return;
 	}
 	std::printf("profile %s: %s/%s, %lu live domains\n", o.name.c_str(), g.mount.c_str(), o.name.c_str(),

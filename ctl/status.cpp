@@ -57,10 +57,10 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 		nlohmann::json j = {{"pools", nlohmann::json::array()}, {"domains", nlohmann::json::array()},
 				    {"capacity_bytes", cap}, {"allocated_bytes", alloc},
 				    {"imbalance", imbalance(pools)}};
+		/* the same objects as pool list and vm list --json, plus rates */
 		for (const auto &p : pools) {
-			nlohmann::json pj = {{"name", p.name}, {"node", p.node}, {"capacity_bytes", p.capacity_bytes},
-					     {"allocated_bytes", p.allocated_bytes}, {"access_factor", p.access_factor},
-					     {"window_counts", p.window_counts}};
+			nlohmann::json pj = pool_json(p);
+			pj["allocations_per_second"] = nullptr;
 			if (prev)
 				for (const auto &q : *prev)
 					if (q.name == p.name && dt > 0)
@@ -69,11 +69,9 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 			j["pools"].push_back(pj);
 		}
 		for (const auto &d : doms)
-			j["domains"].push_back({{"name", d.name}, {"local_bytes", d.local_bytes},
-						{"local_quota_bytes", d.local_quota_bytes}, {"pool_bytes", d.pool_bytes},
-						{"pool_quota_bytes", d.pool_quota_bytes}, {"sigbus", d.sigbus}});
+			j["domains"].push_back(domain_json(d));
 		/* top: JSON Lines, one object per refresh */
-		std::cout << (lines ? j.dump() : j.dump(2)) << std::endl;
+		print_json(g, j, lines);
 		return;
 	}
 	std::printf("pools: %zu, capacity %s, allocated %s; domains: %zu; imbalance (max-min events, "

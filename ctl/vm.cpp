@@ -307,6 +307,9 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 		    qemu_argument(s.name, path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20)).c_str());
 }
 
+} // namespace
+
+/* one schema for a domain wherever it is printed (Documentation/json.md) */
 nlohmann::json domain_json(const poolmem::DomainStats &d)
 {
 	return {
@@ -341,6 +344,8 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 	};
 }
 
+namespace {
+
 std::string usage(uint64_t used, uint64_t quota)
 {
 	return poolmem::format_size(used) + "/" + poolmem::format_size(quota);
@@ -355,7 +360,7 @@ void run_list(const GlobalOptions &g, bool json)
 		nlohmann::json out = nlohmann::json::array();
 		for (const auto &d : doms)
 			out.push_back(domain_json(d));
-		std::cout << out.dump(2) << '\n';
+		print_json(g, out);
 		return;
 	}
 	Table t({"NAME", ">SIZE", ">LOCAL", ">POOL", ">CHUNKS", "TIER-POLICY", "POOL-SELECT", ">FAULTS", ">SIGBUS",
@@ -400,7 +405,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		auto j = domain_json(d);
 		j["fault_latency_p50_ns_max"] = percentile_ns(d.fault_latency_histogram, 50);
 		j["fault_latency_p99_ns_max"] = percentile_ns(d.fault_latency_histogram, 99);
-		std::cout << j.dump(2) << '\n';
+		print_json(g, j);
 		return;
 	}
 	std::printf("domain %s: %s%s, %s in %s chunks\n", d.name.c_str(), g.mount.c_str(), d.file.c_str(),
@@ -454,7 +459,7 @@ void run_map(const GlobalOptions &g, const NameOptions &o)
 		for (const auto &r : ranges)
 			out.push_back({{"offset", r.offset}, {"length", r.length}, {"phys", r.phys},
 				       {"pool", pool_name(r.pool)}, {"node", r.node}});
-		std::cout << out.dump(2) << '\n';
+		print_json(g, out);
 		return;
 	}
 	Table t({"OFFSET", "LENGTH", "HOST-PHYS", "POOL", ">NODE"});

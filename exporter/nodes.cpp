@@ -54,7 +54,7 @@ public:
 		Family blocks("poolmem_node_memory_blocks", "Memory blocks of the node by state and zone, from devices/system/memory.", MetricType::Gauge);
 		Family bs("poolmem_memory_block_size_bytes", "Size of one memory block, from block_size_bytes.", MetricType::Gauge);
 		Family lat("poolmem_node_hmat_read_latency_seconds", "HMAT read latency from the node's nearest initiator, from access0/initiators/read_latency.", MetricType::Gauge);
-		Family bw("poolmem_node_hmat_read_bandwidth_bytes_per_second", "HMAT read bandwidth from the node's nearest initiator, from access0/initiators/read_bandwidth.", MetricType::Gauge);
+		Family bw("poolmem_node_hmat_read_bandwidth_bytes_per_second", "HMAT read bandwidth from the node's nearest initiator, from access0/initiators/read_bandwidth (MB/s, x 10^6).", MetricType::Gauge);
 		Family dist("poolmem_node_distance", "NUMA distance from a node with CPUs to each node (10 = local), from node/nodeN/distance.", MetricType::Gauge);
 		Family buddy("poolmem_node_free_2mib_blocks", "Free physically contiguous 2 MiB units on the node (buddy orders >= 2 MiB), from /proc/buddyinfo.", MetricType::Gauge);
 
@@ -70,7 +70,7 @@ public:
 			if (n.access0.read_latency_ns)
 				lat.add({{"node", id}}, static_cast<double>(*n.access0.read_latency_ns) * 1e-9);
 			if (n.access0.read_bandwidth_mbps)
-				bw.add({{"node", id}}, static_cast<double>(*n.access0.read_bandwidth_mbps) * 1048576.0);
+				bw.add({{"node", id}}, static_cast<double>(*n.access0.read_bandwidth_mbps) * 1e6);
 			/* from nodes with CPUs (where VMs run and "nearest" measures
 			 * from) to every node: n x n series would not scale */
 			if (n.has_cpus())
