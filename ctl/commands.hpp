@@ -72,6 +72,9 @@ uint32_t parse_mode(const std::string &option, const std::string &text);
 std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align);
 void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t align);
 
+/// NAME is a valid pool, domain or profile name (KIND), or UsageError (exit 2).
+void check_name(const std::string &name, const std::string &kind);
+
 /// The option values a domain's geometry came from, as typed (for messages).
 struct DomainOptionText {
 	std::string size, local, pool, chunk;

@@ -112,6 +112,18 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	/* the pool is named after the device the operator gave, by default */
 	const std::string name = !o.name.empty() ? o.name : !o.cxl.empty() ? o.cxl[0] : o.dax;
 
+	/* every check before the first side effect (loading a module is one) */
+	check_name(name, "pool");
+	if (!o.dax.empty() && !fs::exists(fs::path(g.sysfs) / "bus/dax/devices" / o.dax))
+		throw poolmem::Error::plain(o.dax, "no such dax device (see daxctl list)", ENOENT);
+	for (const auto &m : o.cxl)
+		if (!fs::exists(fs::path(g.sysfs) / "bus/cxl/devices" / m))
+			throw poolmem::Error::plain(m, "no such CXL memdev (see cxl list -M)", ENOENT);
+	if (poolmem::module_sysfs_present(g.sysfs))
+		for (const auto &p : poolmem::read_pools(g.sysfs))
+			if (p.name == name)
+				throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
+
 	poolmem::load_module("kmem");
 	poolmem::load_module("poolmem");
 	poolmem::Control ctl(g.control);

@@ -199,6 +199,19 @@ void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t alig
 		    path.c_str(), static_cast<unsigned long>(align >> 10), static_cast<unsigned long>(bytes >> 10));
 }
 
+void check_name(const std::string &name, const std::string &kind)
+{
+	char buf[PM_NAME_MAX] = {}; /* zero-padded, as the kernel gets it */
+	name.copy(buf, PM_NAME_MAX - 1);
+	if (name.empty() || name.size() >= PM_NAME_MAX)
+		throw UsageError(name + ": invalid " + kind + " name: 1 to " + std::to_string(PM_NAME_MAX - 1) +
+				 " characters");
+	if (name.find('\0') != std::string::npos || !pm_name_valid(buf, PM_NAME_MAX))
+		throw UsageError(name + ": invalid " + kind + " name: 1 to " + std::to_string(PM_NAME_MAX - 1) +
+				 " characters of A-Z a-z 0-9 _ . -, not starting with '.' or '-' (\"control\" is "
+				 "reserved)");
+}
+
 /*
  * The rules a new domain must meet, each with its own message and exit
  * code 2, checked before anything is asked of the kernel (which checks
@@ -207,15 +220,7 @@ void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t alig
  */
 void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const DomainOptionText &opt)
 {
-	char name[PM_NAME_MAX] = {}; /* zero-padded, as the kernel gets it */
-	s.name.copy(name, PM_NAME_MAX - 1);
-	if (s.name.size() < PM_NAME_MAX && (s.name.find('\0') != std::string::npos || !pm_name_valid(name, PM_NAME_MAX)))
-		throw UsageError(s.name + ": invalid domain name: 1 to " + std::to_string(PM_NAME_MAX - 1) +
-				 " characters of A-Z a-z 0-9 _ . -, not starting with '.' or '-' (\"control\" is "
-				 "reserved)");
-	if (s.name.empty() || s.name.size() >= PM_NAME_MAX)
-		throw UsageError(s.name + ": invalid domain name: 1 to " + std::to_string(PM_NAME_MAX - 1) +
-				 " characters");
+	check_name(s.name, "domain");
 	const u64 quota[PM_NR_TIERS] = {s.local_quota, s.pool_quota};
 	const u64 chunk = s.chunk_bytes ? s.chunk_bytes : PM_DOMAIN_CHUNK_MIN;
 	const std::string cs = poolmem::format_size(chunk);

@@ -49,6 +49,10 @@ expect 2 "^poolctl: --size: invalid size '1Q'" vm create w --size 1Q
 expect 2 '^poolctl: --tier-policy: unknown policy' vm create w --size 16M --local 16M --tier-policy fastest
 expect 2 '^poolctl: .*--size is required \(see poolctl --help\)$' vm create w
 expect 2 '^poolctl: .*(subcommand|frobnicate)' node frobnicate
+# pool online: name and device checked before any module is loaded
+expect 2 "^poolctl: a/b: invalid pool name" pool online dax0.0 --name a/b
+expect 3 '^poolctl: dax9.9: no such dax device' pool online dax9.9
+expect 3 '^poolctl: mem9: no such CXL memdev' pool online --cxl mem9
 # everything valid: gets as far as the control device (exit 3: not found)
 expect 3 '^poolctl: /nonexistent: ' vm create w --size 16M --local 8M --pool 8M --home-node 0
 out=$("$poolctl" --version)
