@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "table.hpp"
 
+#include <poolmem/chain.hpp>
 #include <poolmem/control.hpp>
 #include <poolmem/cxl.hpp>
 #include <poolmem/dax.hpp>
@@ -47,6 +48,20 @@ struct NameOptions {
 	std::string name;
 	bool json = false;
 };
+
+struct AddOptions {
+	std::string name;
+	int node = -1;
+	unsigned overcommit = 100;
+	bool force = false;
+};
+
+/*
+ * A pool registered from memory that was online already (pool add --node:
+ * firmware's NUMA node, EFI_MEMORY_SP memory onlined by the kernel) is
+ * recorded here: remove then only unregisters it, as it found it.
+ */
+fs::path added_marker(const std::string &pool) { return state_dir / (pool + ".added"); }
 
 struct DrainOptions {
 	std::string name;
@@ -100,6 +115,8 @@ void progress_bar(unsigned done, unsigned total)
 
 void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
 		const std::string &devname, uint64_t first_bytes);
+void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem::PoolStats &p);
+std::vector<unsigned> node_blocks(const GlobalOptions &g, int node);
 
 void run_online(const GlobalOptions &g, const OnlineOptions &o)
 {
@@ -111,6 +128,13 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 
 	/* the pool is named after the device the operator gave, by default */
 	const std::string name = !o.name.empty() ? o.name : !o.cxl.empty() ? o.cxl[0] : o.dax;
+
+	/* pool online NAME of a registered pool: its offlined memory back */
+	if (!o.dax.empty() && o.cxl.empty() && o.name.empty() && poolmem::module_sysfs_present(g.sysfs))
+		if (auto p = poolmem::read_pool(g.sysfs, o.dax)) {
+			reonline_pool(g, o, *p);
+			return;
+		}
 
 	/* every check before the first side effect (loading a module is one) */
 	check_name(name, "pool");
@@ -156,6 +180,58 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 			poolmem::cxl_destroy_devdax(*made);
 		throw;
 	}
+}
+
+/*
+ * Online again the blocks of a registered pool's node that are offline
+ * (after pool offline): the pool stays registered across an offline, and
+ * this is the way back. The zone is --zone's.
+ */
+void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem::PoolStats &p)
+{
+	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
+	std::vector<unsigned> off;
+	for (unsigned b : node_blocks(g, p.node))
+		if (poolmem::block_state(g.sysfs, b) != "online")
+			off.push_back(b);
+	if (off.empty()) {
+		std::printf("%s: every block of node %d is online already\n", p.name.c_str(), p.node);
+		return;
+	}
+	const bool tty = isatty(STDERR_FILENO);
+	auto t0 = std::chrono::steady_clock::now();
+	poolmem::online_blocks(g.sysfs, off, zone,
+			       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, off.size()); })
+				   : poolmem::Progress());
+	const double t = seconds_since(t0);
+	const uint64_t bytes = off.size() * poolmem::memory_block_size(g.sysfs);
+	std::printf("%s: onlined %s (%s) again on node %d in %.2f s, zone %s\n", p.name.c_str(),
+		    poolmem::plural(off.size(), "block").c_str(), poolmem::format_size(bytes).c_str(), p.node, t,
+		    o.zone.c_str());
+}
+
+/*
+ * poolctl pool add NAME --node N: memory the firmware or the kernel has
+ * onlined already (a CPU-less node of CXL or HBM memory) becomes a pool.
+ * Nothing is onlined or reconfigured, and remove gives it back as it was.
+ */
+void run_add(const GlobalOptions &g, const AddOptions &o)
+{
+	check_name(o.name, "pool");
+	const poolmem::Topology t = poolmem::read_topology(g.sysfs);
+	const poolmem::Node *n = t.node(o.node);
+	if (!n || !n->mem_total)
+		throw UsageError("--node " + std::to_string(o.node) + ": no such node with online memory (see poolctl node list)");
+	if (n->has_cpus() && !o.force)
+		throw UsageError("--node " + std::to_string(o.node) +
+				 ": the node has CPUs, so its DRAM is some VMs' local tier; --force to make it a pool anyway");
+	poolmem::load_module("poolmem");
+	poolmem::Control ctl(g.control);
+	ctl.pool_add(o.name, o.node, o.overcommit);
+	fs::create_directories(state_dir);
+	std::ofstream(added_marker(o.name)) << o.node << '\n';
+	std::printf("%s: node %d (%s online) registered as a pool\n", o.name.c_str(), o.node,
+		    poolmem::format_size(n->mem_total).c_str());
 }
 
 /* Online dax device DEVNAME and register it as pool NAME (checked unused). */
@@ -351,9 +427,19 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
 	auto h = holders(g, p.name);
+	const auto chain = poolmem::device_chain(p.node);
 	if (o.json) {
 		auto j = pool_json(p);
 		j["domains"] = h;
+		j["zones"] = poolmem::node_zones(g.sysfs, p.node);
+		j["devices"] = nlohmann::json::array();
+		for (const auto &c : chain) {
+			nlohmann::json mem = nlohmann::json::array();
+			for (const auto &m : c.memdevs)
+				mem.push_back({{"name", m.name}, {"serial", m.serial}, {"host", m.host}});
+			j["devices"].push_back({{"dax", c.dax}, {"resource", c.resource}, {"size_bytes", c.size},
+						{"bus", c.bus}, {"region", c.region}, {"memdevs", mem}});
+		}
 		print_json(g, j);
 		return;
 	}
@@ -381,6 +467,22 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		    static_cast<unsigned long>(p.promotions), static_cast<unsigned long>(p.demotions));
 	if (auto s = read_state(p.name))
 		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
+	std::string zones;
+	for (const auto &[zone, n] : poolmem::node_zones(g.sysfs, p.node))
+		zones += (zones.empty() ? "" : ", ") + poolmem::plural(n, "block") + " " + zone;
+	std::printf("  zone       %s\n", zones.empty() ? "no block online" : zones.c_str());
+	if (fs::exists(added_marker(p.name)))
+		std::printf("  device     node %d registered as it was (pool add --node)\n", p.node);
+	for (const auto &c : chain) {
+		std::printf("  device     %s (%s at 0x%lx)", c.dax.c_str(), poolmem::format_size(c.size).c_str(),
+			    static_cast<unsigned long>(c.resource));
+		if (!c.region.empty())
+			std::printf(" <- %s %s", c.bus.c_str(), c.region.c_str());
+		std::printf("\n");
+		for (const auto &m : c.memdevs)
+			std::printf("  memdev     %s serial %s%s%s\n", m.name.c_str(), m.serial.empty() ? "-" : m.serial.c_str(),
+				    m.host.empty() ? "" : " at ", m.host.c_str());
+	}
 	for (const auto &[dom, chunks] : h)
 		std::printf("  domain     %s: %s\n", dom.c_str(), poolmem::plural(chunks, "chunk").c_str());
 }
@@ -431,6 +533,13 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 	refuse_if_held(g, p, "remove");
 	poolmem::Control ctl(g.control);
 	ctl.pool_remove(p.name);
+	std::error_code ec;
+	if (fs::exists(added_marker(p.name))) {
+		/* pool add --node: its memory stays online, as it was found */
+		fs::remove(added_marker(p.name), ec);
+		std::printf("%s: unregistered; node %d's memory stays online\n", p.name.c_str(), p.node);
+		return;
+	}
 	offline_node(g, p.name, p.node);
 	poolmem::Dax dax(g.sysfs);
 	for (const auto &d : dax.devices()) {
@@ -439,7 +548,6 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 			std::printf("%s: %s handed back to devdax\n", p.name.c_str(), d.name.c_str());
 		}
 	}
-	std::error_code ec;
 	fs::remove(state_dir / (p.name + ".online"), ec);
 }
 
@@ -612,8 +720,9 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	pool->require_subcommand(1);
 
 	auto on = std::make_shared<OnlineOptions>();
-	auto *online = pool->add_subcommand("online", "online a dax device's memory and register it as a pool");
-	online->add_option("device", on->dax, "dax device (e.g. dax0.0)");
+	auto *online = pool->add_subcommand("online", "online a dax device's memory and register it as a pool, "
+						      "or online an offlined pool again");
+	online->add_option("device", on->dax, "dax device (e.g. dax0.0), or a pool to online again");
 	online->add_option("--cxl", on->cxl, "CXL memdev(s) to interleave into a new region (e.g. mem0)")
 		->delimiter(',');
 	online->add_option("--name", on->name, "pool name (default: the device name)");
@@ -625,6 +734,15 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	online->add_option("--overcommit", on->overcommit, "admission limit in percent of capacity (100..1000)")
 		->check(CLI::Range(100, 1000));
 	online->callback([&g, on] { run_online(g, *on); });
+
+	auto ad = std::make_shared<AddOptions>();
+	auto *add = pool->add_subcommand("add", "register a node whose memory is online already as a pool");
+	add->add_option("name", ad->name, "pool name")->required();
+	add->add_option("--node", ad->node, "NUMA node (CPU-less: CXL, HBM or firmware-onlined memory)")->required();
+	add->add_option("--overcommit", ad->overcommit, "admission limit in percent of capacity (100..1000)")
+		->check(CLI::Range(100, 1000));
+	add->add_flag("--force", ad->force, "register a node with CPUs too");
+	add->callback([&g, ad] { run_add(g, *ad); });
 
 	auto lo = std::make_shared<NameOptions>();
 	auto *list = pool->add_subcommand("list", "list pools");

@@ -104,6 +104,21 @@ check_eq "db all in pb" 16 "$(dom_pool_chunks db pb)"
 check_eq "status --json domains" 2 "$(poolctl status --json | grep -c '"sigbus"')"
 poolctl top --iterations 2 --interval 0.2 >/dev/null
 
+# --- pool show names the hardware: dax device, region, memdevs, zone ---
+show=$(poolctl pool show pa)
+echo "$show"
+echo "$show" | grep -qE "^  device     $da \([0-9.]+ [MG]iB at 0x[0-9a-f]+\) <- (cxl|nvdimm) region[0-9]+$" ||
+	fail "pool show: no device chain line for $da"
+echo "$show" | grep -qE "^  zone       [0-9]+ blocks Movable$" || fail "pool show: no zone line"
+if [ -d /sys/bus/cxl/devices/mem0 ]; then
+	m=$(echo "$show" | sed -n 's/^  memdev     \(mem[0-9]*\) serial \(0x[0-9a-f]*\).*/\1 \2/p' | head -n1)
+	[ -n "$m" ] || fail "pool show: no CXL memdev line"
+	set -- $m
+	check_eq "$1 serial in pool show = sysfs" "$(cat /sys/bus/cxl/devices/$1/serial)" "$2"
+	check_eq "pool show --json memdev" "$1" \
+		"$(poolctl pool show pa --json | sed -n 's/.*"name": "\(mem[0-9]*\)".*/\1/p' | head -n1)"
+fi
+
 # --- offline and remove refuse while chunks live there, naming the domains ---
 expect_exit 4 "^poolctl: pb: cannot offline: chunks of domains live there: .*db \(16 chunks\)" poolctl pool offline pb
 expect_exit 4 "^poolctl: pa: cannot remove: chunks of domains live there: web1" poolctl pool remove pa
@@ -113,9 +128,43 @@ poolctl vm destroy db
 check_eq "pools empty" "0 0" "$(pool_attr pa allocated_bytes) $(pool_attr pb allocated_bytes)"
 poolctl pool offline pb
 check_eq "pb: blocks online after offline" 0 "$(node_blocks $nb | while read b; do grep -l online $MEMSYS/$b/state; done | wc -l)"
+poolctl pool show pb | grep -q "^  zone       no block online$" || fail "pool show pb after offline: $(poolctl pool show pb)"
+# the way back from pool offline: pool online POOL
+cap=$(node_blocks $nb | wc -l)
+out=$(poolctl pool online pb)
+echo "$out"
+echo "$out" | grep -qE "^pb: onlined $cap blocks \([0-9.]+ [MG]iB\) again on node $nb in [0-9.]+ s, zone movable$" ||
+	fail "re-online summary: $out"
+check_eq "pb: blocks online again" "$cap" "$(online_node_blocks $nb)"
+check_eq "pb: capacity back" $(($(node_memtotal_kb $nb) * 1024)) "$(pool_attr pb capacity_bytes)"
+poolctl vm create back --size 16M --pool 16M --pools pb >/dev/null
+pmtest touch back 0 16M >/dev/null
+check_eq "chunks on the re-onlined pool" 8 "$(dom_pool_chunks back pb)"
+poolctl vm destroy back >/dev/null
+poolctl pool offline pb >/dev/null
 poolctl pool remove pa
 poolctl pool remove pb
 check_eq "pools after remove" "" "$(ls $POOLSYS)"
 for d in $da $db; do
 	check_eq "$d back to devdax" device_dax "$(basename $(readlink /sys/bus/dax/devices/$d/driver))"
 done
+
+# --- pool add --node: memory online already (as firmware leaves it) ---
+expect_exit 2 "^poolctl: --node 0: the node has CPUs" poolctl pool add dram --node 0
+daxctl reconfigure-device --mode=system-ram $da >/dev/null 2>&1 || fail "$da: system-ram"
+nf=$(dax_node $da)
+blocks=$(online_node_blocks $nf)
+[ "$blocks" -gt 0 ] || fail "node $nf: no block online"
+out=$(poolctl pool add fw --node $nf)
+echo "$out"
+echo "$out" | grep -qE "^fw: node $nf \([0-9.]+ [MG]iB online\) registered as a pool$" || fail "pool add: $out"
+poolctl pool show fw | grep -q "registered as it was (pool add --node)" || fail "pool show fw: $(poolctl pool show fw)"
+expect_exit 4 "^poolctl: fw2: cannot register pool: .*" poolctl pool add fw2 --node $nf
+poolctl vm create onfw --size 16M --pool 16M --pools fw >/dev/null
+pmtest touch onfw 0 16M >/dev/null
+check_eq "chunks on the added pool" 8 "$(dom_pool_chunks onfw fw)"
+poolctl vm destroy onfw >/dev/null
+out=$(poolctl pool remove fw)
+echo "$out" | grep -q "^fw: unregistered; node $nf's memory stays online$" || fail "pool remove fw: $out"
+check_eq "node $nf blocks still online after remove" "$blocks" "$(node_blocks $nf | while read b; do grep -l online $MEMSYS/$b/state; done | wc -l)"
+info "pass"
