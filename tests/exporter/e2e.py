@@ -131,9 +131,30 @@ def main():
         check("poolmem_pool_chunks" in get(f"http://127.0.0.1:{ep}/metrics"), "exporter serves after malformed requests")
 
         dash = json.load(open(dashboard))
+        # template variables: each query (label_values(METRIC{...}, LABEL))
+        # must find the label on live series
+        allv = {"$instance": ".*", "$pool": ".*", "$domain": ".*", "$__rate_interval": "1m"}
+
+        def subst(e):
+            for k, v in allv.items():
+                e = e.replace(k, v)
+            return e
+        names = [v["name"] for v in dash["templating"]["list"]]
+        check({"instance", "pool", "domain"} <= set(names), f"dashboard variables instance, pool, domain: {names}")
+        for v in dash["templating"]["list"]:
+            if v.get("type") != "query":
+                continue
+            q = v["query"]["query"]
+            inner, label = q[len("label_values("):-1].rsplit(",", 1)
+            r = query(pp, subst(inner))
+            vals = {m["metric"].get(label.strip()) for m in r.get("data", {}).get("result", [])} - {None}
+            check(bool(vals), f"variable {v['name']}: {q} -> {sorted(vals)}")
         for panel in dash["panels"]:
+            check(bool(panel.get("description")), f"panel '{panel['title']}' has a description")
             for t in panel["targets"]:
-                r = query(pp, t["expr"])
+                check("[1m]" not in t["expr"] and "$instance" in t["expr"],
+                      f"panel '{panel['title']}': filtered by $instance, no fixed rate window")
+                r = query(pp, subst(t["expr"]))
                 ok = r.get("status") == "success" and len(r["data"]["result"]) >= 1
                 check(ok, f"panel '{panel['title']}': {t['expr']} -> "
                           f"{r.get('error') or str(len(r['data']['result'])) + ' series'}")

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Generate exporter/grafana/poolmem.json, poolmem's Grafana dashboard.
+
+Run: python3 exporter/grafana/gen-dashboard.py  (rewrites poolmem.json)
+
+Every query is filtered by the template variables $instance, $pool and
+$domain (a fleet's pools of one name on different hosts don't mix), every
+rate uses $__rate_interval, every panel has a description, and the panels
+that answer "is something wrong" carry thresholds. tests/exporter/e2e.py runs
+every query against a real Prometheus with the variables set to match all.
+"""
+import json
+import os
+
+I = 'instance=~"$instance"'
+P = f'{I},pool=~"$pool"'
+D = f'{I},domain=~"$domain"'
+R = "$__rate_interval"
+
+
+def ts(title, desc, targets, unit="short", thresholds=None, kind="timeseries", maxv=None):
+    fc = {"defaults": {"unit": unit}, "overrides": []}
+    if thresholds:
+        fc["defaults"]["thresholds"] = {"mode": "absolute", "steps": [
+            {"color": "green", "value": None}] + [{"color": c, "value": v} for v, c in thresholds]}
+        if kind == "timeseries":
+            fc["defaults"]["custom"] = {"thresholdsStyle": {"mode": "line+area"}}
+    if maxv is not None:
+        fc["defaults"]["max"] = maxv
+        fc["defaults"]["min"] = 0
+    return {"title": title, "description": desc, "type": kind,
+            "datasource": {"type": "prometheus", "uid": "${DS_PROMETHEUS}"},
+            "fieldConfig": fc,
+            "targets": [{"expr": e, "legendFormat": l, "refId": chr(65 + i)} for i, (e, l) in enumerate(targets)]}
+
+
+PANELS = [
+    ts("Pool use", "Allocated share of each pool's capacity. Above 90% for long, faults start falling back to other pools or fail (alert PoolmemPoolNearlyFull).",
+       [(f"poolmem_pool_allocated_bytes{{{P}}} / poolmem_pool_capacity_bytes{{{P}}}", "{{instance}} {{pool}}")],
+       unit="percentunit", thresholds=[(0.8, "orange"), (0.9, "red")], kind="bargauge", maxv=1),
+    ts("Committed vs admission limit", "Pool quotas committed by domains as a share of what admission control lets each pool take (capacity x overcommit). Near 1, new VMs needing the pool are refused.",
+       [(f"poolmem_pool_committed_bytes{{{P}}} / poolmem_pool_admission_limit_bytes{{{P}}}", "{{instance}} {{pool}}")],
+       unit="percentunit", thresholds=[(0.85, "orange"), (0.95, "red")], kind="bargauge", maxv=1),
+    ts("VMs nearest their quota", "The 10 domain tiers using the largest share of their hard quota. A tier at 100% whose VM touches new memory falls back to its other tier, or gets SIGBUS when both are full.",
+       [(f"topk(10, poolmem_domain_usage_bytes{{{D}}} / (poolmem_domain_quota_bytes{{{D}}} > 0))", "{{instance}} {{domain}} {{tier}}")],
+       unit="percentunit", thresholds=[(0.9, "orange"), (1, "red")], kind="bargauge", maxv=1),
+    ts("Quota denials (SIGBUS)", "Faults refused with SIGBUS per second: the VM's QEMU dies. Any value is an incident (alert PoolmemDomainSigbus).",
+       [(f"rate(poolmem_domain_sigbus_total{{{D}}}[{R}])", "{{instance}} {{domain}}")], unit="ops", thresholds=[(0.0001, "red")]),
+    ts("Pool capacity and allocation", "Present memory of each pool's node and the bytes domain chunks hold there.",
+       [(f"poolmem_pool_capacity_bytes{{{P}}}", "{{instance}} {{pool}} capacity"), (f"poolmem_pool_allocated_bytes{{{P}}}", "{{instance}} {{pool}} allocated")], unit="bytes"),
+    ts("Access factor per pool", "smart-idle's Af: chunk events (allocations, faults, sampled accesses) in the last four windows of window_ms, weighted 8, 4, 2, 1. Unit: weighted events per window; x 1/15 is events per window at a steady rate.",
+       [(f"poolmem_pool_access_factor{{{P}}}", "{{instance}} {{pool}}")]),
+    ts("Pool imbalance", "Max - min chunk events across a host's pools in the last complete window (seed 003's imbalance). High: one pool takes the traffic the others could share.",
+       [(f'max by (instance) (poolmem_pool_window_events{{{I},age="1"}}) - min by (instance) (poolmem_pool_window_events{{{I},age="1"}})', "{{instance}}")]),
+    ts("Chunk allocation rate", "Chunks allocated per second per pool (first touches).",
+       [(f"rate(poolmem_pool_allocations_total{{{P}}}[{R}])", "{{instance}} {{pool}}")], unit="ops"),
+    ts("Fault rate", "Page faults served from chunks in each pool per second.",
+       [(f"rate(poolmem_pool_faults_total{{{P}}}[{R}])", "{{instance}} {{pool}}")], unit="ops"),
+    ts("Allocation failures", "Chunk allocations that failed on a pool per second (its node was full): placement fell back to the next pool or tier.",
+       [(f"rate(poolmem_pool_failures_total{{{P}}}[{R}])", "{{instance}} {{pool}}")], unit="ops", thresholds=[(0.01, "orange")]),
+    ts("Fault latency", "How long poolmem took to allocate and map a chunk, all selected domains together.",
+       [(f"sum by (le) (rate(poolmem_domain_fault_latency_seconds_bucket{{{D}}}[{R}]))", "{{le}}")], unit="s", kind="heatmap"),
+    ts("Per-VM tier usage against quota", "Bytes each domain holds per tier, and its hard quota.",
+       [(f"poolmem_domain_usage_bytes{{{D}}}", "{{instance}} {{domain}} {{tier}} used"), (f"poolmem_domain_quota_bytes{{{D}}}", "{{instance}} {{domain}} {{tier}} quota")], unit="bytes"),
+    ts("Online memory blocks per node", "Memory blocks online per NUMA node (pool nodes go to 0 after poolctl pool offline).",
+       [(f'sum by (instance, node) (poolmem_node_memory_blocks{{{I},state="online"}})', "{{instance}} node {{node}}")]),
+    ts("Free 2 MiB blocks per node", "Free physically contiguous 2 MiB units per node (/proc/buddyinfo): what new chunks can come from.",
+       [(f"poolmem_node_free_2mib_blocks{{{I}}}", "{{instance}} node {{node}}")]),
+    ts("Collector health", "1 when every collector of the exporter succeeded in its last scrape. 0: the module is not loaded or a sysfs file can't be read (the exporter's log names it).",
+       [(f"min by (instance) (poolmem_scrape_collector_success{{{I}}})", "{{instance}}")], thresholds=[(0, "red"), (1, "green")], kind="stat"),
+    ts("Chunk migration per pool", "Chunks moved into and out of each pool per second (drain, live quota changes, tiering).",
+       [(f"rate(poolmem_pool_moved_chunks_total{{{P}}}[{R}])", "{{instance}} {{pool}} {{direction}}")], unit="ops"),
+    ts("Pools draining", "1 while a pool is draining: it takes no new chunks.",
+       [(f"poolmem_pool_draining{{{P}}}", "{{instance}} {{pool}}")]),
+    ts("Tiering moves per VM", "Chunks tiering promoted (pool to local) and demoted per second.",
+       [(f"rate(poolmem_domain_tiering_moves_total{{{D}}}[{R}])", "{{instance}} {{domain}} {{direction}}")], unit="ops"),
+    ts("Sampled accesses per pool", "Accesses to each pool estimated from tiering's sampled refaults, per second: contention from memory already mapped.",
+       [(f"rate(poolmem_pool_sampled_accesses_total{{{P}}}[{R}])", "{{instance}} {{pool}}")], unit="ops"),
+    ts("Hot and cold chunks per VM", "Chunks the last tiering samples found hot and cold.",
+       [(f"poolmem_domain_chunks_by_heat{{{D}}}", "{{instance}} {{domain}} {{heat}}")]),
+    ts("Migrations put off or refused per VM", "Moves put off because a chunk was referenced for a moment, and refused because it is long-term pinned (VFIO, RDMA).",
+       [(f"rate(poolmem_domain_move_retries_total{{{D}}}[{R}])", "{{instance}} {{domain}} referenced"), (f"rate(poolmem_domain_move_pins_total{{{D}}}[{R}])", "{{instance}} {{domain}} pinned")], unit="ops"),
+]
+
+
+def var(name, label, query):
+    return {"name": name, "label": label, "type": "query",
+            "datasource": {"type": "prometheus", "uid": "${DS_PROMETHEUS}"},
+            "query": {"query": query, "refId": name}, "definition": query,
+            "multi": True, "includeAll": True, "allValue": ".*", "refresh": 2, "sort": 1,
+            "current": {"text": "All", "value": "$__all"}}
+
+
+def main():
+    panels = []
+    for i, p in enumerate(PANELS):
+        p["id"] = i + 1
+        p["gridPos"] = {"h": 8, "w": 8 if i < 3 else 12, "x": (i * 8) % 24 if i < 3 else ((i - 3) % 2) * 12,
+                        "y": 0 if i < 3 else 8 + ((i - 3) // 2) * 8}
+        panels.append(p)
+    dash = {
+        "title": "poolmem: pooled memory contention and VM tiers", "uid": "poolmem",
+        "description": "poolmem-exporter's metrics: pool use and admission, VM quotas, contention (Af, imbalance), faults, migration and tiering. Filter by instance, pool and domain.",
+        "schemaVersion": 36, "version": 2, "editable": True,
+        "time": {"from": "now-1h", "to": "now"}, "refresh": "10s", "tags": ["poolmem", "cxl", "memory"],
+        "templating": {"list": [
+            {"name": "DS_PROMETHEUS", "type": "datasource", "query": "prometheus", "label": "Prometheus"},
+            var("instance", "Host", "label_values(poolmem_exporter_build_info, instance)"),
+            var("pool", "Pool", 'label_values(poolmem_pool_info{instance=~"$instance"}, pool)'),
+            var("domain", "VM", 'label_values(poolmem_domain_info{instance=~"$instance"}, domain)'),
+        ]},
+        "panels": panels,
+    }
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "poolmem.json")
+    with open(out, "w") as f:
+        json.dump(dash, f, indent=2)
+        f.write("\n")
+    print(f"wrote {out}: {len(panels)} panels")
+
+
+if __name__ == "__main__":
+    main()
