@@ -3,6 +3,7 @@
 
 #include <poolmem/stats.hpp>
 
+#include <fstream>
 #include <stdexcept>
 
 using prometheus::MetricType;
@@ -30,7 +31,8 @@ public:
 		Family allocs("poolmem_pool_allocations_total", "Chunk allocations served by the pool, from allocations.", MetricType::Counter);
 		Family faults("poolmem_pool_faults_total", "Page faults served from chunks in the pool, from faults.", MetricType::Counter);
 		Family failures("poolmem_pool_failures_total", "Chunk allocations that failed on the pool, from failures.", MetricType::Counter);
-		Family af("poolmem_pool_access_factor", "Weighted recent activity of the pool (smart-idle's Af), from access_factor.", MetricType::Gauge);
+		Family af("poolmem_pool_access_factor", "smart-idle's Af as the kernel computes it: chunk events (allocations, faults, sampled accesses) in the last 4 windows weighted 8,4,2,1; unit: weighted events per window (scales with window_ms), from access_factor.", MetricType::Gauge);
+		Family rate("poolmem_pool_access_events_per_second", "Af as a rate: access_factor / (15 x window length), the pool's recent chunk events per second (a steady rate r gives r); independent of window_ms.", MetricType::Gauge);
 		Family moved("poolmem_pool_moved_chunks_total", "Chunks migrated into (direction=in) and out of (out) the pool while their domains ran: drain, live quota and pool changes; from moved_in and moved_out.", MetricType::Counter);
 		Family accesses("poolmem_pool_sampled_accesses_total", "Accesses to chunks in the pool estimated from sampled refaults (domains with tiering on or sample), from accesses; they count in the access factor.", MetricType::Counter);
 		Family moved_bytes("poolmem_pool_moved_bytes_total", "Bytes of chunks migrated into or out of the pool, from moved_bytes.", MetricType::Counter);
@@ -41,6 +43,14 @@ public:
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		std::vector<std::string> errors;
+		/* the window length makes Af a rate; 0 (unknown): no rate */
+		double window_s = 0;
+		{
+			std::ifstream f(r.sysfs / "module/poolmem/parameters/window_ms");
+			unsigned long ms = 0;
+			if (f >> ms)
+				window_s = static_cast<double>(ms) / 1000.0;
+		}
 		for (const auto &p : poolmem::read_pools(r.sysfs, &errors)) {
 			Labels l{{"pool", p.name}};
 			info.add({{"pool", p.name}, {"node", std::to_string(p.node)}, {"tier", p.tier}}, 1);
@@ -55,6 +65,8 @@ public:
 			faults.add(l, static_cast<double>(p.faults));
 			failures.add(l, static_cast<double>(p.failures));
 			af.add(l, static_cast<double>(p.access_factor));
+			if (window_s > 0)
+				rate.add(l, static_cast<double>(p.access_factor) / (15.0 * window_s));
 			moved.add({{"pool", p.name}, {"direction", "in"}}, static_cast<double>(p.moved_in));
 			moved.add({{"pool", p.name}, {"direction", "out"}}, static_cast<double>(p.moved_out));
 			draining.add(l, p.state == "draining" ? 1 : 0);
@@ -68,7 +80,7 @@ public:
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &window})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}
