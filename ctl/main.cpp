@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 	poolctl::setup_vm(app, g);
 	poolctl::setup_status(app, g);
 	poolctl::setup_profile(app, g);
+	poolctl::setup_apply(app, g);
 
 	try {
 		app.parse(argc, argv);

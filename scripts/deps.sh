@@ -13,7 +13,7 @@ PKGS=(
 	linux-source-6.1 bc flex bison libelf-dev xz-utils
 	# userspace libraries
 	libdaxctl-dev libcxl-dev libndctl-dev libkmod-dev libnuma-dev
-	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev
+	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev libtomlplusplus-dev
 	# the QEMU rig and what goes into the guest image
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio
 	ndctl daxctl numactl socat python3

@@ -49,7 +49,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
-      "poolctl-status","poolctl-top","poolctl-node-list"]),
+      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
  synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT]",
@@ -166,6 +166,64 @@ p1: takes chunks again""",
 pa: offlined 15 blocks on node 1
 pa: dax0.0 handed back to devdax""",
  see=["poolctl-pool-online"]),
+"poolctl-pool-add": dict(
+ summary="register a node whose memory is online already as a pool",
+ synopsis="poolctl pool add NAME --node N [--overcommit PCT] [--force]",
+ description="""For memory that firmware or the kernel has onlined already as a NUMA node (a
+CPU-less node of CXL or HBM memory): registers node N with poolmem as pool NAME, changing
+nothing else. pool remove then only unregisters it: its memory stays online, as it was
+found. A node with CPUs is refused (exit 2; its DRAM is some VMs' local tier) unless
+--force; a node that is the home node of a live domain is refused by the kernel (exit 4).""",
+ options=[("--node N","the NUMA node"),
+          ("--overcommit PCT","admission limit in percent of capacity, 100..1000 (default 100)"),
+          ("--force","register a node with CPUs too")],
+ examples="""# poolctl pool add fw --node 1
+fw: node 1 (1.9 GiB online) registered as a pool
+# poolctl pool remove fw
+fw: unregistered; node 1's memory stays online""",
+ see=["poolctl-pool-online", "poolctl-pool-remove"]),
+"poolctl-apply": dict(
+ summary="make the host's pools, profiles and named domains match a file",
+ synopsis="poolctl apply [--config FILE] [--dry-run]",
+ description="""Reads FILE (default /etc/poolmem/poolmem.toml; TOML), compares it with the host
+and prints the plan: one line per step saying what changes, then the poolctl command (or
+chown/chmod) that does it, as an operator would type it. Without --dry-run the steps run
+in order (pools first, then profiles, then domains), each with its own checks and
+messages; the first that fails stops the rest (exit: that step's). A second apply plans
+nothing. A domain whose quotas, pools, policies or tiering differ is changed live (vm
+set); what can't change in place (a domain's size or chunk, a profile's quotas, a pool's
+overcommit) is a conflict, printed with ! and left (exit 4). Pools, profiles and domains
+the file does not name are left alone (lines with =). An unknown key or a malformed file
+is an error naming FILE:LINE (exit 2), found before anything changes.
+.PP
+poolmem-apply.service runs poolctl apply at boot, after the module and the file system
+and before libvirtd, so VMs that autostart find their pools and domains.
+.PP
+Tables: [pools.NAME] with device = "daxX.Y", cxl = ["mem0", ...] or node = N, and zone
+(movable, normal), overcommit (percent); [profiles.NAME] with local and pool ("25%" or a
+size), chunk, tier_policy, pool_select, pools, home_node, owner, mode, pinnable;
+[domains.NAME] with size, local, pool, chunk, tier_policy, pool_select, pools,
+home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
+ options=[("--config FILE","the file (default /etc/poolmem/poolmem.toml)"),
+          ("--dry-run","print the plan and change nothing")],
+ examples="""# poolctl apply --dry-run
+/etc/poolmem/poolmem.toml: 2 steps
++ pool pa: online dax0.0
+    poolctl pool online dax0.0 --name pa --zone movable --overcommit 100
++ domain web1: 64M
+    poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pools pa""",
+ see=["poolctl-export"]),
+"poolctl-export": dict(
+ summary="write the host's pools, profiles and named domains as a file for apply",
+ synopsis="poolctl export [-o FILE]",
+ description="""Writes the current pools (their dax device, or node for pools added by node;
+zone; overcommit), profiles and named domains (not those QEMU or libvirt made in profile
+directories) as TOML that poolctl apply takes: apply of an exported file on a host torn
+down to its devdax devices brings back the same state, and an export after it is the
+same file.""",
+ options=[("-o, --output FILE","write FILE (atomically) instead of standard output")],
+ examples="""# poolctl export -o /etc/poolmem/poolmem.toml""",
+ see=["poolctl-apply"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
  synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt]",

@@ -14,9 +14,9 @@ QEMU_ARGS=(
 	-object memory-backend-memfd,id=cl1,share=on,size=1M
 	-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
 	-device cxl-rp,port=0,bus=cxl.1,id=rp0,chassis=0,slot=2
-	-device cxl-type3,bus=rp0,memdev=cm0,lsa=cl0,id=cxl-pmem0
+	-device cxl-type3,bus=rp0,memdev=cm0,lsa=cl0,id=cxl-pmem0,sn=0xc0ffee01
 	-device pxb-cxl,bus_nr=222,bus=pcie.0,id=cxl.2
 	-device cxl-rp,port=0,bus=cxl.2,id=rp1,chassis=0,slot=3
-	-device cxl-type3,bus=rp1,memdev=cm1,lsa=cl1,id=cxl-pmem1
+	-device cxl-type3,bus=rp1,memdev=cm1,lsa=cl1,id=cxl-pmem1,sn=0xc0ffee02
 	-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G,cxl-fmw.1.targets.0=cxl.2,cxl-fmw.1.size=4G
 )

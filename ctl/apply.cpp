@@ -1,0 +1,613 @@
+// poolctl apply / export: the host's pools, profiles and named domains as a
+// file (/etc/poolmem/poolmem.toml, read with toml++), made true at boot by
+// poolmem-apply.service before libvirt starts.
+//
+// apply compares the file with the host and prints a plan: the poolctl
+// commands (and chown/chmod) that make the host match, one per line, as an
+// operator would type them. Without --dry-run it runs them in order through
+// this very binary, so every check and message is the command's own, and
+// stops at the first that fails. Running it again plans nothing. What can't
+// change in place (a domain's size, a profile's quotas, a pool's overcommit)
+// is reported as a conflict and left; objects the file does not name are
+// left alone.
+#include "commands.hpp"
+
+#include <poolmem/chain.hpp>
+#include <poolmem/control.hpp>
+#include <poolmem/error.hpp>
+#include <poolmem/size.hpp>
+#include <poolmem/stats.hpp>
+#include <poolmem/topology.hpp>
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <filesystem>
+#include <fstream>
+#include <grp.h>
+#include <iostream>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace poolctl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *const default_config = "/etc/poolmem/poolmem.toml";
+
+struct ApplyOptions {
+	std::string config = default_config;
+	bool dry_run = false;
+};
+
+struct ExportOptions {
+	std::string output; ///< empty: standard output
+};
+
+/// One step of a plan: what it does, in words, and the command that does it.
+struct Step {
+	std::string what;
+	std::vector<std::string> argv; ///< argv[0] "poolctl" runs this binary
+};
+
+struct Plan {
+	std::vector<Step> steps;
+	std::vector<std::string> conflicts, unmanaged;
+};
+
+/// A config error: "FILE:LINE: TABLE: cause" (exit 2).
+[[noreturn]] void bad(const std::string &file, const toml::node &n, const std::string &where, const std::string &why)
+{
+	throw UsageError(file + ":" + std::to_string(n.source().begin.line) + ": " + where + ": " + why);
+}
+
+/// The table's keys must be among KNOWN (a typo must not be ignored).
+void known_keys(const std::string &file, const toml::table &t, const std::string &where,
+		std::initializer_list<const char *> known)
+{
+	for (const auto &[k, v] : t) {
+		bool ok = false;
+		for (const char *n : known)
+			ok = ok || k.str() == n;
+		if (!ok)
+			bad(file, v, where, "unknown key '" + std::string(k.str()) + "'");
+	}
+}
+
+std::optional<std::string> str(const std::string &file, const toml::table &t, const char *key, const std::string &where)
+{
+	const toml::node *n = t.get(key);
+	if (!n)
+		return std::nullopt;
+	if (auto s = n->value<std::string>())
+		return *s;
+	if (auto i = n->value<int64_t>())
+		return std::to_string(*i);
+	bad(file, *n, where, std::string(key) + ": a string expected");
+}
+
+std::optional<bool> boolean(const std::string &file, const toml::table &t, const char *key, const std::string &where)
+{
+	const toml::node *n = t.get(key);
+	if (!n)
+		return std::nullopt;
+	if (auto b = n->value<bool>())
+		return *b;
+	bad(file, *n, where, std::string(key) + ": true or false expected");
+}
+
+std::vector<std::string> list(const std::string &file, const toml::table &t, const char *key, const std::string &where)
+{
+	std::vector<std::string> out;
+	const toml::node *n = t.get(key);
+	if (!n)
+		return out;
+	const toml::array *a = n->as_array();
+	if (!a)
+		bad(file, *n, where, std::string(key) + ": an array of strings expected");
+	for (const auto &e : *a) {
+		auto s = e.value<std::string>();
+		if (!s)
+			bad(file, e, where, std::string(key) + ": an array of strings expected");
+		out.push_back(*s);
+	}
+	return out;
+}
+
+std::string join(const std::vector<std::string> &v, const char *sep = ",")
+{
+	std::string s;
+	for (const auto &e : v)
+		s += (s.empty() ? "" : sep) + e;
+	return s;
+}
+
+/// Pool names -> mask, as the kernel keeps it (ids of registered pools).
+uint64_t mask_of(const std::vector<std::string> &names, const std::vector<poolmem::PoolStats> &pools)
+{
+	uint64_t m = 0;
+	for (const auto &n : names)
+		for (const auto &p : pools)
+			if (p.name == n)
+				m |= 1ULL << p.id;
+	return m;
+}
+
+/* ---- pools ---- */
+
+void plan_pools(const std::string &file, const toml::table &root, const GlobalOptions &g, Plan &plan)
+{
+	const bool loaded = poolmem::module_sysfs_present(g.sysfs);
+	const auto have = loaded ? poolmem::read_pools(g.sysfs) : std::vector<poolmem::PoolStats>{};
+	const toml::table *pools = root["pools"].as_table();
+	std::set<std::string> named;
+	if (pools) {
+		for (const auto &[key, node] : *pools) {
+			const std::string name(key.str()), where = "pools." + name;
+			const toml::table *t = node.as_table();
+			if (!t)
+				bad(file, node, where, "a table expected");
+			known_keys(file, *t, where, {"device", "cxl", "node", "zone", "overcommit"});
+			check_name(name, "pool");
+			named.insert(name);
+			const auto dev = str(file, *t, "device", where);
+			const auto cxl = list(file, *t, "cxl", where);
+			const auto nodev = str(file, *t, "node", where);
+			const std::string zone = str(file, *t, "zone", where).value_or("movable");
+			const std::string over = str(file, *t, "overcommit", where).value_or("100");
+			if ((dev ? 1 : 0) + (cxl.empty() ? 0 : 1) + (nodev ? 1 : 0) != 1)
+				bad(file, node, where, "give exactly one of device, cxl or node");
+			if (zone != "movable" && zone != "normal")
+				bad(file, node, where, "zone: movable or normal");
+			const poolmem::PoolStats *p = nullptr;
+			for (const auto &h : have)
+				if (h.name == name)
+					p = &h;
+			if (!p) {
+				if (nodev)
+					plan.steps.push_back({"+ pool " + name + ": register node " + *nodev,
+							      {"poolctl", "pool", "add", name, "--node", *nodev, "--overcommit", over}});
+				else if (dev)
+					plan.steps.push_back({"+ pool " + name + ": online " + *dev,
+							      {"poolctl", "pool", "online", *dev, "--name", name, "--zone", zone,
+							       "--overcommit", over}});
+				else
+					plan.steps.push_back({"+ pool " + name + ": region over " + join(cxl),
+							      {"poolctl", "pool", "online", "--cxl", join(cxl), "--name", name,
+							       "--zone", zone, "--overcommit", over}});
+				continue;
+			}
+			if (std::to_string(p->overcommit_pct) != over)
+				plan.conflicts.push_back("pool " + name + ": overcommit " + std::to_string(p->overcommit_pct) +
+							 "% registered, " + over +
+							 "% configured (not changed in place: pool remove, then apply)");
+			if (nodev && std::to_string(p->node) != *nodev)
+				plan.conflicts.push_back("pool " + name + ": on node " + std::to_string(p->node) +
+							 ", configured node " + *nodev);
+			/* offlined (pool offline): online again */
+			const auto zones = poolmem::node_zones(g.sysfs, p->node);
+			const poolmem::Topology topo = poolmem::read_topology(g.sysfs);
+			const poolmem::Node *n = topo.node(p->node);
+			unsigned online = 0;
+			for (const auto &[z, c] : zones)
+				online += c;
+			if (!nodev && n && online < n->blocks.size())
+				plan.steps.push_back({"~ pool " + name + ": online " +
+							      poolmem::plural(n->blocks.size() - online, "offline block") + " again",
+						      {"poolctl", "pool", "online", name, "--zone", zone}});
+		}
+	}
+	for (const auto &h : have)
+		if (!named.count(h.name))
+			plan.unmanaged.push_back("pool " + h.name);
+}
+
+/* ---- profiles ---- */
+
+std::string quota_arg(const poolmem::ProfileQuota &q)
+{
+	return q.pct ? std::to_string(q.pct) + "%" : std::to_string(q.bytes >> 20) + "M";
+}
+
+void placement_args(const std::string &file, const toml::table &t, const std::string &where, std::vector<std::string> &a)
+{
+	for (const char *k : {"chunk", "tier_policy", "pool_select", "home_node", "owner", "mode"})
+		if (auto v = str(file, t, k, where)) {
+			std::string opt = std::string("--") + k;
+			std::replace(opt.begin(), opt.end(), '_', '-');
+			a.push_back(opt);
+			a.push_back(*v);
+		}
+	if (auto pools = list(file, t, "pools", where); !pools.empty()) {
+		a.push_back("--pools");
+		a.push_back(join(pools));
+	}
+	if (boolean(file, t, "pinnable", where).value_or(false))
+		a.push_back("--pinnable");
+}
+
+void plan_profiles(const std::string &file, const toml::table &root,
+		   std::optional<poolmem::Control> &ctl, Plan &plan)
+{
+	const toml::table *profiles = root["profiles"].as_table();
+	std::vector<std::string> have = ctl ? ctl->profile_names() : std::vector<std::string>{};
+	std::set<std::string> named;
+	if (profiles) {
+		for (const auto &[key, node] : *profiles) {
+			const std::string name(key.str()), where = "profiles." + name;
+			const toml::table *t = node.as_table();
+			if (!t)
+				bad(file, node, where, "a table expected");
+			known_keys(file, *t, where,
+				   {"local", "pool", "chunk", "tier_policy", "pool_select", "pools", "home_node", "owner",
+				    "mode", "pinnable"});
+			check_name(name, "profile");
+			named.insert(name);
+			std::vector<std::string> a{"poolctl", "profile", "create", name};
+			for (const char *k : {"local", "pool"})
+				if (auto v = str(file, *t, k, where)) {
+					a.push_back(std::string("--") + k);
+					a.push_back(*v);
+				}
+			placement_args(file, *t, where, a);
+			if (std::find(have.begin(), have.end(), name) == have.end()) {
+				plan.steps.push_back({"+ profile " + name, a});
+				continue;
+			}
+			/* in place, only what can be compared: quotas and policies */
+			const auto info = ctl->profile_info(name);
+			const std::string lq = str(file, *t, "local", where).value_or("0");
+			const std::string pq = str(file, *t, "pool", where).value_or("0");
+			auto same = [](const poolmem::ProfileQuota &q, const std::string &text) {
+				if (!text.empty() && text.back() == '%')
+					return q.pct && std::to_string(q.pct) + "%" == text;
+				auto b = poolmem::parse_size(text);
+				return !q.pct && b && *b == q.bytes;
+			};
+			if (!same(info.spec.local, lq) || !same(info.spec.pool, pq))
+				plan.conflicts.push_back("profile " + name + ": quotas local " + quota_arg(info.spec.local) +
+							 " pool " + quota_arg(info.spec.pool) + ", configured " + lq + " " +
+							 pq + " (profile remove when empty, then apply)");
+		}
+	}
+	for (const auto &h : have)
+		if (!named.count(h))
+			plan.unmanaged.push_back("profile " + h);
+}
+
+/* ---- named domains ---- */
+
+void plan_domains(const std::string &file, const toml::table &root, const GlobalOptions &g,
+		  std::optional<poolmem::Control> &ctl, Plan &plan)
+{
+	const toml::table *doms = root["domains"].as_table();
+	const bool loaded = poolmem::module_sysfs_present(g.sysfs);
+	const auto have = loaded ? poolmem::read_domains(g.sysfs) : std::vector<poolmem::DomainStats>{};
+	const auto pools = loaded ? poolmem::read_pools(g.sysfs) : std::vector<poolmem::PoolStats>{};
+	std::set<std::string> named;
+	if (doms) {
+		for (const auto &[key, node] : *doms) {
+			const std::string name(key.str()), where = "domains." + name;
+			const toml::table *t = node.as_table();
+			if (!t)
+				bad(file, node, where, "a table expected");
+			known_keys(file, *t, where,
+				   {"size", "local", "pool", "chunk", "tier_policy", "pool_select", "pools", "home_node",
+				    "owner", "mode", "pinnable", "tiering", "scan_rate", "hot_threshold"});
+			check_name(name, "domain");
+			named.insert(name);
+			const auto size = str(file, *t, "size", where);
+			if (!size)
+				bad(file, node, where, "size is required");
+			const poolmem::DomainStats *d = nullptr;
+			for (const auto &h : have)
+				if (h.name == name && h.profile.empty())
+					d = &h;
+			if (!d) {
+				std::vector<std::string> a{"poolctl", "vm", "create", name, "--size", *size};
+				for (const char *k : {"local", "pool"})
+					if (auto v = str(file, *t, k, where)) {
+						a.push_back(std::string("--") + k);
+						a.push_back(*v);
+					}
+				placement_args(file, *t, where, a);
+				for (const char *k : {"tiering", "scan_rate", "hot_threshold"})
+					if (auto v = str(file, *t, k, where)) {
+						std::string opt = std::string("--") + k;
+						std::replace(opt.begin(), opt.end(), '_', '-');
+						a.push_back(opt);
+						a.push_back(*v);
+					}
+				plan.steps.push_back({"+ domain " + name + ": " + *size, a});
+				continue;
+			}
+			/* what can't change in place */
+			auto bytes = [&](const char *k, uint64_t def) {
+				auto v = str(file, *t, k, where);
+				if (!v)
+					return def;
+				auto b = poolmem::parse_size(*v);
+				if (!b)
+					bad(file, node, where, std::string(k) + ": invalid size '" + *v + "'");
+				return *b;
+			};
+			if (bytes("size", 0) != d->size_bytes)
+				plan.conflicts.push_back("domain " + name + ": size " + poolmem::format_size(d->size_bytes) +
+							 ", configured " + *size + " (a domain is not resized)");
+			if (bytes("chunk", 2ULL << 20) != d->chunk_bytes)
+				plan.conflicts.push_back("domain " + name + ": chunk " + poolmem::format_size(d->chunk_bytes) +
+							 " differs from the configured one");
+			/* what vm set changes while the VM runs */
+			std::vector<std::string> a{"poolctl", "vm", "set", name};
+			std::vector<std::string> what;
+			const uint64_t lq = bytes("local", 0), pq = bytes("pool", 0);
+			if (lq != d->local_quota_bytes || pq != d->pool_quota_bytes) {
+				a.insert(a.end(), {"--local", std::to_string(lq >> 20) + "M", "--pool", std::to_string(pq >> 20) + "M"});
+				what.push_back("quotas " + poolmem::format_size(d->local_quota_bytes) + "/" +
+					       poolmem::format_size(d->pool_quota_bytes) + " -> " + poolmem::format_size(lq) + "/" +
+					       poolmem::format_size(pq));
+			}
+			for (const auto &[k, cur] : {std::pair<const char *, std::string>{"tier_policy", d->tier_policy},
+						     {"pool_select", d->pool_select}, {"tiering", d->tiering}}) {
+				auto v = str(file, *t, k, where);
+				if (v && *v != cur) {
+					std::string opt = std::string("--") + k;
+					std::replace(opt.begin(), opt.end(), '_', '-');
+					a.insert(a.end(), {opt, *v});
+					what.push_back(std::string(k) + " " + cur + " -> " + *v);
+				}
+			}
+			if (auto want = list(file, *t, "pools", where); !want.empty() && ctl) {
+				const auto info = ctl->domain_info(name);
+				if (mask_of(want, pools) != info.pool_mask) {
+					a.insert(a.end(), {"--pools", join(want)});
+					what.push_back("pools -> " + join(want));
+				}
+			}
+			if (!what.empty())
+				plan.steps.push_back({"~ domain " + name + ": " + join(what, ", "), a});
+			/* owner and mode of the file */
+			struct stat st;
+			const std::string path = g.mount + d->file;
+			if (::stat(path.c_str(), &st) == 0) {
+				if (auto m = str(file, *t, "mode", where)) {
+					const uint32_t want = parse_mode("mode", *m);
+					if ((st.st_mode & 07777) != want)
+						plan.steps.push_back({"~ domain " + name + ": mode " + *m, {"chmod", *m, path}});
+				}
+				if (auto o = str(file, *t, "owner", where)) {
+					auto [uid, gid] = parse_owner(*o);
+					if (st.st_uid != uid || st.st_gid != gid)
+						plan.steps.push_back({"~ domain " + name + ": owner " + *o,
+								      {"chown", std::to_string(uid) + ":" + std::to_string(gid), path}});
+				}
+			}
+		}
+	}
+	for (const auto &h : have)
+		if (h.profile.empty() && !named.count(h.name))
+			plan.unmanaged.push_back("domain " + h.name);
+}
+
+std::string quoted(const std::vector<std::string> &argv)
+{
+	std::string s;
+	for (const auto &a : argv) {
+		const bool plain = a.find_first_of(" '\"$\\") == std::string::npos && !a.empty();
+		s += (s.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
+	}
+	return s;
+}
+
+/// Run ARGV ("poolctl" is this binary); its exit status.
+int run(const std::vector<std::string> &argv, const GlobalOptions &g)
+{
+	std::vector<std::string> full = argv;
+	if (full[0] == "poolctl") {
+		full[0] = "/proc/self/exe";
+		full.insert(full.begin() + 1, {"--sysfs", g.sysfs, "--control", g.control, "--mount", g.mount});
+	}
+	std::fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		throw poolmem::Error("apply", "cannot fork", errno);
+	if (pid == 0) {
+		std::vector<char *> av;
+		for (auto &a : full)
+			av.push_back(a.data());
+		av.push_back(nullptr);
+		execvp(av[0], av.data());
+		std::fprintf(stderr, "poolctl: %s: cannot run: %s\n", full[0].c_str(), std::strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAILED;
+}
+
+void run_apply(const GlobalOptions &g, const ApplyOptions &o)
+{
+	toml::table root;
+	try {
+		root = toml::parse_file(o.config);
+	} catch (const toml::parse_error &e) {
+		const auto &src = e.source();
+		if (!fs::exists(o.config))
+			throw poolmem::Error::plain(o.config, "no such file", ENOENT);
+		throw UsageError(o.config + ":" + std::to_string(src.begin.line) + ": " + std::string(e.description()));
+	}
+	known_keys(o.config, root, "top level", {"pools", "profiles", "domains"});
+
+	Plan plan;
+	/* pools first: profiles and domains name them */
+	plan_pools(o.config, root, g, plan);
+	std::optional<poolmem::Control> ctl;
+	if (poolmem::module_sysfs_present(g.sysfs) && fs::exists(g.control))
+		ctl.emplace(g.control);
+	plan_profiles(o.config, root, ctl, plan);
+	plan_domains(o.config, root, g, ctl, plan);
+
+	for (const auto &c : plan.conflicts)
+		std::printf("! %s\n", c.c_str());
+	for (const auto &u : plan.unmanaged)
+		std::printf("= %s: not in %s, left as it is\n", u.c_str(), o.config.c_str());
+	if (plan.steps.empty()) {
+		std::printf("%s: the host matches; nothing to do\n", o.config.c_str());
+	} else {
+		std::printf("%s: %s\n", o.config.c_str(), poolmem::plural(plan.steps.size(), "step").c_str());
+		for (const auto &s : plan.steps)
+			std::printf("%s\n    %s\n", s.what.c_str(), quoted(s.argv).c_str());
+	}
+	if (!o.dry_run) {
+		for (size_t i = 0; i < plan.steps.size(); i++) {
+			const int rc = run(plan.steps[i].argv, g);
+			if (rc) {
+				throw poolmem::Error::plain(o.config, "step " + std::to_string(i + 1) + " (" + plan.steps[i].what +
+									  ") failed with exit code " + std::to_string(rc) +
+									  "; " + poolmem::plural(plan.steps.size() - i - 1, "step") +
+									  " not run",
+							    rc == EXIT_REFUSED ? EBUSY : rc == EXIT_NOTFOUND ? ENOENT : EIO);
+			}
+		}
+	}
+	if (!plan.conflicts.empty())
+		throw poolmem::Error::plain(o.config, poolmem::plural(plan.conflicts.size(), "conflict") +
+							     " left (lines starting with !)",
+					    EBUSY);
+}
+
+/* ---- export ---- */
+
+void run_export(const GlobalOptions &g, const ExportOptions &o)
+{
+	if (!poolmem::module_sysfs_present(g.sysfs))
+		throw poolmem::Error::plain("poolmem", "module not loaded: nothing to export", ENOENT);
+	const auto pools = poolmem::read_pools(g.sysfs);
+	auto pool_names = [&](uint64_t mask, bool all_if_every) {
+		toml::array a;
+		uint64_t every = 0;
+		for (const auto &p : pools)
+			every |= 1ULL << p.id;
+		if (all_if_every && (mask == every || !mask))
+			return a;
+		for (const auto &p : pools)
+			if (mask & (1ULL << p.id))
+				a.push_back(p.name);
+		return a;
+	};
+	auto owner = [](uint32_t uid, uint32_t gid) {
+		const passwd *pw = getpwuid(uid);
+		const group *gr = getgrgid(gid);
+		return (pw ? std::string(pw->pw_name) : std::to_string(uid)) + ":" +
+		       (gr ? std::string(gr->gr_name) : std::to_string(gid));
+	};
+	auto mib = [](uint64_t b) { return b % (1ULL << 30) == 0 ? std::to_string(b >> 30) + "G" : std::to_string(b >> 20) + "M"; };
+	char mode[8];
+
+	toml::table root, tp, tpr, td;
+	for (const auto &p : pools) {
+		toml::table t;
+		const auto chain = poolmem::device_chain(p.node);
+		if (!chain.empty())
+			t.insert("device", chain[0].dax);
+		else
+			t.insert("node", p.node);
+		const auto zones = poolmem::node_zones(g.sysfs, p.node);
+		t.insert("zone", zones.count("Normal") && !zones.count("Movable") ? "normal" : "movable");
+		t.insert("overcommit", static_cast<int64_t>(p.overcommit_pct));
+		tp.insert(p.name, std::move(t));
+	}
+	poolmem::Control ctl(g.control);
+	for (const auto &name : ctl.profile_names()) {
+		const auto info = ctl.profile_info(name);
+		toml::table t;
+		t.insert("local", quota_arg(info.spec.local));
+		t.insert("pool", quota_arg(info.spec.pool));
+		if (info.spec.chunk_bytes)
+			t.insert("chunk", mib(info.spec.chunk_bytes));
+		t.insert("tier_policy", poolmem::to_string(info.spec.tier_policy));
+		t.insert("pool_select", poolmem::to_string(info.spec.pool_select));
+		if (auto a = pool_names(info.pool_mask, true); !a.empty())
+			t.insert("pools", std::move(a));
+		if (info.spec.home_node >= 0)
+			t.insert("home_node", info.spec.home_node);
+		t.insert("owner", owner(info.spec.uid, info.spec.gid));
+		std::snprintf(mode, sizeof(mode), "%04o", info.spec.mode);
+		t.insert("mode", std::string(mode));
+		if (info.spec.pinnable)
+			t.insert("pinnable", true);
+		tpr.insert(name, std::move(t));
+	}
+	for (const auto &d : poolmem::read_domains(g.sysfs)) {
+		if (!d.profile.empty())
+			continue; /* made by QEMU or libvirt in a profile directory */
+		const auto info = ctl.domain_info(d.name);
+		toml::table t;
+		t.insert("size", mib(d.size_bytes));
+		t.insert("local", mib(d.local_quota_bytes));
+		t.insert("pool", mib(d.pool_quota_bytes));
+		if (d.chunk_bytes != (2ULL << 20))
+			t.insert("chunk", mib(d.chunk_bytes));
+		t.insert("tier_policy", d.tier_policy);
+		t.insert("pool_select", d.pool_select);
+		if (auto a = pool_names(info.pool_mask, true); !a.empty())
+			t.insert("pools", std::move(a));
+		t.insert("home_node", d.home_node);
+		t.insert("owner", owner(info.uid, info.gid));
+		std::snprintf(mode, sizeof(mode), "%04o", info.mode & 07777);
+		t.insert("mode", std::string(mode));
+		if (d.pinnable)
+			t.insert("pinnable", true);
+		if (d.tiering != "off")
+			t.insert("tiering", d.tiering);
+		td.insert(d.name, std::move(t));
+	}
+	root.insert("pools", std::move(tp));
+	root.insert("profiles", std::move(tpr));
+	root.insert("domains", std::move(td));
+
+	std::ostringstream out;
+	out << "# poolmem host state, written by poolctl export; poolctl apply makes a host match it.\n"
+	    << toml::toml_formatter(root, toml::toml_formatter::default_flags & ~toml::format_flags::indentation)
+	    << '\n';
+	if (o.output.empty()) {
+		std::cout << out.str();
+		return;
+	}
+	const std::string tmp = o.output + ".tmp";
+	{
+		std::ofstream f(tmp);
+		if (!(f << out.str()))
+			throw poolmem::Error(tmp, "cannot write", errno ? errno : EIO);
+	}
+	fs::rename(tmp, o.output);
+	std::fprintf(stderr, "%s: written\n", o.output.c_str());
+}
+
+} // namespace
+
+void setup_apply(CLI::App &app, const GlobalOptions &g)
+{
+	auto ao = std::make_shared<ApplyOptions>();
+	auto *apply = app.add_subcommand("apply", "make the host's pools, profiles and named domains match a file");
+	apply->add_option("--config", ao->config, std::string("the file (default ") + default_config + ")");
+	apply->add_flag("--dry-run", ao->dry_run, "print the plan, change nothing");
+	apply->callback([&g, ao] { run_apply(g, *ao); });
+
+	auto eo = std::make_shared<ExportOptions>();
+	auto *exp = app.add_subcommand("export", "write the host's pools, profiles and named domains as a file for apply");
+	exp->add_option("--output,-o", eo->output, "file to write (default: standard output)");
+	exp->callback([&g, eo] { run_export(g, *eo); });
+}
+
+} // namespace poolctl

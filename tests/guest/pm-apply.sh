@@ -1,0 +1,106 @@
+# rig-topologies: nvdimm-numa
+# rig-boot: own
+# THEORY OF OPERATION: the host's state as a file. poolctl apply makes the
+# pools (from dax devices), a profile and named domains of a TOML file true:
+# --dry-run plans and changes nothing; apply creates; a second apply plans
+# nothing; an edited quota becomes a live vm set; what can't change in place
+# (a size) is a conflict (exit 4) that changes nothing. Then the reboot: the
+# state is exported, torn down to devdax devices as a fresh boot leaves
+# them, and apply of the exported file brings back the same state (export
+# again is byte for byte the same).
+. /rig/tests/lib.sh
+pm_load
+pm_clean
+set -- $(make_devdax)
+[ $# -eq 2 ] || fail "expected two dax devices, got: $*"
+da=$1 db=$2
+mkdir -p /etc/poolmem
+cat > /etc/poolmem/poolmem.toml <<CONF
+[pools.pa]
+device = "$da"
+[pools.pb]
+device = "$db"
+overcommit = 150
+
+[profiles.gold]
+local = "25%"
+pool = "75%"
+pools = ["pa", "pb"]
+
+[domains.web1]
+size = "64M"
+local = "16M"
+pool = "48M"
+tier_policy = "interleave"
+pools = ["pa", "pb"]
+owner = "tenant"
+mode = "0600"
+
+[domains.db]
+size = "32M"
+pool = "32M"
+tier_policy = "pool-first"
+pools = ["pb"]
+CONF
+
+out=$(poolctl apply --dry-run)
+echo "$out"
+echo "$out" | grep -q "poolmem.toml: 5 steps" || fail "dry run: $out"
+check_eq "pools after dry run" "" "$(ls $POOLSYS 2>/dev/null)"
+[ -e /run/poolmem/web1 ] && fail "dry run created web1"
+
+poolctl apply || fail "apply"
+check_eq "pools" "pa pb" "$(ls $POOLSYS | xargs)"
+check_eq "pb overcommit" 150 "$(pool_attr pb overcommit_pct)"
+check_eq "web1 quotas" "$((16 * MiB)) $((48 * MiB))" "$(dom_attr web1 local_quota_bytes) $(dom_attr web1 pool_quota_bytes)"
+check_eq "web1 policy" interleave "$(dom_attr web1 tier_policy)"
+check_eq "web1 owner" "1000 0600" "$(stat -c '%u %04a' /run/poolmem/web1)"
+pmtest touch db 0 32M >/dev/null
+check_eq "db chunks all on pb (pools = [pb])" 16 "$(dom_pool_chunks db pb)"
+[ -d /run/poolmem/gold ] || fail "profile gold not created"
+
+out=$(poolctl apply)
+echo "$out" | grep -q "the host matches; nothing to do" || fail "second apply planned: $out"
+
+# an edited quota is a live change
+sed -i 's/^local = "16M"/local = "32M"/; s/^pool = "48M"/pool = "32M"/' /etc/poolmem/poolmem.toml
+pmtest touch web1 0 64M >/dev/null
+out=$(poolctl apply)
+echo "$out"
+echo "$out" | grep -q "poolctl vm set web1 --local 32M --pool 32M" || fail "no vm set planned: $out"
+check_eq "web1 quotas after apply" "$((32 * MiB)) $((32 * MiB))" "$(dom_attr web1 local_quota_bytes) $(dom_attr web1 pool_quota_bytes)"
+
+# a size can't change in place: a conflict, nothing changed
+sed -i 's/^size = "32M"/size = "64M"/' /etc/poolmem/poolmem.toml
+expect_exit 4 "1 conflict left" poolctl apply
+poolctl apply --dry-run 2>&1 | grep -q "^! domain db: size 32.0 MiB, configured 64M" || fail "conflict line"
+check_eq "db size unchanged" $((32 * MiB)) "$(dom_attr db size_bytes)"
+sed -i 's/^size = "64M"/size = "32M"/' /etc/poolmem/poolmem.toml
+
+# a typo is found with its line, before anything happens
+printf '[pools.pc]\ndevice = "x"\nzonee = "normal"\n' > /tmp/bad.toml
+expect_exit 2 "^poolctl: /tmp/bad.toml:3: pools.pc: unknown key 'zonee'" poolctl apply --config /tmp/bad.toml
+
+# --- reboot: export, tear down to what a fresh boot leaves, apply ---
+poolctl export -o /tmp/state.toml
+cat /tmp/state.toml
+poolctl vm destroy web1 >/dev/null
+poolctl vm destroy db >/dev/null
+poolctl profile remove gold >/dev/null
+poolctl pool remove pa >/dev/null
+poolctl pool remove pb >/dev/null
+check_eq "pools after teardown" "" "$(ls $POOLSYS)"
+out=$(poolctl apply --config /tmp/state.toml)
+echo "$out"
+poolctl export -o /tmp/state2.toml
+diff -u /tmp/state.toml /tmp/state2.toml || fail "state after apply differs from the exported one"
+out=$(poolctl apply --config /tmp/state.toml)
+echo "$out" | grep -q "nothing to do" || fail "apply of the exported state planned: $out"
+# leave the devices as found
+poolctl vm destroy web1 >/dev/null
+poolctl vm destroy db >/dev/null
+poolctl profile remove gold >/dev/null
+poolctl pool remove pa >/dev/null
+poolctl pool remove pb >/dev/null
+rm -f /etc/poolmem/poolmem.toml
+info "pass"

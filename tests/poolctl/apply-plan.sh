@@ -1,0 +1,57 @@
+#!/bin/sh
+# poolctl apply --dry-run against a fixture sysfs (pools cxl0, cxl1; domain
+# web1 64M, 16M/48M, interleave): the plan names each step with the command
+# that does it, leaves unnamed objects alone, and a malformed file or an
+# unknown key is an error with FILE:LINE and exit 2.
+# usage: apply-plan.sh POOLCTL FIXTURES
+set -u
+poolctl=$1 fix=$(cd "$2" && pwd)
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+mkdir "$t/sys"
+ln -s "$fix/sysfs-2node/devices" "$t/sys/devices"
+ln -s "$fix/sysfs-poolmem/kernel" "$t/sys/kernel"
+ln -s "$fix/sysfs-poolmem/class" "$t/sys/class"
+pc() { "$poolctl" --sysfs "$t/sys" --control /nonexistent --mount "$t/mnt" "$@"; }
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+cat > "$t/a.toml" <<'CONF'
+[pools.cxl0]
+device = "dax0.0"
+[pools.newp]
+node = 3
+overcommit = 200
+[domains.web1]
+size = "64M"
+local = "32M"
+pool = "32M"
+tier_policy = "interleave"
+[domains.fresh]
+size = "16G"
+local = "4G"
+pool = "12G"
+tiering = "on"
+CONF
+out=$(pc apply --config "$t/a.toml" --dry-run 2>&1); rc=$?
+echo "$out"
+[ $rc -eq 0 ] || bad "dry run exit $rc"
+for want in "= pool cxl1: not in $t/a.toml, left as it is" "+ pool newp: register node 3" \
+	"    poolctl pool add newp --node 3 --overcommit 200" "+ domain fresh: 16G" \
+	"    poolctl vm create fresh --size 16G --local 4G --pool 12G --tiering on" \
+	"~ domain web1: quotas 16.0 MiB/48.0 MiB -> 32.0 MiB/32.0 MiB" "    poolctl vm set web1 --local 32M --pool 32M"; do
+	printf '%s\n' "$out" | grep -qxF -- "$want" || bad "plan lacks: $want"
+done
+printf '%s\n' "$out" | grep -q "domain web1: tier_policy" && bad "unchanged tier policy planned"
+printf '[pools.x]\ndevice = "dax0.0"\nzonee = "normal"\n' > "$t/b.toml"
+out=$(pc apply --config "$t/b.toml" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$out" = "poolctl: $t/b.toml:3: pools.x: unknown key 'zonee'" ] || bad "unknown key: exit $rc: $out"
+printf '[domains.y]\nlocal = "1G"\n' > "$t/c.toml"
+out=$(pc apply --config "$t/c.toml" 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "c.toml:1: domains.y: size is required" || bad "missing size: exit $rc: $out"
+printf '[pools.x\n' > "$t/d.toml"
+out=$(pc apply --config "$t/d.toml" 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -q "d.toml:1: " || bad "parse error: exit $rc: $out"
+out=$(pc apply --config "$t/none.toml" 2>&1); rc=$?
+[ $rc -eq 3 ] && echo "$out" | grep -q "none.toml: no such file" || bad "no file: exit $rc: $out"
+[ $fails -eq 0 ] && echo "ok: plan and errors"
+exit $fails
