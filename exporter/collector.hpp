@@ -15,10 +15,19 @@
 
 namespace exporter {
 
-/// Where to read from (fixture trees in tests).
+/// The loaded-latency probe's settings (probe.cpp).
+struct ProbeOptions {
+	double interval_s = 10;   ///< between rounds
+	double duration_ms = 5;   ///< of chasing per pool and round
+	uint64_t size_bytes = 0;  ///< buffer per pool; 0 = 2 x LLC (32..256 MiB)
+	bool once = false;        ///< --once: one round, synchronously
+};
+
+/// Where to read from (fixture trees in tests), and the probe's settings.
 struct Roots {
 	std::filesystem::path sysfs = "/sys";
 	std::filesystem::path procfs = "/proc";
+	ProbeOptions probe;
 };
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
@@ -61,6 +70,14 @@ std::unique_ptr<Collector> make_pools_collector();
 std::unique_ptr<Collector> make_domains_collector();
 std::unique_ptr<Collector> make_nodes_collector();
 std::unique_ptr<Collector> make_module_collector();
+std::unique_ptr<Collector> make_probe_collector();
+
+/// The probe's pointer chase: LINES[i * STRIDE] of N lines become one
+/// random cycle through all of them (Sattolo); chase() follows STEPS links.
+void chase_init(void **lines, size_t n, size_t stride_words, uint64_t seed);
+void **chase(void **p, size_t steps);
+/// Upper bounds (seconds) of the probe's latency histogram.
+extern const std::vector<double> probe_buckets;
 
 /// Every collector, by name, in output order.
 std::vector<std::unique_ptr<Collector>> all_collectors();

@@ -7,6 +7,8 @@
 // metrics (node_exporter's conventions).
 #include "registry.hpp"
 
+#include <poolmem/size.hpp>
+
 #include <CLI/CLI.hpp>
 #include <CivetServer.h>
 #include <prometheus/text_serializer.h>
@@ -103,6 +105,12 @@ int main(int argc, char **argv)
 	app.add_option("--path.sysfs", sysfs, "sysfs root (default /sys)");
 	app.add_option("--path.procfs", procfs, "procfs root (default /proc)");
 	app.add_flag("--once", once, "print the metrics once to stdout and exit (no HTTP)");
+	app.add_option("--probe.interval", roots.probe.interval_s, "seconds between latency probe rounds (default 10)")
+		->check(CLI::Range(0.1, 3600.0));
+	app.add_option("--probe.duration", roots.probe.duration_ms, "milliseconds of pointer chase per pool and round (default 5)")
+		->check(CLI::Range(0.1, 1000.0));
+	std::string probe_size;
+	app.add_option("--probe.size", probe_size, "probe buffer per pool, e.g. 64M (default: 2 x last-level cache, 32M..256M)");
 	std::map<std::string, bool> on;
 	for (const auto &c : exporter::all_collectors()) {
 		on[c->name()] = true;
@@ -121,6 +129,15 @@ int main(int argc, char **argv)
 	}
 	roots.sysfs = sysfs;
 	roots.procfs = procfs;
+	roots.probe.once = once;
+	if (!probe_size.empty()) {
+		auto v = poolmem::parse_size(probe_size);
+		if (!v || *v < (1ULL << 20)) {
+			std::fprintf(stderr, "poolmem-exporter: --probe.size: invalid size '%s' (at least 1M)\n", probe_size.c_str());
+			return 2;
+		}
+		roots.probe.size_bytes = *v;
+	}
 	std::set<std::string> enabled;
 	for (const auto &[name, en] : on)
 		if (en)

@@ -455,7 +455,8 @@ memory block size 128.0 MiB, 46 blocks""",
  description="""Serves /metrics for Prometheus, and a landing page at / (other paths: 404).
 /metrics carries poolmem's metrics only. Reads only sysfs and procfs (no control
 device; domain attributes need group stats_gid, see poolmem-exporter.service), builds every metric afresh on each scrape, and runs its collectors
-concurrently: module (poolmem_module_*), pools (poolmem_pool_*), domains
+concurrently: module (poolmem_module_*), probe (poolmem_pool_probe_*: a pointer chase on
+each pool's node, in a background thread), pools (poolmem_pool_*), domains
 (poolmem_domain_*, including the fault latency histogram) and nodes (poolmem_node_*:
 meminfo, memory blocks by state and zone, free 2 MiB blocks from /proc/buddyinfo,
 HMAT latency and bandwidth, distances). Each collector reports
@@ -473,6 +474,9 @@ poolmem-exporter.service. The default port is 9788.""",
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, pools, domains, nodes (all on by default)"),
           ("--once","print the metrics once to standard output and exit"),
+          ("--probe.interval SECONDS","time between rounds of the loaded-latency probe (default 10)"),
+          ("--probe.duration MS","pointer chase per pool and round (default 5)"),
+          ("--probe.size SIZE","probe buffer per pool, on the pool's node (default 2 x last-level cache, 32M..256M)"),
           ("--version","print the version and exit")],
  examples="""# poolmem-exporter --once | grep pool_allocated
 # HELP poolmem_pool_allocated_bytes Bytes of the pool held by domain chunks, from allocated_bytes.

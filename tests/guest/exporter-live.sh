@@ -38,6 +38,26 @@ check_eq "node $n online blocks" "$(online_node_blocks $n)" \
 pmtest domain-destroy ea >/dev/null
 pmtest domain-destroy eb >/dev/null
 
+# the loaded-latency probe: a pointer chase on each pool's node (the
+# exporter checks the buffer landed there, or counts a failure)
+poolmem-exporter --once --probe.size 8M --probe.duration 20 --no-collector.domains > /tmp/probe.prom 2>/tmp/probe.err
+cat /tmp/probe.err
+metric() { awk -v k="$1" '$1 == k { print $2 }' /tmp/probe.prom; }
+check_eq "collector probe" 1 "$(metric 'poolmem_scrape_collector_success{collector="probe"}')"
+for p in p0 p1; do
+	c=$(num "$(metric "poolmem_pool_probe_latency_seconds_count{pool=\"$p\"}")")
+	[ "${c:-0}" -gt 0 ] || fail "$p: no probe samples: $(grep "probe.*$p" /tmp/probe.prom | head -3)"
+	check_eq "$p probe failures" 0 "$(num "$(metric "poolmem_pool_probe_failures_total{pool=\"$p\"}")")"
+	info "$p: $c probe samples, mean $(awk -v s="$(metric "poolmem_pool_probe_latency_seconds_sum{pool=\"$p\"}")" -v c=$c 'BEGIN { printf "%.0f", s / c * 1e9 }') ns per load"
+done
+# a pool whose memory is offline can't be probed: counted, not hidden
+poolctl pool offline p1 >/dev/null
+poolmem-exporter --once --probe.size 8M --no-collector.domains > /tmp/probe.prom 2>/tmp/probe.err
+check_eq "p1 offline: probe failures" 1 "$(num "$(metric 'poolmem_pool_probe_failures_total{pool="p1"}')")"
+grep -q "probe p1: " /tmp/probe.err || fail "no log line for p1's probe: $(cat /tmp/probe.err)"
+online_node_blocks $(pool_attr p1 node) >/dev/null
+metric() { awk -v k="$1" '$1 == k { print $2 }' /tmp/metrics.prom; }
+
 # domains created and destroyed while scrapes run: every scrape succeeds
 n_churn=$(pm_scale 40)
 ( i=0; while [ $i -lt $n_churn ]; do
