@@ -40,6 +40,7 @@ struct OnlineOptions {
 	std::string zone = "movable";
 	bool async = false;
 	std::string first = "1G";
+	std::string size; ///< --cxl: region size (default: all the capacity)
 	bool force = false;
 	unsigned overcommit = 100;
 };
@@ -125,6 +126,15 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	if (o.dax.empty() == o.cxl.empty())
 		throw UsageError("pool online: give a dax device or --cxl MEMDEV[,MEMDEV...], not both");
 	const uint64_t first_bytes = o.async ? size_value("--first", o.first) : 0;
+	if (!o.size.empty() && o.cxl.empty())
+		throw UsageError("--size: only with --cxl (a dax device is onlined whole)");
+	if (!o.size.empty()) {
+		const uint64_t step = (256ULL << 20) * o.cxl.size();
+		const uint64_t v = size_value("--size", o.size);
+		if (!v || v % step)
+			throw UsageError("--size " + o.size + ": must be a multiple of " + poolmem::format_size(step) +
+					 " (256 MiB per memdev: the CXL decoders' granule)");
+	}
 
 	/* the pool is named after the device the operator gave, by default */
 	const std::string name = !o.name.empty() ? o.name : !o.cxl.empty() ? o.cxl[0] : o.dax;
@@ -161,7 +171,7 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	if (!o.cxl.empty()) {
 		for (const char *m : {"cxl_pmem", "nd_pmem", "dax_pmem", "device_dax"})
 			poolmem::load_module(m);
-		made = poolmem::cxl_make_devdax(o.cxl);
+		made = poolmem::cxl_make_devdax(o.cxl, o.size.empty() ? 0 : size_value("--size", o.size));
 		poolmem::Dax d(g.sysfs);
 		for (const auto &i : d.devices())
 			if (i.resource >= made->resource && i.resource < made->resource + made->size)
@@ -725,6 +735,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	online->add_option("device", on->dax, "dax device (e.g. dax0.0), or a pool to online again");
 	online->add_option("--cxl", on->cxl, "CXL memdev(s) to interleave into a new region (e.g. mem0)")
 		->delimiter(',');
+	online->add_option("--size", on->size, "with --cxl: the region's size (default: the memdevs' persistent capacity)");
 	online->add_option("--name", on->name, "pool name (default: the device name)");
 	online->add_option("--zone", on->zone, "movable (default: can be unplugged, not pinned) or normal")
 		->check(CLI::IsMember({"movable", "normal"}));

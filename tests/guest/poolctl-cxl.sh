@@ -16,13 +16,19 @@ expect_exit 3 "^poolctl: mem9: no such CXL memdev" poolctl pool online --cxl mem
 expect_exit 2 "not both" poolctl pool online dax0.0 --cxl mem0
 check_eq "regions after failures" 0 "$(regions)"
 
-out=$(poolctl pool online --cxl mem0 --name c0)
+# --size: a region of part of the device (checked first, nothing left on refusal)
+expect_exit 2 "^poolctl: --size 300M: must be a multiple of 256.0 MiB" poolctl pool online --cxl mem0 --size 300M
+expect_exit 4 "^poolctl: mem0: region size 4096 MiB: the memdevs have 2048 MiB of persistent capacity" \
+	poolctl pool online --cxl mem0 --size 4G --name big
+check_eq "regions after refused sizes" 0 "$(regions)"
+out=$(poolctl pool online --cxl mem0 --name c0 --size 1G)
 echo "$out"
-echo "$out" | grep -qE "^mem0: region region[0-9]+ \(2.0 GiB\) -> devdax dax[0-9.]+$" || fail "region line: $out"
-echo "$out" | grep -qE "^c0: onlined 15 blocks \(1.9 GiB\) of dax[0-9.]+ on node [0-9]+" || fail "summary: $out"
+echo "$out" | grep -qE "^mem0: region region[0-9]+ \(1.0 GiB\) -> devdax dax[0-9.]+$" || fail "region line: $out"
+echo "$out" | grep -qE "^c0: onlined [67] blocks \([0-9.]+ [MG]iB\) of dax[0-9.]+ on node [0-9]+" || fail "summary: $out"
 check_eq "regions" 1 "$(regions)"
 n0=$(pool_attr c0 node)
-check_eq "c0: blocks online" 15 "$(online_node_blocks $n0)"
+check_eq "c0: blocks online" "$(node_blocks $n0 | wc -l)" "$(online_node_blocks $n0)"
+check_eq "c0 region size" $((1 << 30)) "$(printf '%d' "$(cat /sys/bus/cxl/devices/$(ls /sys/bus/cxl/devices | grep '^region' | head -n1)/size)")"
 
 # mem0 has no capacity left; nothing may be left behind
 expect_exit 4 "^poolctl: mem0: no free endpoint decoder" poolctl pool online --cxl mem0 --name again

@@ -114,7 +114,7 @@ void make_devdax_namespace(ndctl_region *r)
 
 } // namespace
 
-CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs)
+CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs, uint64_t region_size)
 {
 	if (memdevs.empty())
 		throw Error::plain("cxl", "no memdev given", EINVAL);
@@ -130,8 +130,36 @@ CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs)
 		mems.push_back(find_memdev(c, n));
 		per_dev = std::min<uint64_t>(per_dev, cxl_memdev_get_pmem_size(mems.back()));
 	}
-	if (per_dev == 0)
+	if (per_dev == 0) {
+		/*
+		 * Linux 6.1 creates pmem regions only (ram regions came with
+		 * 6.3): a volatile expander is mapped by the firmware and
+		 * reaches Linux as a soft-reserved dax device or as a node.
+		 */
+		if (cxl_memdev_get_ram_size(mems[0]))
+			throw Error::plain(memdevs[0], "volatile capacity only: Linux 6.1 can't create a ram region; "
+						       "use the dax device the firmware's mapping gives (poolctl pool online "
+						       "daxX.Y) or its node (poolctl pool add --node N)",
+					   ENOTSUP);
 		throw Error::plain(memdevs[0], "no persistent capacity to map", ENOSPC);
+	}
+	/* --size: the region's size, spread evenly, in 256 MiB steps per device */
+	if (region_size) {
+		constexpr uint64_t step = 256ULL << 20;
+		const uint64_t want = region_size / memdevs.size();
+		if (region_size % (step * memdevs.size()))
+			throw Error::plain(memdevs[0], "region size " + std::to_string(region_size >> 20) +
+							       " MiB: not a multiple of " +
+							       std::to_string((step * memdevs.size()) >> 20) + " MiB",
+					   EINVAL);
+		if (want > per_dev)
+			throw Error::plain(memdevs[0], "region size " + std::to_string(region_size >> 20) +
+							       " MiB: the memdevs have " +
+							       std::to_string((per_dev * memdevs.size()) >> 20) +
+							       " MiB of persistent capacity",
+					   ENOSPC);
+		per_dev = want;
+	}
 	for (size_t i = 0; i < mems.size(); i++)
 		if (!free_endpoint_decoder(mems[i]))
 			throw Error::plain(memdevs[i], "no free endpoint decoder (is its capacity in a region already?)",

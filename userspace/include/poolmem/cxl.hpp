@@ -19,10 +19,13 @@ struct CxlDevdax {
 };
 
 /// Create a pmem region interleaved over MEMDEVS (in order) under the root
-/// decoder that reaches them, and a devdax namespace filling it. On
-/// failure everything created is torn down again and Error names the
-/// memdev, decoder or region with the cause.
-CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs);
+/// decoder that reaches them, of REGION_SIZE bytes (0: all the devices'
+/// persistent capacity; else a multiple of 256 MiB x the devices), and a
+/// devdax namespace filling it. On failure everything created is torn
+/// down again and Error names the memdev, decoder or region with the
+/// cause. A memdev with volatile capacity only is refused (ENOTSUP):
+/// Linux 6.1 can't create ram regions.
+CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs, uint64_t region_size = 0);
 
 /// Undo cxl_make_devdax: delete the namespace (and its labels) and the
 /// region, returning the memdevs' capacity. The dax device must not be in
