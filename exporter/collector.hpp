@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct ProbeOptions {
 struct Roots {
 	std::filesystem::path sysfs = "/sys";
 	std::filesystem::path procfs = "/proc";
+	std::filesystem::path resctrl = "/sys/fs/resctrl";
 	ProbeOptions probe;
 };
 
@@ -71,6 +73,12 @@ std::unique_ptr<Collector> make_domains_collector();
 std::unique_ptr<Collector> make_nodes_collector();
 std::unique_ptr<Collector> make_module_collector();
 std::unique_ptr<Collector> make_probe_collector();
+std::unique_ptr<Collector> make_resctrl_collector();
+
+/// The poolmem domain a resctrl group (path below /sys/fs/resctrl) belongs
+/// to: a path component that is a domain's name, or libvirt's
+/// "qemu-<id>-<name>-vcpus_*"; "" for none.
+std::string resctrl_domain(const std::string &group, const std::set<std::string> &domains);
 
 /// The probe's pointer chase: LINES[i * STRIDE] of N lines become one
 /// random cycle through all of them (Sattolo); chase() follows STEPS links.

@@ -104,6 +104,8 @@ int main(int argc, char **argv)
 		       "address:port to serve / and /metrics on (default 0.0.0.0:9788; :PORT for every address)");
 	app.add_option("--path.sysfs", sysfs, "sysfs root (default /sys)");
 	app.add_option("--path.procfs", procfs, "procfs root (default /proc)");
+	std::string resctrl = "/sys/fs/resctrl";
+	app.add_option("--path.resctrl", resctrl, "resctrl mount (default /sys/fs/resctrl): MBM bandwidth per VM");
 	app.add_flag("--once", once, "print the metrics once to stdout and exit (no HTTP)");
 	app.add_option("--probe.interval", roots.probe.interval_s, "seconds between latency probe rounds (default 10)")
 		->check(CLI::Range(0.1, 3600.0));
@@ -130,6 +132,7 @@ int main(int argc, char **argv)
 	roots.sysfs = sysfs;
 	roots.procfs = procfs;
 	roots.probe.once = once;
+	roots.resctrl = resctrl;
 	if (!probe_size.empty()) {
 		auto v = poolmem::parse_size(probe_size);
 		if (!v || *v < (1ULL << 20)) {

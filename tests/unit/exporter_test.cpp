@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
 #include <stdexcept>
+#include <unistd.h>
 #include <vector>
 
 TEST(Buddyinfo, counts_free_2mib_units_per_node)
@@ -48,4 +53,55 @@ TEST(Probe, buckets_ascend)
 {
 	ASSERT_FALSE(exporter::probe_buckets.empty());
 	EXPECT_TRUE(std::is_sorted(exporter::probe_buckets.begin(), exporter::probe_buckets.end()));
+}
+
+TEST(Resctrl, groups_map_to_domains)
+{
+	const std::set<std::string> doms = {"web1", "db"};
+	EXPECT_EQ(exporter::resctrl_domain("/mon_groups/web1", doms), "web1");
+	EXPECT_EQ(exporter::resctrl_domain("/qemu-3-db-vcpus_0-3", doms), "db");
+	EXPECT_EQ(exporter::resctrl_domain("/qemu-3-db-vcpus_0-3/mon_groups/vcpus_0-3", doms), "db");
+	EXPECT_EQ(exporter::resctrl_domain("/qemu-12-web1", doms), "web1");
+	EXPECT_EQ(exporter::resctrl_domain("/mon_groups/other", doms), "");
+	EXPECT_EQ(exporter::resctrl_domain("/", doms), "");
+}
+
+TEST(Resctrl, sums_l3_domains_per_group_from_a_fixture_tree)
+{
+	namespace fs = std::filesystem;
+	const fs::path root = fs::temp_directory_path() / ("resctrl-test-" + std::to_string(getpid()));
+	auto put = [&](const fs::path &p, const std::string &v) {
+		fs::create_directories(p.parent_path());
+		std::ofstream(p) << v << '\n';
+	};
+	put(root / "mon_data/mon_L3_00/mbm_total_bytes", "1000");
+	put(root / "mon_data/mon_L3_01/mbm_total_bytes", "500");
+	put(root / "mon_groups/web1/mon_data/mon_L3_00/mbm_total_bytes", "300");
+	put(root / "mon_groups/web1/mon_data/mon_L3_01/mbm_total_bytes", "200");
+	put(root / "mon_groups/web1/mon_data/mon_L3_00/mbm_local_bytes", "100");
+	put(root / "qemu-3-db-vcpus_0-1/mon_data/mon_L3_00/mbm_total_bytes", "Unavailable");
+	put(root / "qemu-3-db-vcpus_0-1/mon_data/mon_L3_01/mbm_total_bytes", "70");
+	fs::create_directories(root / "info");
+	exporter::Roots r;
+	r.sysfs = "/nonexistent"; /* no module: no domain names */
+	r.resctrl = root;
+	std::vector<prometheus::MetricFamily> out;
+	exporter::make_resctrl_collector()->collect(r, out);
+	fs::remove_all(root);
+	ASSERT_EQ(out.size(), 2u);
+	std::map<std::string, double> total;
+	for (const auto &m : out[0].metric)
+		total[m.label[0].value] = m.counter.value;
+	EXPECT_EQ(total["/"], 1500);
+	EXPECT_EQ(total["/mon_groups/web1"], 500);
+	EXPECT_EQ(total["/qemu-3-db-vcpus_0-1"], 70) << "Unavailable is skipped, the other L3 domain counts";
+	EXPECT_EQ(total.count("/info"), 0u);
+	ASSERT_EQ(out[1].metric.size(), 1u);
+	EXPECT_EQ(out[1].metric[0].counter.value, 100);
+
+	/* no resctrl: nothing, and no failure */
+	r.resctrl = "/nonexistent";
+	out.clear();
+	EXPECT_NO_THROW(exporter::make_resctrl_collector()->collect(r, out));
+	EXPECT_TRUE(out.empty());
 }
