@@ -8,7 +8,8 @@
 #  3. a node is a home node or a pool, never both (either order refused);
 #  4. a pool whose memory was all offlined is not tried any more (no
 #     failures counted, no "allocation from offline node" dump);
-#  5. domain sysfs attributes are root's (and stats_gid's), not everyone's;
+#  5. domain sysfs attributes are root's (and stats_gid's), not everyone's
+#     (the module loaded again with stats_gid=1000: that group reads them);
 #  6. the last try of a placement reclaims: a pool node full of clean page
 #     cache still gives a pool-only VM its memory (no SIGBUS).
 # Own boot: it offlines a pool node's memory.
@@ -103,4 +104,16 @@ check_eq "full chunks on p0" 128 "$(dom_pool_chunks full p0)"
 pmtest domain-destroy full >/dev/null
 umount /mnt/cache
 rmmod brd
+
+# --- 5b. stats_gid: the group that may read domain attributes ---
+pm_clean
+umount /run/poolmem 2>/dev/null || true
+rmmod poolmem || fail "rmmod poolmem: $(lsmod | grep poolmem)"
+modprobe poolmem stats_gid=1000 || fail "modprobe poolmem stats_gid=1000"
+check_eq "stats_gid" 1000 "$(cat /sys/module/poolmem/parameters/stats_gid)"
+pmtest domain-create grp 16M 16M 0 >/dev/null
+check_eq "domain attribute owner with stats_gid" "0 1000" "$(stat -L -c '%u %g' $DOMSYS/grp/stat)"
+pmtest run-as 1000 1000 cat $DOMSYS/grp/stat >/dev/null || fail "group 1000 can't read the domain's stat"
+expect_exit 1 "Permission denied" pmtest run-as 65534 65534 cat $DOMSYS/grp/stat
+pmtest domain-destroy grp >/dev/null
 info "pass"
