@@ -181,7 +181,31 @@ private:
 			return nullptr;
 		}
 		auto **lines = static_cast<void **>(p);
-		chase_init(lines, bytes / line_bytes, stride, static_cast<uint64_t>(node) * 7919 + bytes);
+		const size_t n = bytes / line_bytes;
+		chase_init(lines, n, stride, static_cast<uint64_t>(node) * 7919 + bytes);
+		/*
+		 * Walk the cycle once, checking every link before following
+		 * it: memory that does not read back what was written (seen
+		 * with QEMU 7.2's emulated CXL windows under TCG, which drop
+		 * 8-byte stores) must fail the probe, not crash the exporter.
+		 */
+		void **q = lines;
+		for (size_t i = 0; i < n; i++) {
+			void **next = static_cast<void **>(*q);
+			const auto off = reinterpret_cast<uintptr_t>(next) - reinterpret_cast<uintptr_t>(lines);
+			if (reinterpret_cast<uintptr_t>(next) < reinterpret_cast<uintptr_t>(lines) || off >= bytes ||
+			    off % line_bytes) {
+				error = "memory on node " + std::to_string(node) + " does not read back what was written";
+				numa_free(p, bytes);
+				return nullptr;
+			}
+			q = next;
+		}
+		if (q != lines) {
+			error = "memory on node " + std::to_string(node) + " does not read back what was written";
+			numa_free(p, bytes);
+			return nullptr;
+		}
 		/* every page now touched: check it landed where it was bound */
 		int where = -1;
 		if (get_mempolicy(&where, nullptr, 0, p, MPOL_F_NODE | MPOL_F_ADDR) || where != node) {

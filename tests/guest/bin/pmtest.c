@@ -1841,6 +1841,46 @@ static int cmd_cache_fill(int argc, char **argv)
 }
 
 /*
+ * memcheck NODE MIB: anonymous memory bound to NODE; every 64-byte line gets
+ * its own address written, then all are read back in order and in a
+ * stride; prints the mismatches (the probe's pointer chase relies on it).
+ */
+static int cmd_memcheck(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	unsigned long mask[16] = {0};
+	int node = atoi(argv[0]);
+	size_t len = size_arg(argv[1]) << 20;
+	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+	void **p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	/* MPOL_BIND = 2 */
+	if (syscall(SYS_mbind, p, len, 2, mask, sizeof(mask) * 8, 0))
+		die("mbind");
+	size_t n = len / 64, bad = 0, bad2 = 0;
+	for (size_t i = 0; i < n; i++)
+		p[i * 8] = &p[i * 8];
+	for (size_t i = 0; i < n; i++)
+		bad += p[i * 8] != &p[i * 8];
+	for (size_t i = 0, j = 0; i < n; i++, j = (j + 4099) % n)
+		bad2 += p[j * 8] != &p[j * 8];
+	int where = -1;
+	syscall(SYS_get_mempolicy, &where, NULL, 0, p, 3 /* MPOL_F_NODE | MPOL_F_ADDR */);
+	printf("memcheck: node %d (page on %d): %zu lines, %zu wrong in order, %zu wrong strided; line 1: wrote %p read %p\n",
+	       node, where, n, bad, bad2, (void *)&p[8], p[8]);
+	unsigned char *b = (unsigned char *)p;
+	b[4096] = 0x5a;
+	printf("memcheck: byte write 0x5a read 0x%02x; ", b[4096]);
+	volatile uint64_t *q = (volatile uint64_t *)&p[1024];
+	*q = 0x1122334455667788ULL;
+	printf("u64 write 0x1122334455667788 read 0x%llx\n", (unsigned long long)*q);
+	return bad || bad2;
+}
+
+/*
  * stall NAME SECONDS: one write per chunk of the domain, round and round,
  * each timed; a write slower than 20 us met a fault (the chunk had been
  * unmapped: moved, or sampled). Prints the count and p50/p99/max of those
@@ -2003,6 +2043,8 @@ int main(int argc, char **argv)
 		return cmd_stall(argc, argv);
 	if (!strcmp(c, "hammer"))
 		return cmd_hammer(argc, argv);
+	if (!strcmp(c, "memcheck"))
+		return cmd_memcheck(argc, argv);
 	if (!strcmp(c, "cache-fill"))
 		return cmd_cache_fill(argc, argv);
 	if (!strcmp(c, "stamp"))
