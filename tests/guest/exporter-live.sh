@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa cxl2
+# rig-debug: skip reads sysfs only; the attributes it reads are checked on the debug kernel by pm-smoke and pm-tier-policy
 # THEORY OF OPERATION: poolmem-exporter against the live module: after two
 # VMs touch memory, every metric the exporter prints for pools, domains and
 # nodes equals the sysfs file it comes from, and every collector succeeds.

@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-boot: own
+# rig-debug: skip only userspace (TOML to poolctl commands); the ioctls it drives are in pm-operator and poolctl-flow
 # THEORY OF OPERATION: the host's state as a file. poolctl apply makes the
 # pools (from dax devices), a profile and named domains of a TOML file true:
 # --dry-run plans and changes nothing; apply creates; a second apply plans

@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-boot: own
+# rig-debug: skip a nested QEMU guest under KASAN takes many minutes; QEMU's fallocate discards run on the debug kernel in qemu-real
 # THEORY OF OPERATION: memory a guest gives back returns to the pools. A
 # Linux guest (Debian's kernel, tests/guest/inner/: busybox, the virtio
 # balloon driver, hog) runs under Debian's QEMU inside the rig, its RAM a
