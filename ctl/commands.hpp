@@ -83,6 +83,9 @@ struct DomainOptionText {
 /// Check a domain request before the kernel sees it: UsageError (exit 2)
 /// naming the first rule it breaks, ENOENT for an unknown pool.
 void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const DomainOptionText &opt);
+/// The checks of --home-node and --pools that a domain and a profile share:
+/// UsageError (exit 2) or Error ENOENT (exit 3) naming the option.
+void check_placement(const GlobalOptions &g, int home_node, const std::vector<std::string> &pools);
 
 /// The JSON objects of a pool and a domain: one schema wherever they are
 /// printed (pool list/show, vm list/show, status, top; Documentation/json.md).

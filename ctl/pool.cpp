@@ -22,6 +22,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,6 +246,92 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 		    poolmem::format_size(n->mem_total).c_str());
 }
 
+/*
+ * The background onlining of a pool holds an exclusive flock on
+ * /run/poolctl/<pool>.lock while it runs (it goes with the process, however
+ * that ends); offline and remove refuse while it is held.
+ */
+int background_lock(const std::string &pool)
+{
+	fs::create_directories(state_dir);
+	const fs::path path = state_dir / (pool + ".lock");
+	int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0600); /* inherited by the child: no O_CLOEXEC needed */
+	if (fd < 0)
+		throw poolmem::Error(path.string(), "cannot open", errno);
+	if (::flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		::close(fd);
+		if (e == EWOULDBLOCK)
+			throw poolmem::Error::plain(pool, "onlining continues in the background; wait for it "
+							  "(poolctl pool show " + pool + ")",
+						    EBUSY);
+		throw poolmem::Error(path.string(), "cannot lock", e);
+	}
+	return fd;
+}
+
+/*
+ * Progressive onlining splits a device of a dynamic dax region into pieces
+ * (kmem sets up the memmap and memory block devices of a whole device at
+ * once, so the first GiB would wait for all of it). The pieces are kept in
+ * /run/poolctl/<pool>.pieces: the device the operator gave and its size,
+ * then one device made per line, so that remove can give the region back
+ * as one device of that size.
+ */
+fs::path pieces_file(const std::string &pool) { return state_dir / (pool + ".pieces"); }
+
+struct Pieces {
+	std::string device;
+	uint64_t size = 0;
+	std::vector<std::string> made;
+};
+
+void write_pieces(const std::string &pool, const Pieces &p)
+{
+	fs::create_directories(state_dir);
+	fs::path tmp = pieces_file(pool).string() + ".tmp";
+	{
+		std::ofstream f(tmp);
+		f << p.device << ' ' << p.size << '\n';
+		for (const auto &m : p.made)
+			f << m << '\n';
+	}
+	fs::rename(tmp, pieces_file(pool));
+}
+
+std::optional<Pieces> read_pieces(const std::string &pool)
+{
+	std::ifstream f(pieces_file(pool));
+	Pieces p;
+	if (!(f >> p.device >> p.size))
+		return std::nullopt;
+	for (std::string m; f >> m;)
+		p.made.push_back(m);
+	return p;
+}
+
+/*
+ * Give a split device back as it was: the pieces made are deleted and the
+ * device grows back to its size, in devdax mode. Every block must be
+ * offline. Returns the pieces deleted.
+ */
+size_t merge_pieces(poolmem::Dax &dax, const Pieces &p)
+{
+	size_t n = 0;
+	for (auto it = p.made.rbegin(); it != p.made.rend(); ++it) {
+		try {
+			dax.device(*it);
+		} catch (const poolmem::Error &) {
+			continue; /* never made, or gone already */
+		}
+		dax.destroy_device(*it);
+		n++;
+	}
+	dax.resize(p.device, p.size);
+	dax.to_devdax(p.device);
+	return n;
+}
+
 /* Online dax device DEVNAME and register it as pool NAME (checked unused). */
 void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
 		const std::string &devname, uint64_t first_bytes)
@@ -256,23 +344,50 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		throw poolmem::Error::plain(devname, "the kernel would online this memory by itself "
 						     "(auto_online_blocks), racing poolctl; use --force",
 					   EBUSY);
+	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
+	const uint64_t first_piece = (std::max<uint64_t>(first_bytes, 1) + block_size - 1) / block_size * block_size;
+
+	/* split only a device poolctl may reshape: devdax, in a dynamic region */
+	const bool split = o.async && !before.system_ram && before.size > first_piece && dax.dynamic(devname);
+	const unsigned total_blocks = static_cast<unsigned>(before.size / block_size);
 
 	auto t0 = std::chrono::steady_clock::now();
-	dax.to_system_ram(devname);
+	if (split) {
+		dax.resize(devname, first_piece);
+		write_pieces(name, {devname, before.size, {}});
+	}
+	auto unsplit = [&] {
+		if (split) {
+			try {
+				dax.resize(devname, before.size);
+				dax.to_devdax(devname);
+			} catch (const poolmem::Error &) {
+			}
+			std::error_code ec;
+			fs::remove(pieces_file(name), ec);
+		}
+	};
+	try {
+		dax.to_system_ram(devname);
+	} catch (...) {
+		unsplit();
+		throw;
+	}
 	const int node = dax.device(devname).target_node;
 	const std::vector<unsigned> blocks = dax.blocks(devname);
-	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
 	if (blocks.empty() || block_size == 0) {
 		if (!before.system_ram)
 			dax.to_devdax(devname);
+		unsplit();
 		throw poolmem::Error(devname, "no whole memory block in the device");
 	}
 
 	size_t sync_n = blocks.size();
 	if (o.async)
-		sync_n = std::min(blocks.size(), std::max<size_t>(1, (first_bytes + block_size - 1) / block_size));
+		sync_n = std::min(blocks.size(), std::max<size_t>(1, first_piece / block_size));
 	const std::vector<unsigned> first(blocks.begin(), blocks.begin() + static_cast<long>(sync_n));
 	const std::vector<unsigned> rest(blocks.begin() + static_cast<long>(sync_n), blocks.end());
+	const unsigned all_blocks = split ? total_blocks : static_cast<unsigned>(blocks.size());
 	const bool tty = isatty(STDERR_FILENO);
 	std::vector<unsigned> were_offline;
 	for (unsigned b : blocks)
@@ -288,12 +403,13 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 			} catch (const poolmem::Error &) {
 			}
 		}
+		unsplit();
 	};
 	try {
 		poolmem::online_blocks(g.sysfs, first, zone,
-				       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, blocks.size()); })
+				       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, all_blocks); })
 					   : poolmem::Progress());
-		if (tty && first.size() < blocks.size())
+		if (tty && first.size() < all_blocks)
 			std::fprintf(stderr, "\n");
 		ctl.pool_add(name, node, o.overcommit);
 	} catch (...) {
@@ -303,8 +419,8 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	const double t_first = seconds_since(t0);
 	const uint64_t first_b = first.size() * block_size;
 
-	if (rest.empty()) {
-		write_state(name, {static_cast<unsigned>(blocks.size()), static_cast<unsigned>(blocks.size()), t_first, "done"});
+	if (rest.empty() && !split) {
+		write_state(name, {all_blocks, all_blocks, t_first, "done"});
 		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s\n",
 			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(), node,
 			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str());
@@ -312,8 +428,10 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	}
 
 	/* progressive onlining: the rest continues in a detached child */
-	write_state(name, {static_cast<unsigned>(first.size()), static_cast<unsigned>(blocks.size()), t_first, "running"});
+	write_state(name, {static_cast<unsigned>(first.size()), all_blocks, t_first, "running"});
 	std::fflush(stdout);
+	/* taken before the fork, so that no offline or remove slips in between */
+	const int lock = background_lock(name);
 	pid_t pid = fork();
 	if (pid < 0)
 		throw poolmem::Error(name, "cannot start background onlining", errno);
@@ -321,21 +439,55 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		setsid();
 		unsigned done = static_cast<unsigned>(first.size());
 		std::string st = "done";
+		/* the state file at most every 100 ms: a block onlines in ~10 ms */
+		auto last = std::chrono::steady_clock::time_point{};
+		auto report = [&](unsigned d, unsigned) {
+			auto t = std::chrono::steady_clock::now();
+			if (t - last < std::chrono::milliseconds(100))
+				return;
+			last = t;
+			write_state(name, {done + d, all_blocks, seconds_since(t0), "running"});
+		};
 		try {
-			poolmem::online_blocks(g.sysfs, rest, zone, [&](unsigned d, unsigned) {
-				write_state(name, {done + d, static_cast<unsigned>(blocks.size()), seconds_since(t0), "running"});
-			});
+			poolmem::online_blocks(g.sysfs, rest, zone, report);
+			done += static_cast<unsigned>(rest.size());
+			if (split) {
+				/*
+				 * The rest of the region, a piece at a time, each as big
+				 * as all that is online before it: capacity doubles with
+				 * every piece, and the pieces stay few (log2 of the size
+				 * over --first), so the cost per piece (a device made and
+				 * bound to kmem) is lost in the onlining.
+				 */
+				poolmem::Dax pdax(g.sysfs);
+				Pieces pieces{devname, before.size, {}};
+				uint64_t online_bytes = first_piece;
+				while (uint64_t avail = pdax.region_available(devname)) {
+					avail = avail / block_size * block_size;
+					if (!avail)
+						break;
+					const uint64_t bytes = std::min(avail, online_bytes);
+					const std::string piece = pdax.create_device(devname, bytes);
+					online_bytes += bytes;
+					pieces.made.push_back(piece);
+					write_pieces(name, pieces);
+					pdax.to_system_ram(piece);
+					const auto pb = pdax.blocks(piece);
+					poolmem::online_blocks(g.sysfs, pb, zone, report);
+					done += static_cast<unsigned>(pb.size());
+				}
+			}
 		} catch (const std::exception &e) {
 			st = std::string("failed: ") + e.what();
 		}
-		auto s = read_state(name).value_or(OnlineState{});
-		write_state(name, {s.done, static_cast<unsigned>(blocks.size()), seconds_since(t0), st});
+		write_state(name, {st == "done" ? all_blocks : done, all_blocks, seconds_since(t0), st});
 		_exit(st == "done" ? 0 : 1);
 	}
-	std::printf("%s: onlined %zu of %zu blocks (%s) of %s on node %d in %.2f s, zone %s; "
-		    "the rest continues in the background (poolctl pool show %s)\n",
-		    name.c_str(), first.size(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(),
-		    node, t_first, o.zone.c_str(), name.c_str());
+	::close(lock); /* the child holds it until it is done */
+	std::printf("%s: onlined %zu of %u blocks (%s) of %s on node %d in %.2f s, zone %s; "
+		    "the rest continues in the background%s (poolctl pool show %s)\n",
+		    name.c_str(), first.size(), all_blocks, poolmem::format_size(first_b).c_str(), devname.c_str(),
+		    node, t_first, o.zone.c_str(), split ? ", in pieces that double" : "", name.c_str());
 }
 
 } // namespace
@@ -534,6 +686,7 @@ void run_offline(const GlobalOptions &g, const NameOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
 	refuse_if_held(g, p, "offline");
+	::close(background_lock(p.name));
 	offline_node(g, p.name, p.node);
 }
 
@@ -541,6 +694,11 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
 	refuse_if_held(g, p, "remove");
+	const int lock = background_lock(p.name);
+	struct Unlock {
+		int fd;
+		~Unlock() { ::close(fd); }
+	} unlock{lock};
 	poolmem::Control ctl(g.control);
 	ctl.pool_remove(p.name);
 	std::error_code ec;
@@ -552,6 +710,13 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 	}
 	offline_node(g, p.name, p.node);
 	poolmem::Dax dax(g.sysfs);
+	if (auto pieces = read_pieces(p.name)) {
+		size_t n = merge_pieces(dax, *pieces);
+		std::printf("%s: %s handed back to devdax whole (%s, %s deleted)\n", p.name.c_str(),
+			    pieces->device.c_str(), poolmem::format_size(pieces->size).c_str(),
+			    poolmem::plural(n, "piece").c_str());
+		fs::remove(pieces_file(p.name), ec);
+	}
 	for (const auto &d : dax.devices()) {
 		if (d.system_ram && d.target_node == p.node) {
 			dax.to_devdax(d.name);

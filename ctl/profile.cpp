@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/pm_policy.h"
+
 #include <iostream>
 
 namespace poolctl {
@@ -64,6 +66,37 @@ void print_libvirt(const std::string &dir)
 		    dir.c_str());
 }
 
+/*
+ * Every rule the kernel applies to a profile (pm_profile_check), checked
+ * first so that each gets its own message and exit 2, as vm create's do.
+ */
+void check_profile(const GlobalOptions &g, const poolmem::ProfileSpec &s, const CreateOptions &o)
+{
+	check_name(s.name, "profile");
+	const uint64_t chunk = s.chunk_bytes ? s.chunk_bytes : PM_DOMAIN_CHUNK_MIN;
+	if (chunk & (chunk - 1) || chunk < PM_DOMAIN_CHUNK_MIN || chunk > PM_DOMAIN_CHUNK_MAX)
+		throw UsageError("--chunk " + o.place.chunk + ": must be a power of two from 2M to 1G");
+	const std::pair<const char *, const std::pair<const poolmem::ProfileQuota *, const std::string *>> tiers[] = {
+		{"--local", {&s.local, &o.local}}, {"--pool", {&s.pool, &o.pool}}};
+	for (const auto &[opt, q] : tiers) {
+		const uint64_t b = q.first->bytes;
+		if (b % chunk) {
+			const uint64_t lo = b / chunk * chunk;
+			throw UsageError(std::string(opt) + " " + *q.second + ": not a multiple of the chunk size " +
+					 poolmem::format_size(chunk) + " (use " +
+					 (lo ? poolmem::format_size(lo) + " or " : "") + poolmem::format_size(lo + chunk) +
+					 ")");
+		}
+		if (b > PM_DOMAIN_BYTES_MAX)
+			throw UsageError(std::string(opt) + " " + *q.second + ": above the largest domain (" +
+					 poolmem::format_size(PM_DOMAIN_BYTES_MAX) + ")");
+	}
+	if (!s.local.bytes && !s.pool.bytes && s.local.pct + s.pool.pct < 100)
+		throw UsageError("--local + --pool (" + quota_text(s.local) + " + " + quota_text(s.pool) +
+				 ") must cover 100% of a VM's size");
+	check_placement(g, s.home_node, s.pools);
+}
+
 void run_create(const GlobalOptions &g, const CreateOptions &o)
 {
 	poolmem::ProfileSpec s;
@@ -80,9 +113,7 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.uid = pl.uid;
 	s.gid = pl.gid;
 	s.mode = pl.mode;
-	if (!s.local.bytes && !s.pool.bytes && s.local.pct + s.pool.pct < 100)
-		throw UsageError(o.name + ": --local + --pool (" + quota_text(s.local) + " + " + quota_text(s.pool) +
-				 ") must cover 100% of a VM's size");
+	check_profile(g, s, o);
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);

@@ -253,20 +253,25 @@ void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const Do
 	default:
 		throw UsageError(s.name + ": invalid size, chunk or quotas");
 	}
-	if (s.home_node >= 0) {
+	check_placement(g, s.home_node, s.pools);
+}
+
+void check_placement(const GlobalOptions &g, int home_node, const std::vector<std::string> &pool_names)
+{
+	if (home_node >= 0) {
 		const auto topo = poolmem::read_topology(g.sysfs);
-		const poolmem::Node *n = topo.node(s.home_node);
+		const poolmem::Node *n = topo.node(home_node);
 		if (!n || !n->mem_total)
-			throw UsageError("--home-node " + std::to_string(s.home_node) +
+			throw UsageError("--home-node " + std::to_string(home_node) +
 					 ": no such node with memory (see poolctl node list)");
 	}
 	const auto pools = poolmem::read_pools(g.sysfs);
-	for (const auto &name : s.pools)
+	for (const auto &name : pool_names)
 		if (std::none_of(pools.begin(), pools.end(), [&](const auto &p) { return p.name == name; }))
 			throw poolmem::Error::plain(name, "no such pool (--pools; see poolctl pool list)", ENOENT);
 	for (const auto &p : pools)
-		if (s.home_node >= 0 && p.node == s.home_node)
-			throw UsageError("--home-node " + std::to_string(s.home_node) + ": it is pool " + p.name +
+		if (home_node >= 0 && p.node == home_node)
+			throw UsageError("--home-node " + std::to_string(home_node) + ": it is pool " + p.name +
 					 "'s node (a home node's DRAM is the local tier, never a pool)");
 }
 

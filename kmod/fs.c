@@ -68,36 +68,47 @@ struct pm_profile *pm_profile_find(const char *name)
 	return NULL;
 }
 
-static int pm_profile_check(struct poolmem_profile *c)
+/*
+ * What is wrong with profile @c, or NULL; fills in the default mode. Like
+ * pm_domain_check(), the reason goes to the log, so that an operator who
+ * got EINVAL from a tool that checked less than poolctl can find it.
+ */
+static const char *pm_profile_check(struct poolmem_profile *c)
 {
 	u64 chunk = c->chunk_bytes ? c->chunk_bytes : PM_CHUNK_MIN;
 	int t;
 
 	if (!pm_name_valid(c->name, POOLMEM_NAME_MAX))
-		return -EINVAL;
+		return "invalid name";
 	if (!is_power_of_2(chunk) || chunk < PM_CHUNK_MIN || chunk > PM_CHUNK_MAX)
-		return -EINVAL;
+		return "chunk size not a power of two from 2 MiB to 1 GiB";
 	for (t = 0; t < PM_NR_TIERS; t++) {
-		if (c->quota_pct[t] > 100 || (c->quota_pct[t] && c->quota_bytes[t]))
-			return -EINVAL;
-		if (c->quota_bytes[t] & (chunk - 1) || c->quota_bytes[t] > PM_DOMAIN_MAX_BYTES)
-			return -EINVAL;
+		if (c->quota_pct[t] > 100)
+			return "quota above 100%";
+		if (c->quota_pct[t] && c->quota_bytes[t])
+			return "a tier's quota both a percentage and bytes";
+		if (c->quota_bytes[t] & (chunk - 1))
+			return "quota not a multiple of the chunk size";
+		if (c->quota_bytes[t] > PM_DOMAIN_MAX_BYTES)
+			return "quota above the largest domain";
 	}
 	/* percentages alone must cover every size */
 	if (!c->quota_bytes[PM_TIER_LOCAL] && !c->quota_bytes[PM_TIER_POOL] &&
 	    c->quota_pct[PM_TIER_LOCAL] + c->quota_pct[PM_TIER_POOL] < 100)
-		return -EINVAL;
-	if (c->tier_policy >= POOLMEM_NR_TIER_POLICIES || c->pool_select >= POOLMEM_NR_POOL_SELECTS)
-		return -EINVAL;
+		return "quotas do not cover 100% of a size";
+	if (c->tier_policy >= POOLMEM_NR_TIER_POLICIES)
+		return "unknown tier policy";
+	if (c->pool_select >= POOLMEM_NR_POOL_SELECTS)
+		return "unknown pool selection";
 	if (c->home_node != NUMA_NO_NODE &&
 	    (c->home_node < 0 || c->home_node >= MAX_NUMNODES || !node_online(c->home_node) ||
 	     !node_state(c->home_node, N_MEMORY)))
-		return -EINVAL;
+		return "home node offline or without memory";
 	if (c->mode == 0)
 		c->mode = 0700;
 	if (c->mode & ~0777)
-		return -EINVAL;
-	return 0;
+		return "mode has bits beyond 0777";
+	return NULL;
 }
 
 /* ---- inodes ---- */
@@ -567,17 +578,24 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	struct pm_profile *pr;
 	struct dentry *dentry;
 	struct inode *inode;
+	const char *bad;
 	kuid_t uid;
 	kgid_t gid;
 	int ret, i;
 
-	ret = pm_profile_check(&c);
-	if (ret)
-		return ret;
+	bad = pm_profile_check(&c);
+	if (bad) {
+		pr_info_ratelimited("POOLMEM_PROFILE_CREATE: profile %.*s refused: %s\n",
+				    (int)strnlen(c.name, POOLMEM_NAME_MAX), c.name, bad);
+		return -EINVAL;
+	}
 	uid = make_kuid(current_user_ns(), c.uid);
 	gid = make_kgid(current_user_ns(), c.gid);
-	if (!uid_valid(uid) || !gid_valid(gid))
+	if (!uid_valid(uid) || !gid_valid(gid)) {
+		pr_info_ratelimited("POOLMEM_PROFILE_CREATE: profile %s refused: owner not mapped in the caller's user namespace\n",
+				    c.name);
 		return -EINVAL;
+	}
 	c.uid = __kuid_val(uid);
 	c.gid = __kgid_val(gid);
 

@@ -2,7 +2,8 @@
 # rig-boot: own
 # THEORY OF OPERATION: the kernel items an operator meets (issue 13), each
 # checked where it shows:
-#  1. a refused create names the failed check in one kernel log line, and
+#  1. a refused create (domain or profile) names the failed check in one
+#     kernel log line, and
 #     poolctl prints admission's figures (asked, left, limit, committed);
 #  2. module parameters refuse values out of range (no overflow);
 #  3. a node is a home node or a pool, never both (either order refused);
@@ -28,6 +29,12 @@ expect_errno EINVAL pmtest domain-create short 16M 2M 2M
 klog_has "domain short refused: quotas do not cover the size"
 expect_errno EINVAL pmtest domain-create nonode 16M 16M 0 home=1000
 klog_has "domain nonode refused: home node offline or without memory"
+expect_errno EINVAL pmtest profile-create podd 3M 100%
+klog_has "POOLMEM_PROFILE_CREATE: profile podd refused: quota not a multiple of the chunk size"
+expect_errno EINVAL pmtest profile-create pthin 20% 30%
+klog_has "profile pthin refused: quotas do not cover 100% of a size"
+expect_errno EINVAL pmtest profile-create pmode 0 100% mode=1777
+klog_has "profile pmode refused: mode has bits beyond 0777"
 expect_exit 4 "^poolctl: huge: cannot create domain: pool tier on every pool asks 64.0 GiB, [0-9.]+ [MG]iB left of [0-9.]+ [MG]iB \(0 B committed to other domains\); the limit is capacity x overcommit$" \
 	poolctl vm create huge --size 64G --pool 64G
 expect_exit 4 "^poolctl: hugel: cannot create domain: local tier on node 0 asks 64.0 GiB, .* left of .*local_overcommit_pct$" \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# poolctl vm create checks every rule before it asks the kernel: each broken
+# poolctl vm create and profile create check every rule before they ask the kernel: each broken
 # rule gets its own one-line message naming the option, and exit code 2 (a
 # pool that doesn't exist: 3). The fixture sysfs has nodes 0 and 1 with
 # memory and pools cxl0 (node 1) and cxl1 (node 2); no control device is
@@ -49,6 +49,21 @@ expect 2 "^poolctl: --size: invalid size '1Q'" vm create w --size 1Q
 expect 2 '^poolctl: --tier-policy: unknown policy' vm create w --size 16M --local 16M --tier-policy fastest
 expect 2 '^poolctl: .*--size is required \(see poolctl --help\)$' vm create w
 expect 2 '^poolctl: .*(subcommand|frobnicate)' node frobnicate
+# profile create: the same rules, each its own message, before the kernel
+expect 2 "^poolctl: a/b: invalid profile name" profile create a/b --pool 100%
+expect 2 '^poolctl: --chunk 3M: must be a power of two from 2M to 1G$' profile create p --chunk 3M --pool 100%
+expect 2 '^poolctl: --local 3M: not a multiple of the chunk size 2.0 MiB \(use 2.0 MiB or 4.0 MiB\)$' \
+	profile create p --local 3M --pool 100%
+expect 2 '^poolctl: --pool 6M: not a multiple of the chunk size 4.0 MiB \(use 4.0 MiB or 8.0 MiB\)$' \
+	profile create p --chunk 4M --local 100% --pool 6M
+expect 2 '^poolctl: --pool 128T: above the largest domain' profile create p --local 100% --pool 128T
+expect 2 '^poolctl: --local \+ --pool \(20% \+ 30%\) must cover 100% of a VM.s size$' \
+	profile create p --local 20% --pool 30%
+expect 2 "^poolctl: --local: invalid percentage '101%'" profile create p --local 101%
+expect 2 '^poolctl: --home-node 99: no such node with memory' profile create p --pool 100% --home-node 99
+expect 2 "^poolctl: --home-node 1: it is pool cxl0's node" profile create p --pool 100% --home-node 1
+expect 3 '^poolctl: nosuch: no such pool' profile create p --pool 100% --pools nosuch
+expect 3 '^poolctl: /nonexistent: ' profile create p --local 25% --pool 75% --home-node 0
 # pool online: name and device checked before any module is loaded
 expect 2 "^poolctl: a/b: invalid pool name" pool online dax0.0 --name a/b
 expect 3 '^poolctl: dax9.9: no such dax device' pool online dax9.9

@@ -110,7 +110,7 @@ std::vector<DeviceChain> device_chain(int node)
 		daxctl_dev *dev;
 		daxctl_dev_foreach(region, dev)
 		{
-			if (daxctl_dev_get_target_node(dev) != node)
+			if (daxctl_dev_get_target_node(dev) != node || !daxctl_dev_get_size(dev))
 				continue;
 			DeviceChain c;
 			c.dax = daxctl_dev_get_devname(dev);
@@ -119,6 +119,12 @@ std::vector<DeviceChain> device_chain(int node)
 			/* a CXL pmem region shows as an nvdimm region too: CXL first */
 			if (!(cxl && cxl_chain(cxl.get(), c.resource, c)) && nd)
 				nd_chain(nd.get(), c.resource, c);
+			/* Soft Reserved memory (EFI_MEMORY_SP): dax_hmem's platform device */
+			const std::string rpath = daxctl_region_get_path(region);
+			if (c.bus.empty() && rpath.find("/hmem.") != std::string::npos) {
+				c.bus = "hmem";
+				c.region = rpath.substr(rpath.rfind('/') + 1);
+			}
 			out.push_back(std::move(c));
 		}
 	}

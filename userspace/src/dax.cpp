@@ -17,6 +17,20 @@ namespace poolmem {
 struct Dax::Impl {
 	daxctl_ctx *ctx = nullptr;
 
+	/*
+	 * libdaxctl lists a region's devices once per context; after a
+	 * device is made or deleted, a new context sees the change.
+	 */
+	void refresh()
+	{
+		daxctl_ctx *fresh;
+		int rc = daxctl_new(&fresh);
+		if (rc < 0)
+			throw Error("libdaxctl", "cannot initialise", -rc);
+		daxctl_unref(ctx);
+		ctx = fresh;
+	}
+
 	daxctl_dev *find(const std::string &name)
 	{
 		daxctl_region *region;
@@ -91,6 +105,67 @@ void Dax::to_devdax(const std::string &name)
 		throw Error(name, "cannot disable system-ram (is memory still online?)", -rc);
 	if ((rc = daxctl_dev_enable_devdax(dev)) < 0)
 		throw Error(name, "cannot reconfigure to devdax", -rc);
+}
+
+bool Dax::dynamic(const std::string &name)
+{
+	daxctl_region *region = daxctl_dev_get_region(impl_->find(name));
+	/* the kernel shows "create" only on a region that is not static */
+	return fs::exists(fs::path(daxctl_region_get_path(region)) / "dax_region/create");
+}
+
+uint64_t Dax::region_available(const std::string &name)
+{
+	return daxctl_region_get_available_size(daxctl_dev_get_region(impl_->find(name)));
+}
+
+void Dax::resize(const std::string &name, uint64_t bytes)
+{
+	daxctl_dev *dev = impl_->find(name);
+	int rc;
+	if (daxctl_dev_is_enabled(dev) && (rc = daxctl_dev_disable(dev)) < 0)
+		throw Error(name, "cannot disable device (is it in use?)", -rc);
+	if ((rc = daxctl_dev_set_size(dev, bytes)) < 0)
+		throw Error(name, "cannot resize to " + std::to_string(bytes) + " bytes", -rc);
+	/* libdaxctl keeps the start it read when it listed the device */
+	impl_->refresh();
+}
+
+std::string Dax::create_device(const std::string &next_to, uint64_t bytes)
+{
+	daxctl_region *region = daxctl_dev_get_region(impl_->find(next_to));
+	const std::string rname = daxctl_region_get_devname(region);
+	int rc = daxctl_region_create_dev(region);
+	if (rc < 0)
+		throw Error(rname, "cannot make a dax device", -rc);
+	impl_->refresh();
+	std::string seed;
+	daxctl_region_foreach(impl_->ctx, region)
+		if (rname == daxctl_region_get_devname(region))
+			if (daxctl_dev *d = daxctl_region_get_dev_seed(region))
+				seed = daxctl_dev_get_devname(d);
+	if (seed.empty())
+		throw Error::plain(rname, "made a dax device but the region shows no seed", ENXIO);
+	try {
+		resize(seed, bytes);
+	} catch (...) {
+		destroy_device(seed);
+		throw;
+	}
+	return seed;
+}
+
+void Dax::destroy_device(const std::string &name)
+{
+	daxctl_dev *dev = impl_->find(name);
+	int rc;
+	if (daxctl_dev_is_enabled(dev) && (rc = daxctl_dev_disable(dev)) < 0)
+		throw Error(name, "cannot disable device (is memory still online?)", -rc);
+	if (daxctl_dev_get_size(dev) && (rc = daxctl_dev_set_size(dev, 0)) < 0)
+		throw Error(name, "cannot give back its space", -rc);
+	if ((rc = daxctl_region_destroy_dev(daxctl_dev_get_region(dev), dev)) < 0)
+		throw Error(name, "cannot delete the device", -rc);
+	impl_->refresh();
 }
 
 uint64_t memory_block_size(const fs::path &sysfs)

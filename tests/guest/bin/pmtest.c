@@ -256,6 +256,37 @@ static int cmd_domain_create(int argc, char **argv)
 	return 0;
 }
 
+/* profile-create NAME LOCAL POOL [chunk=] [home=] [mode=]: LOCAL and POOL
+ * are "N%" or a size; no check here, the kernel's own are under test */
+static void profile_quota(struct poolmem_profile *p, int tier, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n && v[n - 1] == '%')
+		p->quota_pct[tier] = strtoul(v, NULL, 10);
+	else
+		p->quota_bytes[tier] = size_arg(v);
+}
+
+static int cmd_profile_create(int argc, char **argv)
+{
+	struct poolmem_profile p = { .size = sizeof(p) };
+	int fd = ctl();
+
+	if (argc < 3)
+		usage();
+	set_name(p.name, argv[0]);
+	profile_quota(&p, POOLMEM_TIER_LOCAL, argv[1]);
+	profile_quota(&p, POOLMEM_TIER_POOL, argv[2]);
+	p.chunk_bytes = size_arg(opt(argc, argv, "chunk", "0"));
+	p.home_node = atoi(opt(argc, argv, "home", "-1"));
+	p.mode = strtoul(opt(argc, argv, "mode", "0"), NULL, 8);
+	if (ioctl(fd, POOLMEM_PROFILE_CREATE, &p))
+		die("profile create");
+	printf("profile %s: created\n", p.name);
+	return 0;
+}
+
 static int cmd_domain_info(int argc, char **argv)
 {
 	struct poolmem_domain_info di = { .size = sizeof(di) };
@@ -1979,6 +2010,8 @@ int main(int argc, char **argv)
 		return cmd_domain_info(argc, argv);
 	if (!strcmp(c, "domain-list"))
 		return cmd_list(argc, argv, 0);
+	if (!strcmp(c, "profile-create"))
+		return cmd_profile_create(argc, argv);
 	if (!strcmp(c, "profile-list"))
 		return cmd_list(argc, argv, 2);
 	if (!strcmp(c, "touch"))

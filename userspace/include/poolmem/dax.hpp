@@ -49,6 +49,22 @@ public:
 	/// Memory blocks (indexes) covering the device's range.
 	std::vector<unsigned> blocks(const std::string &name);
 
+	/// True when NAME's dax region is dynamic (dax_hmem: memory the
+	/// firmware marked Soft Reserved): its devices can be resized and
+	/// more made in it. Regions of NVDIMM/CXL pmem namespaces are static.
+	bool dynamic(const std::string &name);
+	/// Bytes of NAME's region no device holds.
+	uint64_t region_available(const std::string &name);
+	/// Set the size of disabled device NAME (a dynamic region's): a
+	/// shrink gives back its tail, a grow takes the space that follows.
+	void resize(const std::string &name, uint64_t bytes);
+	/// A new device of BYTES in the region of device NEXT_TO, left
+	/// disabled; returns its name.
+	std::string create_device(const std::string &next_to, uint64_t bytes);
+	/// Disable device NAME (its memory offline), give back its space
+	/// and delete it.
+	void destroy_device(const std::string &name);
+
 private:
 	struct Impl;
 	std::unique_ptr<Impl> impl_;

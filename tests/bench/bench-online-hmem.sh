@@ -1,0 +1,99 @@
+# rig-topologies: hmem
+# rig-env: RIG_HMEM_SIZES=2G,2G,8G
+# Benchmark (make bench): onlining Soft Reserved memory (dax_hmem, dynamic
+# dax regions: what a BIOS makes of a CXL volatile expander).
+# 1. poolctl pool online --async --first 1G: time until the first GiB is
+#    online and the pool registered (the command's return), for a 2 GiB and
+#    an 8 GiB device, 5 rounds in alternating order; the medians and their
+#    ratio (the goal: at most 1.05, flat in the device's size). The device
+#    is split: the first piece is all kmem sets up before that point.
+# 2. Throughput, 7 rounds on the 2 GiB and the 8 GiB device each: poolctl
+#    --async until the last piece is online, poolctl synchronous (the device
+#    whole), and daxctl reconfigure-device --mode=system-ram (binds kmem and
+#    onlines every block). The rate is the 6 GiB between the devices over
+#    the difference of the median times, so that a fixed cost (process
+#    start, module checks) cancels; that cost is reported apart.
+# Output goes to /dev/null for every tool (the guest's console is a serial
+# line: poolctl's progress bar there costs more than the onlining). Times
+# come from CLOCK_MONOTONIC (pmtest elapsed); the end of background
+# onlining is when its process lets go of the pool's lock (flock waits for
+# it without polling).
+. /rig/tests/lib.sh
+pm_load
+d2= d8=
+for d in $(ls /sys/bus/dax/devices | sort -V); do
+	case $(cat /sys/bus/dax/devices/$d/size) in
+	2147483648) [ -n "$d2" ] || d2=$d ;;
+	8589934592) d8=$d ;;
+	esac
+done
+[ -n "$d2" ] && [ -n "$d8" ] || fail "expected 2 GiB and 8 GiB hmem devices: $(ls /sys/bus/dax/devices)"
+elapsed() { pmtest elapsed "$@" 2>/dev/null | sed -n 's/^elapsed: //p'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+bg_state() { cut -d' ' -f4- /run/poolctl/$1.online 2>/dev/null; }
+
+
+t2= t8=
+for round in 1 2 3 4 5; do
+	if [ $((round % 2)) = 1 ]; then order="$d2 $d8"; else order="$d8 $d2"; fi
+	for dev in $order; do
+		t=$(pmtest elapsed sh -c "poolctl pool online $dev --name first --async --first 1G >/dev/null 2>&1" | sed -n 's/^elapsed: //p')
+		[ -n "$t" ] || fail "$dev: pool online failed"
+		flock /run/poolctl/first.lock true
+		[ "$(bg_state first)" = done ] || fail "$dev: background onlining: $(bg_state first)"
+		poolctl pool remove first >/dev/null || fail "$dev: pool remove failed"
+		if [ $dev = $d2 ]; then t2="$t2 $t"; else t8="$t8 $t"; fi
+	done
+done
+m2=$(echo $t2 | median) m8=$(echo $t8 | median)
+echo "bench: first GiB usable (--async --first 1G), 2 GiB device: median $m2 s of$t2"
+echo "bench: first GiB usable (--async --first 1G), 8 GiB device: median $m8 s of$t8"
+awk -v a=$m2 -v b=$m8 'BEGIN { printf "bench: t_firstGiB(8 GiB) / t_firstGiB(2 GiB) = %.3f (goal <= 1.05)\n", b / a }'
+
+# 2. throughput: each way on the 2 GiB and the 8 GiB device; the rate is
+# 6 GiB over the difference of the medians (a fixed start cost, such as a
+# process's dynamic linking, cancels out), the fixed cost what is left
+undo_daxctl() {
+	local n=$(dax_node $1) b
+	for b in $(node_blocks $n); do echo offline > $MEMSYS/$b/state; done
+	daxctl reconfigure-device --mode=devdax $1 >/dev/null 2>&1 || fail "$1: back to devdax"
+}
+run_way() { # WAY DEV: prints seconds until every block of DEV is online
+	case $1 in
+	async) pmtest elapsed sh -c "poolctl pool online $2 --name all --async --first 1G >/dev/null 2>&1 &&
+		flock /run/poolctl/all.lock true" ;;
+	whole) pmtest elapsed sh -c "poolctl pool online $2 --name all >/dev/null 2>&1" ;;
+	daxctl) pmtest elapsed sh -c "daxctl reconfigure-device --mode=system-ram $2 >/dev/null 2>&1" ;;
+	esac | sed -n 's/^elapsed: //p'
+	local n=$(dax_node $2)
+	[ "$(node_blocks $n | wc -w)" = "$(for b in $(node_blocks $n); do cat $MEMSYS/$b/state; done | grep -cx online)" ] ||
+		fail "$1 $2: not every block online"
+	case $1 in
+	async | whole) poolctl pool remove all >/dev/null ;;
+	daxctl) undo_daxctl $2 ;;
+	esac
+}
+# rounds interleave the ways (in turning order) so that the host's drift
+# falls on all of them alike
+ways="async whole daxctl"
+for w in $ways; do eval "t2_$w= t8_$w="; done
+for round in 1 2 3 4 5 6 7; do
+	set -- $ways
+	shift $((round % 3))
+	for w in "$@" $(echo $ways | cut -d' ' -f1-$((round % 3))); do
+		[ -n "$w" ] || continue
+		eval "t2_$w=\"\$t2_$w $(run_way $w $d2)\""
+		eval "t8_$w=\"\$t8_$w $(run_way $w $d8)\""
+	done
+done
+for w in $ways; do
+	eval "a=\$t2_$w b=\$t8_$w"
+	m2=$(echo $a | median) m8=$(echo $b | median)
+	awk -v w=$w -v a=$m2 -v b=$m8 -v ra="$a" -v rb="$b" 'BEGIN {
+		r = 6 / (b - a)
+		printf "bench: %-6s 2 GiB median %.3f s (of %s), 8 GiB median %.3f s (of %s): %.1f GiB/s, fixed cost %.3f s\n",
+			w, a, ra, b, rb, r, a - 2 / r }'
+	eval "rate_$w=\$(awk -v a=$m2 -v b=$m8 'BEGIN { print 6 / (b - a) }')"
+done
+awk -v a=$rate_async -v w=$rate_whole -v d=$rate_daxctl 'BEGIN {
+	printf "bench: onlining rate / daxctl'"'"'s: poolctl --async (pieces) %.2f, poolctl whole %.2f (goal: at least 1.00)\n", a / d, w / d }'
