@@ -389,10 +389,14 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	const std::vector<unsigned> rest(blocks.begin() + static_cast<long>(sync_n), blocks.end());
 	const unsigned all_blocks = split ? total_blocks : static_cast<unsigned>(blocks.size());
 	const bool tty = isatty(STDERR_FILENO);
+	/* a device poolctl just bound to kmem has every block offline (auto-onlining was refused above) */
 	std::vector<unsigned> were_offline;
-	for (unsigned b : blocks)
-		if (poolmem::block_state(g.sysfs, b) != "online")
-			were_offline.push_back(b);
+	if (!before.system_ram)
+		were_offline = blocks;
+	else
+		for (unsigned b : blocks)
+			if (poolmem::block_state(g.sysfs, b) != "online")
+				were_offline.push_back(b);
 
 	/* undo everything this command did, leaving the device as it was */
 	auto rollback = [&] {
@@ -522,6 +526,13 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"samples", p.samples},
 		{"promotions", p.promotions},
 		{"demotions", p.demotions},
+		{"zero_reserve",
+		 {{"setting", p.zero_reserve},
+		  {"target_bytes", p.zero_reserve_target_bytes},
+		  {"bytes", p.zero_reserve_bytes},
+		  {"refills", p.zero_reserve_refills},
+		  {"hits", p.zero_reserve_hits},
+		  {"misses", p.zero_reserve_misses}}},
 	};
 	/* always there: null when this host has no onlining record for it */
 	j["online"] = nullptr;
@@ -627,6 +638,17 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	std::printf("  tiering    %lu samples, %lu accesses estimated; %lu chunks promoted to local, %lu demoted here\n",
 		    static_cast<unsigned long>(p.samples), static_cast<unsigned long>(p.accesses),
 		    static_cast<unsigned long>(p.promotions), static_cast<unsigned long>(p.demotions));
+	{
+		const uint64_t taken = p.zero_reserve_hits + p.zero_reserve_misses;
+		std::printf("  zero       %s of %s held pre-zeroed (setting %s); %s zeroed ahead, %lu of %lu new units "
+			    "taken from it (%.0f%%)\n",
+			    poolmem::format_size(p.zero_reserve_bytes).c_str(),
+			    poolmem::format_size(p.zero_reserve_target_bytes).c_str(),
+			    p.zero_reserve.empty() ? "?" : p.zero_reserve.c_str(),
+			    poolmem::format_size(p.zero_reserve_refills << 21).c_str(),
+			    static_cast<unsigned long>(p.zero_reserve_hits), static_cast<unsigned long>(taken),
+			    taken ? 100.0 * static_cast<double>(p.zero_reserve_hits) / static_cast<double>(taken) : 0.0);
+	}
 	if (auto s = read_state(p.name))
 		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
 	std::string zones;
@@ -669,10 +691,65 @@ std::vector<unsigned> node_blocks(const GlobalOptions &g, int node)
 	return n ? n->blocks : std::vector<unsigned>{};
 }
 
+/* Bytes the zero reserve holds on NODE (/sys/kernel/poolmem/zero_reserve). */
+uint64_t node_reserve_bytes(const GlobalOptions &g, int node)
+{
+	std::ifstream f(fs::path(g.sysfs) / "kernel/poolmem/zero_reserve");
+	int n;
+	uint64_t target, bytes, refills, hits, misses;
+	while (f >> n >> target >> bytes >> refills >> hits >> misses)
+		if (n == node)
+			return bytes;
+	return 0;
+}
+
+/*
+ * Empty the zero reserve of a pool's node before its blocks go offline,
+ * and put the setting back after (RAII). In ZONE_MOVABLE the kernel gives
+ * reserve units back by itself when a block goes offline; in a normal zone
+ * it refuses to isolate a block holding them (allocated memory) before
+ * poolmem is asked, so the reserve must be empty first.
+ */
+struct ReserveEmptied {
+	const GlobalOptions &g;
+	fs::path attr;
+	std::optional<std::string> saved;
+
+	ReserveEmptied(const GlobalOptions &g_, const std::string &pool, int node) : g(g_)
+	{
+		attr = fs::path(g.sysfs) / "kernel/poolmem/pools" / pool / "zero_reserve";
+		std::ifstream f(attr);
+		std::string v;
+		if (f >> v) {
+			saved = v;
+			write("0");
+		}
+		/* the kernel's thread trims at once when told; a second at most */
+		for (int i = 0; i < 40 && node_reserve_bytes(g, node); i++)
+			usleep(50000);
+	}
+	~ReserveEmptied()
+	{
+		if (saved)
+			write(*saved);
+	}
+	void write(const std::string &v)
+	{
+		int fd = ::open(attr.c_str(), O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;	/* the pool is gone: nothing to keep or restore */
+		if (::write(fd, v.data(), v.size()) < 0) {
+			/* best effort: the offline itself reports what matters */
+		}
+		::close(fd);
+	}
+};
+
 void offline_node(const GlobalOptions &g, const std::string &pool, int node)
 {
 	auto blocks = node_blocks(g, node);
 	std::vector<int> errs;
+	ReserveEmptied emptied(g, pool, node);
 	auto refused = poolmem::offline_blocks(g.sysfs, blocks, &errs);
 	if (!refused.empty())
 		throw poolmem::Error(pool, "cannot offline memory" + std::string(" (memory") +
@@ -879,6 +956,52 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 		offline_node(g, p.name, p.node);
 }
 
+struct SetOptions {
+	std::string name;
+	std::string zero_reserve;
+};
+
+/*
+ * poolctl pool set NAME --zero-reserve SIZE|PCT: how much of the pool's
+ * memory is kept zeroed ahead for new chunks (0 = off).
+ */
+void run_set(const GlobalOptions &g, const SetOptions &o)
+{
+	auto p = pool_or_throw(g, o.name);
+	if (o.zero_reserve.empty())
+		throw UsageError("pool set: nothing to set (--zero-reserve SIZE|PCT)");
+	std::string value = o.zero_reserve;
+	if (value.back() == '%') {
+		unsigned long pct = 0;
+		size_t pos = 0;
+		try {
+			pct = std::stoul(value.substr(0, value.size() - 1), &pos);
+		} catch (const std::exception &) {
+			pos = std::string::npos;
+		}
+		if (pos != value.size() - 1 || pct > 50)
+			throw UsageError("--zero-reserve " + o.zero_reserve + ": a percentage from 0% to 50%, or a size");
+	} else {
+		const uint64_t b = size_value("--zero-reserve", value);
+		if (b > p.capacity_bytes)
+			throw UsageError("--zero-reserve " + o.zero_reserve + ": above the pool's capacity " +
+					 poolmem::format_size(p.capacity_bytes));
+		value = std::to_string(b);
+	}
+	const fs::path attr = fs::path(g.sysfs) / "kernel/poolmem/pools" / p.name / "zero_reserve";
+	const int fd = ::open(attr.c_str(), O_WRONLY | O_CLOEXEC);
+	int err = fd < 0 ? errno : 0;
+	if (!err && ::write(fd, value.data(), value.size()) < 0)
+		err = errno;
+	if (fd >= 0)
+		::close(fd);
+	if (err)
+		throw poolmem::Error(p.name, "cannot set the zero reserve", err);
+	auto now = pool_or_throw(g, o.name);
+	std::printf("%s: zero reserve %s (%s); it fills in the background on idle CPU\n", p.name.c_str(),
+		    now.zero_reserve.c_str(), poolmem::format_size(now.zero_reserve_target_bytes).c_str());
+}
+
 void run_undrain(const GlobalOptions &g, const NameOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
@@ -952,6 +1075,13 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto *undrain = pool->add_subcommand("undrain", "end draining: the pool takes chunks again");
 	undrain->add_option("name", uo->name, "pool")->required();
 	undrain->callback([&g, uo] { run_undrain(g, *uo); });
+
+	auto se = std::make_shared<SetOptions>();
+	auto *set = pool->add_subcommand("set", "change a pool's settings while it runs");
+	set->add_option("name", se->name, "pool")->required();
+	set->add_option("--zero-reserve", se->zero_reserve,
+			"memory kept zeroed ahead for new chunks: a size or a percentage of capacity (0 = off; default 1%)");
+	set->callback([&g, se] { run_set(g, *se); });
 
 	auto ro = std::make_shared<NameOptions>();
 	auto *rm = pool->add_subcommand("remove", "unregister a pool, offline it and hand the device back to devdax");

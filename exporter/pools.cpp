@@ -41,6 +41,10 @@ public:
 		Family psamples("poolmem_pool_tiering_samples_total", "Chunks in the pool unmapped to sample accesses (tiering), from samples.", MetricType::Counter);
 		Family tier_moves("poolmem_pool_tier_moves_total", "Chunks moved between the pool and local tiers: direction=promotion (pool to local) and demotion (local to pool), from promotions and demotions.", MetricType::Counter);
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
+		Family zr_bytes("poolmem_pool_zero_reserve_bytes", "Memory of the pool's node held pre-zeroed for new chunks (the zero reserve), from zero_reserve_bytes; used memory to the node.", MetricType::Gauge);
+		Family zr_target("poolmem_pool_zero_reserve_target_bytes", "What the zero reserve is to hold (its setting; 0 while draining), from zero_reserve_target_bytes.", MetricType::Gauge);
+		Family zr_refills("poolmem_pool_zero_reserve_refills_total", "2 MiB units zeroed into the reserve in the background, from zero_reserve_refills.", MetricType::Counter);
+		Family zr_taken("poolmem_pool_zero_reserve_units_total", "New chunk units by where their zeroes came from: result=hit (the reserve) or miss (zeroed on the fault path, the reserve empty); hit ratio = rate(result=hit) / rate(both); from zero_reserve_hits and zero_reserve_misses.", MetricType::Counter);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		std::vector<std::string> errors;
 		/* the window length makes Af a rate; 0 (unknown): no rate */
@@ -77,10 +81,15 @@ public:
 			psamples.add(l, static_cast<double>(p.samples));
 			tier_moves.add({{"pool", p.name}, {"direction", "promotion"}}, static_cast<double>(p.promotions));
 			tier_moves.add({{"pool", p.name}, {"direction", "demotion"}}, static_cast<double>(p.demotions));
+			zr_bytes.add(l, static_cast<double>(p.zero_reserve_bytes));
+			zr_target.add(l, static_cast<double>(p.zero_reserve_target_bytes));
+			zr_refills.add(l, static_cast<double>(p.zero_reserve_refills));
+			zr_taken.add({{"pool", p.name}, {"result", "hit"}}, static_cast<double>(p.zero_reserve_hits));
+			zr_taken.add({{"pool", p.name}, {"result", "miss"}}, static_cast<double>(p.zero_reserve_misses));
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &window})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

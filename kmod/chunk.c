@@ -42,10 +42,22 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 		    __GFP_COMP | __GFP_NOWARN;
 
 	gfp |= flags & PM_ALLOC_RETRY ? __GFP_RETRY_MAYFAIL : __GFP_NORETRY;
+	struct page *page;
+
 	if (flags & PM_ALLOC_ZERO)
 		gfp |= __GFP_ZERO;
 	if (pm_should_fail(PM_UNIT_BYTES))
 		return NULL;
+	/*
+	 * A new chunk's unit comes zeroed from the node's zero reserve when
+	 * it has one. Not for a pinnable domain: reserve units are of the
+	 * movable class and may sit in ZONE_MOVABLE.
+	 */
+	if ((flags & PM_ALLOC_ZERO) && !pinnable) {
+		page = pm_reserve_take(nid);
+		if (page)
+			return page;
+	}
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
@@ -59,6 +71,8 @@ void pm_units_free(struct page **units, unsigned int nr)
 		put_page(units[u]);
 		units[u] = NULL;
 	}
+	if (nr)
+		pm_zerod_kick();	/* memory came back: the reserve may refill */
 }
 
 /*

@@ -259,9 +259,13 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_destroy_class;
 
-	ret = pm_chunk_init();
+	ret = pm_reserve_init();
 	if (ret)
 		goto out_pools_sysfs;
+
+	ret = pm_chunk_init();
+	if (ret)
+		goto out_reserve;
 
 	ret = pm_rmap_init();
 	if (ret)
@@ -285,8 +289,11 @@ out_rmap:
 	pm_rmap_exit();
 out_chunk:
 	pm_chunk_exit();
+out_reserve:
+	pm_reserve_stop();
 out_pools_sysfs:
 	pm_pools_sysfs_exit();
+	pm_reserve_exit();	/* after the files that read it; nothing if it never started */
 out_destroy_class:
 	class_destroy(pm_class);
 	return ret;
@@ -302,9 +309,11 @@ static void __exit pm_exit(void)
 	pm_ctl_exit();
 	pm_fs_exit();
 	pm_chunk_exit();
-	pm_rmap_exit();
+	pm_rmap_exit();		/* no memory notifier calls into the reserve after this */
+	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();
 	pm_pools_sysfs_exit();
+	pm_reserve_exit();	/* the files that read it are gone */
 	class_destroy(pm_class);
 }
 

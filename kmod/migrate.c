@@ -726,6 +726,7 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 			pr_info("pool %s: draining cancelled\n", p->name);
 		WRITE_ONCE(p->draining, false);
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
+		pm_zerod_kick();	/* its zero reserve fills again */
 		goto out_unlock;
 	}
 	ret = pm_drain_check(p, a);
@@ -734,6 +735,7 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	started = !p->draining;
 	WRITE_ONCE(p->draining, true);
 	WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
+	pm_zerod_kick();	/* a draining pool keeps no zero reserve */
 	if (started)
 		pr_info("pool %s: draining %llu MiB\n", p->name, atomic64_read(&p->allocated) >> 20);
 

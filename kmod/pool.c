@@ -121,9 +121,23 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(move_pins, atomic64_read(&p->move_pins))			\
 	X(samples, atomic64_read(&p->samples))				\
 	X(promotions, atomic64_read(&p->promotions))			\
-	X(demotions, atomic64_read(&p->demotions))
+	X(demotions, atomic64_read(&p->demotions))			\
+	X(zero_reserve_bytes, pm_node_zero_reserve_bytes(p->node))	\
+	X(zero_reserve_refills, pm_pool_reserve_stat(p, 0))		\
+	X(zero_reserve_hits, pm_pool_reserve_stat(p, 1))		\
+	X(zero_reserve_misses, pm_pool_reserve_stat(p, 2))
+
+/* refills, hits or misses (0, 1, 2) of the pool node's zero reserve */
+static u64 pm_pool_reserve_stat(struct pm_pool *p, int which)
+{
+	u64 v[3];
+
+	pm_node_zero_reserve_stats(p->node, &v[0], &v[1], &v[2]);
+	return v[which];
+}
 
 POOL_SHOW_U64(id, p->id)
+POOL_SHOW_U64(zero_reserve_target_bytes, pm_pool_zero_reserve_target(p))
 POOL_SHOW_U64(node, p->node)
 POOL_SHOW_U64(overcommit_pct, p->overcommit_pct)
 /* the part of capacity_bytes outside ZONE_MOVABLE (long-term pinnable) */
@@ -177,6 +191,53 @@ static ssize_t window_counts_show(struct kobject *kobj, struct kobj_attribute *a
 }
 static struct kobj_attribute pool_attr_window_counts = __ATTR_RO(window_counts);
 
+/*
+ * The zero reserve as configured: "N%" of capacity or a size in bytes
+ * (a suffix K, M, G is taken). Written by root; the reserve follows within
+ * a second (it grows as fast as the background thread zeroes).
+ */
+static ssize_t zero_reserve_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct pm_pool *p = to_pool(kobj);
+	u64 bytes = READ_ONCE(p->zero_reserve_bytes);
+
+	if (bytes == PM_ZERO_RESERVE_PCT)
+		return sysfs_emit(buf, "%u%%\n", READ_ONCE(p->zero_reserve_pct));
+	return sysfs_emit(buf, "%llu\n", bytes);
+}
+
+static ssize_t zero_reserve_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+				  size_t count)
+{
+	struct pm_pool *p = to_pool(kobj);
+	char s[24], *end;
+	size_t n;
+	u64 v;
+
+	n = strscpy(s, buf, sizeof(s)) < 0 ? 0 : strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+	if (!n)
+		return -EINVAL;
+	if (s[n - 1] == '%') {
+		unsigned int pct;
+
+		s[n - 1] = '\0';
+		if (kstrtouint(s, 10, &pct) || pct > 50)
+			return -EINVAL;
+		WRITE_ONCE(p->zero_reserve_pct, pct);
+		WRITE_ONCE(p->zero_reserve_bytes, PM_ZERO_RESERVE_PCT);
+	} else {
+		v = memparse(s, &end);
+		if (*end || v >= PM_ZERO_RESERVE_PCT)
+			return -EINVAL;
+		WRITE_ONCE(p->zero_reserve_bytes, v);
+	}
+	pm_zerod_kick();
+	return count;
+}
+static struct kobj_attribute pool_attr_zero_reserve = __ATTR_RW_MODE(zero_reserve, 0644);
+
 static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_id.attr,
 	&pool_attr_node.attr,
@@ -201,6 +262,12 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_samples.attr,
 	&pool_attr_promotions.attr,
 	&pool_attr_demotions.attr,
+	&pool_attr_zero_reserve.attr,
+	&pool_attr_zero_reserve_target_bytes.attr,
+	&pool_attr_zero_reserve_bytes.attr,
+	&pool_attr_zero_reserve_refills.attr,
+	&pool_attr_zero_reserve_hits.attr,
+	&pool_attr_zero_reserve_misses.attr,
 	&pool_attr_state.attr,
 	&pool_attr_window_counts.attr,
 	&pool_attr_stat.attr,
@@ -273,6 +340,8 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 	p->node = arg->node;
 	p->tier = arg->tier;
 	p->overcommit_pct = arg->overcommit_pct;
+	p->zero_reserve_bytes = PM_ZERO_RESERVE_PCT;
+	p->zero_reserve_pct = READ_ONCE(pm_zero_reserve_pct);
 	spin_lock_init(&p->af_lock);
 	p->af.epoch = pm_epoch();
 	ret = kobject_init_and_add(&p->kobj, &pm_pool_ktype, pm_pools_kobj, "%s", p->name);
@@ -283,6 +352,7 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 	kobject_uevent(&p->kobj, KOBJ_ADD);
 	pm_pools[id] = p;
 	arg->id = id;
+	pm_zerod_kick();
 	pr_info("pool %s: node %d, %llu MiB, overcommit %u%%\n", p->name, p->node,
 		pm_node_present_bytes(p->node) >> 20, p->overcommit_pct);
 	ret = 0;
@@ -310,6 +380,7 @@ int pm_pool_remove(const char *name)
 		pm_pools[p->id] = NULL;
 		kobject_del(&p->kobj);
 		kobject_put(&p->kobj);
+		pm_zerod_kick();	/* the node keeps no zero reserve now */
 	}
 	mutex_unlock(&pm_lock);
 	return ret;
@@ -329,17 +400,31 @@ void pm_pools_remove_all(void)
 	}
 }
 
+static ssize_t zero_reserve_nodes_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return pm_zero_reserve_nodes_show(buf);
+}
+static struct kobj_attribute pm_attr_zero_reserve = __ATTR(zero_reserve, 0444, zero_reserve_nodes_show, NULL);
+
 int pm_pools_sysfs_init(void)
 {
+	int ret;
+
 	pm_kobj = kobject_create_and_add("poolmem", kernel_kobj);
 	if (!pm_kobj)
 		return -ENOMEM;
+	ret = sysfs_create_file(pm_kobj, &pm_attr_zero_reserve.attr);
+	if (ret)
+		goto out_put;
+	ret = -ENOMEM;
 	pm_pools_kobj = kobject_create_and_add("pools", pm_kobj);
-	if (!pm_pools_kobj) {
-		kobject_put(pm_kobj);
-		return -ENOMEM;
-	}
+	if (!pm_pools_kobj)
+		goto out_put;	/* the file goes with the kobject */
 	return 0;
+
+out_put:
+	kobject_put(pm_kobj);
+	return ret;
 }
 
 void pm_pools_sysfs_exit(void)

@@ -61,6 +61,13 @@ struct pm_pool {
 	 * chunks here. Written under pm_lock with pm_pools_draining.
 	 */
 	bool draining;
+	/*
+	 * Zero reserve (reserve.c): bytes, or PM_ZERO_RESERVE_PCT to keep
+	 * zero_reserve_pct % of capacity. Written by the sysfs store alone;
+	 * read with READ_ONCE.
+	 */
+	u64 zero_reserve_bytes;
+	u32 zero_reserve_pct;
 	/* Protects af. Taken in the fault path: never sleep under it. */
 	spinlock_t af_lock;
 	struct pm_af af;
@@ -234,6 +241,20 @@ static const struct kernel_param_ops pm_param_ops_##name = {				\
 };											\
 module_param_cb(name, &pm_param_ops_##name, &var, perm);				\
 __MODULE_PARM_TYPE(name, "uint")
+
+/* reserve.c: pre-zeroed units per node */
+#define PM_ZERO_RESERVE_PCT	U64_MAX
+extern unsigned int pm_zero_reserve_pct;
+int pm_reserve_init(void);
+void pm_reserve_stop(void);
+void pm_reserve_exit(void);
+struct page *pm_reserve_take(int nid);
+void pm_reserve_offline(int nid, unsigned long start_pfn, unsigned long nr_pages);
+void pm_zerod_kick(void);
+u64 pm_pool_zero_reserve_target(struct pm_pool *p);
+u64 pm_node_zero_reserve_bytes(int nid);
+void pm_node_zero_reserve_stats(int nid, u64 *refills, u64 *hits, u64 *misses);
+ssize_t pm_zero_reserve_nodes_show(char *buf);
 
 extern unsigned int pm_window_ms;
 extern unsigned int pm_local_overcommit_pct;

@@ -239,6 +239,8 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 
 	if (action != MEM_GOING_OFFLINE)
 		return NOTIFY_OK;
+	/* zero reserve units there are free memory to the offline: give them back */
+	pm_reserve_offline(nid, mn->start_pfn, mn->nr_pages);
 	if (atomic_read_acquire(&pm_inflight[nid])) {
 		pr_info("memory offline of PFNs %#lx-%#lx refused: chunk allocations in flight on node %d\n",
 			mn->start_pfn, last, nid);

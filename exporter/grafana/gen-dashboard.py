@@ -82,6 +82,10 @@ PANELS = [
        [(f"rate(poolmem_pool_sampled_accesses_total{{{P}}}[{R}])", "{{instance}} {{pool}}")], unit="ops"),
     ts("Hot and cold chunks per VM", "Chunks the last tiering samples found hot and cold.",
        [(f"poolmem_domain_chunks_by_heat{{{D}}}", "{{instance}} {{domain}} {{heat}}")]),
+    ts("Zero reserve per pool", "Memory each pool's node keeps zeroed ahead for new chunks (held, and the setting's target): used memory to the node, given back under pressure.",
+       [(f"poolmem_pool_zero_reserve_bytes{{{P}}}", "{{instance}} {{pool}} held"), (f"poolmem_pool_zero_reserve_target_bytes{{{P}}}", "{{instance}} {{pool}} target")], unit="bytes"),
+    ts("Zero reserve hit ratio", "Share of new chunk units that came zeroed from the reserve (a fault that only maps) rather than zeroed on the fault path.",
+       [(f'sum by (instance, pool) (rate(poolmem_pool_zero_reserve_units_total{{{P},result="hit"}}[{R}])) / sum by (instance, pool) (rate(poolmem_pool_zero_reserve_units_total{{{P}}}[{R}]))', "{{instance}} {{pool}}")], unit="percentunit"),
     ts("Migrations put off or refused per VM", "Moves put off because a chunk was referenced for a moment, and refused because it is long-term pinned (VFIO, RDMA).",
        [(f"rate(poolmem_domain_move_retries_total{{{D}}}[{R}])", "{{instance}} {{domain}} referenced"), (f"rate(poolmem_domain_move_pins_total{{{D}}}[{R}])", "{{instance}} {{domain}} pinned")], unit="ops"),
 ]

@@ -15,7 +15,8 @@ import sys
 # field order of the stat files (Documentation/ABI/testing/sysfs-*-poolmem)
 POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
              "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out", "accesses",
-             "moved_bytes", "move_retries", "move_pins", "samples", "promotions", "demotions")
+             "moved_bytes", "move_retries", "move_pins", "samples", "promotions", "demotions",
+             "zero_reserve_bytes", "zero_reserve_refills", "zero_reserve_hits", "zero_reserve_misses")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
                "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
                "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns")
@@ -63,6 +64,9 @@ def main():
         return
     w(f"{sysd}/module/poolmem/srcversion", "0123456789ABCDEF0123456")
     w(f"{sysd}/module/poolmem/parameters/window_ms", "1000")
+    # node 0 (CPUs): the local tier's 64 MiB; pool nodes: their pools' lines
+    w(f"{sysd}/kernel/poolmem/zero_reserve", "\n".join(
+        [f"0 {64 << 20} {60 << 20} 40 30 2"] + [f"{p + 1} {(p + 3) << 21} {(p + 2) << 21} {30 * (p + 1)} {9 * (p + 1)} {p}" for p in range(npools)]))
     for p in range(npools):
         pd = f"{sysd}/kernel/poolmem/pools/pool{p}"
         attrs = dict(id=p, node=p + 1, tier="pool", overcommit_pct=100 + 10 * p,
@@ -72,7 +76,9 @@ def main():
                      access_factor=8 * p, window_counts=f"{p} 0 1 0", moved_in=3 * p, moved_out=p,
                      state="draining" if p == 1 else "online", accesses=100 * p,
                      moved_bytes=4 * p << 21, move_retries=p, move_pins=0, samples=50 * p, promotions=p,
-                     demotions=2 * p)
+                     demotions=2 * p, zero_reserve_bytes=(p + 2) << 21, zero_reserve_refills=30 * (p + 1),
+                     zero_reserve_hits=9 * (p + 1), zero_reserve_misses=p,
+                     zero_reserve_target_bytes=(p + 3) << 21, zero_reserve="1%")
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():
             w(f"{pd}/{k}", str(v))

@@ -213,15 +213,26 @@ profile_domain() {
 	return 0
 }
 
-# Free memory of node $1 in kB: MemFree plus the free pages parked on
-# per-cpu lists (/proc/zoneinfo "count:", in pages), which MemFree does not
-# include: order-0 frees, and 2 MiB ones, land there.
-node_free_kb() {
+# Free memory of node $1 in kB, as the page allocator sees it: MemFree plus
+# the free pages parked on per-cpu lists (/proc/zoneinfo "count:", in
+# pages), which MemFree does not include: order-0 frees, and 2 MiB ones,
+# land there.
+node_memfree_kb() {
 	local mf pcp
 	mf=$(awk '/MemFree/ { print $4 }' $NODESYS/node$1/meminfo)
 	pcp=$(awk -v n="$1" '/^Node/ { node = $2; sub(",", "", node) } node == n && $1 == "count:" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
 	echo $((mf + pcp * 4))
 }
+
+# Zero reserve held on node $1, kB (/sys/kernel/poolmem/zero_reserve).
+node_reserve_kb() {
+	awk -v n="$1" '$1 == n { printf "%d\n", $3 / 1024; f = 1 } END { if (!f) print 0 }' /sys/kernel/poolmem/zero_reserve 2>/dev/null || echo 0
+}
+
+# Free memory of node $1 in kB for poolmem's purposes: node_memfree_kb plus
+# the zero reserve there (zeroed memory waiting for new chunks, given back
+# on demand: free to a domain, not held by one).
+node_free_kb() { echo $(($(node_memfree_kb $1) + $(node_reserve_kb $1))); }
 
 # Used memory of node $1 in kB (MemTotal less node_free_kb).
 node_used_kb() { echo $(($(awk '/MemTotal/ { print $4 }' $NODESYS/node$1/meminfo) - $(node_free_kb $1))); }

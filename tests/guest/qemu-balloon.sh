@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-boot: own
+# rig-timeout: 720
 # rig-debug: skip a nested QEMU guest under KASAN takes many minutes; QEMU's fallocate discards run on the debug kernel in qemu-real
 # THEORY OF OPERATION: memory a guest gives back returns to the pools. A
 # Linux guest (Debian's kernel, tests/guest/inner/: busybox, the virtio

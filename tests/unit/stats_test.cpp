@@ -175,6 +175,13 @@ TEST(Stats, stat_fields_match_the_single_value_files)
 	EXPECT_EQ(p[0].move_retries, 1u);
 	EXPECT_EQ(p[0].samples, 40u);
 	EXPECT_EQ(p[0].demotions, 2u);
+	EXPECT_EQ(p[0].zero_reserve_bytes, 8388608u);
+	EXPECT_EQ(p[0].zero_reserve_refills, 40u);
+	EXPECT_EQ(p[0].zero_reserve_hits, 12u);
+	EXPECT_EQ(p[0].zero_reserve_misses, 3u);
+	EXPECT_EQ(p[0].zero_reserve_target_bytes, 20971520u);
+	EXPECT_EQ(p[0].zero_reserve, "1%");
+	EXPECT_EQ(p[1].zero_reserve, "0");
 	EXPECT_EQ(p[1].moved_bytes, 10485760u);
 	EXPECT_EQ(d[0].sample_hits, 60u);
 	EXPECT_EQ(d[0].demotions, 2u);

@@ -212,11 +212,17 @@ void online_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, Z
 	const char *state = zone == Zone::movable ? "online_movable" : "online_kernel";
 	unsigned done = 0;
 	for (unsigned b : blocks) {
-		if (block_state(sysfs, b) != "online") {
-			int e = write_state(sysfs, b, state);
-			if (e)
-				throw Error("memory" + std::to_string(b), "cannot online memory", e);
-		}
+		/*
+		 * Write first, ask after: the kernel refuses (EINVAL) to online
+		 * a block that is online, and only then is its state read. A
+		 * sysfs access is dear under emulation, and onlining is mostly
+		 * the kernel's work, so the common path is one write per block.
+		 */
+		int e = write_state(sysfs, b, state);
+		if (e == EINVAL && block_state(sysfs, b) == "online")
+			e = 0;
+		if (e)
+			throw Error("memory" + std::to_string(b), "cannot online memory", e);
 		done++;
 		if (progress)
 			progress(done, static_cast<unsigned>(blocks.size()));

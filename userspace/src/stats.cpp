@@ -85,7 +85,13 @@ PoolStats pool_from(const At &dir, const std::string &name)
 		   &PoolStats::faults, &PoolStats::failures, &PoolStats::access_factor,
 		   &PoolStats::moved_in, &PoolStats::moved_out, &PoolStats::accesses,
 		   &PoolStats::moved_bytes, &PoolStats::move_retries, &PoolStats::move_pins,
-		   &PoolStats::samples, &PoolStats::promotions, &PoolStats::demotions});
+		   &PoolStats::samples, &PoolStats::promotions, &PoolStats::demotions,
+		   &PoolStats::zero_reserve_bytes, &PoolStats::zero_reserve_refills, &PoolStats::zero_reserve_hits,
+		   &PoolStats::zero_reserve_misses});
+	p.zero_reserve_target_bytes = u64(dir, "zero_reserve_target_bytes");
+	p.zero_reserve = str(dir, "zero_reserve");
+	while (!p.zero_reserve.empty() && p.zero_reserve.back() == '\n')
+		p.zero_reserve.pop_back();
 	p.state = str(dir, "state");
 	while (!p.state.empty() && p.state.back() == '\n')
 		p.state.pop_back();

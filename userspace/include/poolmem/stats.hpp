@@ -28,6 +28,11 @@ struct PoolStats {
 	uint64_t accesses = 0;                ///< estimated from sampled refaults (tiering)
 	uint64_t moved_bytes = 0, move_retries = 0, move_pins = 0;
 	uint64_t samples = 0, promotions = 0, demotions = 0; ///< tier moves: to local, from local
+	/// zero reserve (pre-zeroed units of the pool's node): held now, units
+	/// zeroed into it, chunk units taken from it / zeroed on the fault path
+	uint64_t zero_reserve_bytes = 0, zero_reserve_refills = 0, zero_reserve_hits = 0, zero_reserve_misses = 0;
+	uint64_t zero_reserve_target_bytes = 0;
+	std::string zero_reserve;             ///< as configured: "1%" or bytes
 	std::string state;                    ///< "online" or "draining"
 	std::vector<uint64_t> window_counts;  ///< newest first
 };

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The zero reserve: per node, a few 2 MiB units taken from the buddy
+ * allocator and zeroed ahead of time by a background thread, so that the
+ * fault that places a chunk maps memory instead of clearing it. Pool nodes
+ * keep the share their pool is configured with (zero_reserve in the pool's
+ * sysfs directory, 1% of capacity by default); nodes with CPUs, the local
+ * tier, keep local_zero_reserve_mb.
+ *
+ * A unit in the reserve is zeroed after the page allocator gave it out,
+ * and while it waits there nobody maps it and nobody holds a reference to
+ * it but the reserve: what a tenant gets from it is zeros, whatever the
+ * previous owner of the memory wrote (init_on_alloc=0 included).
+ *
+ * Reserve memory is used memory to the node (it is allocated), is shown
+ * apart (zero_reserve_bytes), and is given back:
+ *  - under memory pressure, by a NUMA-aware shrinker, which also holds the
+ *    refill off for a while;
+ *  - to memory offline: MEM_GOING_OFFLINE frees the units in the range
+ *    (the block's pageblocks are isolated then, so no refill lands there
+ *    again);
+ *  - when the target drops (pool drain, pool remove, a smaller setting);
+ *  - at module unload.
+ * Admission does not see the reserve at all: it counts quotas against
+ * capacity, and a reserve unit serves a fault as free memory would.
+ *
+ * The refill runs in a kthread at nice 19 (SCHED_IDLE is not available to
+ * modules since 5.9) and takes free memory only: no direct reclaim, no
+ * kswapd wake-up, so it never pushes anything else out of a node to fill
+ * its reserve.
+ *
+ * Locks:
+ *  - pm_reserve.lock (spinlock) protects the unit list and nr. Taken in
+ *    the fault path; nothing under it sleeps or allocates.
+ *  - pm_reserve.offline_sem: a refill holds it for read from allocation to
+ *    insertion; MEM_GOING_OFFLINE takes it for write, so that no unit is
+ *    on its way into the list while the units in the range are freed. The
+ *    refill only trylocks it and allocates without reclaim, so it waits on
+ *    nothing the memory hotplug path holds.
+ *  - pm_lock (mutex) is taken by the thread alone, to read the pools'
+ *    settings; never with a reserve lock held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/freezer.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/memory.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/sched.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#include "poolmem.h"
+
+struct pm_reserve {
+	spinlock_t lock;
+	struct list_head units;		/* head pages, linked by page->lru */
+	unsigned long nr;		/* units on the list */
+	unsigned long target;		/* units wanted; 0: the reserve is off */
+	struct rw_semaphore offline_sem;
+	unsigned long hold_until;	/* jiffies: no refill before (pressure, no free memory) */
+	atomic64_t refills;		/* units zeroed into the reserve */
+	atomic64_t hits;		/* chunk units taken from it */
+	atomic64_t misses;		/* chunk units zeroed on the fault path: it was empty */
+};
+
+static struct pm_reserve *pm_reserves;	/* nr_node_ids of them */
+
+unsigned int pm_zero_reserve_pct = 1;
+PM_PARAM_UINT_RANGE(zero_reserve_pct, pm_zero_reserve_pct, 0, 50, 0644);
+MODULE_PARM_DESC(zero_reserve_pct,
+		 "Zero reserve of a pool added from now on, % of its capacity, 0..50 (default 1; 0 = off)");
+
+static unsigned int pm_local_zero_reserve_mb = 64;
+PM_PARAM_UINT_RANGE(local_zero_reserve_mb, pm_local_zero_reserve_mb, 0, 65536, 0644);
+MODULE_PARM_DESC(local_zero_reserve_mb,
+		 "Zero reserve of each node with CPUs (the local tier), MiB, 0..65536 (default 64; 0 = off)");
+
+static struct task_struct *pm_zerod;
+static DECLARE_WAIT_QUEUE_HEAD(pm_zerod_wait);
+static atomic_t pm_zerod_kicked = ATOMIC_INIT(0);
+
+/* Something changed (a unit taken or freed, a target): look again. */
+void pm_zerod_kick(void)
+{
+	/* the flag before the wake-up: the thread tests it after it queues itself */
+	atomic_set(&pm_zerod_kicked, 1);
+	wake_up_interruptible(&pm_zerod_wait);
+}
+
+/* Bytes of a pool's reserve as configured: bytes, or % of its capacity. */
+u64 pm_pool_zero_reserve_target(struct pm_pool *p)
+{
+	u64 bytes = READ_ONCE(p->zero_reserve_bytes), present = pm_node_present_bytes(p->node);
+
+	if (READ_ONCE(p->draining))
+		return 0;
+	if (bytes == PM_ZERO_RESERVE_PCT)
+		bytes = div_u64(present * READ_ONCE(p->zero_reserve_pct), 100);
+	/* never more than half the node: the rest is for chunks and the kernel */
+	return round_down(min(bytes, present / 2), PM_UNIT_BYTES);
+}
+
+u64 pm_node_zero_reserve_bytes(int nid)
+{
+	return pm_reserves ? (u64)READ_ONCE(pm_reserves[nid].nr) << PM_UNIT_SHIFT : 0;
+}
+
+void pm_node_zero_reserve_stats(int nid, u64 *refills, u64 *hits, u64 *misses)
+{
+	struct pm_reserve *r = &pm_reserves[nid];
+
+	*refills = atomic64_read(&r->refills);
+	*hits = atomic64_read(&r->hits);
+	*misses = atomic64_read(&r->misses);
+}
+
+/*
+ * /sys/kernel/poolmem/zero_reserve: one line per node that keeps or holds
+ * a reserve, pools' and the local tier's alike:
+ * "NODE TARGET_BYTES BYTES REFILLS HITS MISSES".
+ */
+ssize_t pm_zero_reserve_nodes_show(char *buf)
+{
+	int nid, n = 0;
+
+	if (!pm_reserves)	/* module init: the file is there before the reserve */
+		return 0;
+	for_each_node_state(nid, N_MEMORY) {
+		struct pm_reserve *r = &pm_reserves[nid];
+		unsigned long target = READ_ONCE(r->target), nr = READ_ONCE(r->nr);
+
+		if (!target && !nr && !atomic64_read(&r->refills))
+			continue;
+		n += sysfs_emit_at(buf, n, "%d %llu %llu %lld %lld %lld\n", nid, (u64)target << PM_UNIT_SHIFT,
+				   (u64)nr << PM_UNIT_SHIFT, atomic64_read(&r->refills), atomic64_read(&r->hits),
+				   atomic64_read(&r->misses));
+	}
+	return n;
+}
+
+/* Targets of every node with memory: its pool's, or the local tier's. */
+static void pm_reserve_update_targets(void)
+{
+	int nid;
+
+	mutex_lock(&pm_lock);
+	for_each_node_state(nid, N_MEMORY) {
+		struct pm_pool *p = pm_node_pool(nid);
+		u64 bytes;
+
+		if (p)
+			bytes = pm_pool_zero_reserve_target(p);
+		else if (node_state(nid, N_CPU))
+			bytes = (u64)READ_ONCE(pm_local_zero_reserve_mb) << 20;
+		else
+			bytes = 0;	/* neither a pool nor a home node */
+		WRITE_ONCE(pm_reserves[nid].target, bytes >> PM_UNIT_SHIFT);
+	}
+	mutex_unlock(&pm_lock);
+}
+
+/*
+ * A zeroed unit for a new chunk on @nid, or NULL. Counts a hit or, when
+ * the node keeps a reserve, a miss (the caller zeroes on the fault path).
+ * Any context that may take a spinlock.
+ */
+struct page *pm_reserve_take(int nid)
+{
+	struct pm_reserve *r = &pm_reserves[nid];
+	struct page *page;
+
+	if (!READ_ONCE(r->target) && !READ_ONCE(r->nr))
+		return NULL;
+	spin_lock(&r->lock);
+	page = list_first_entry_or_null(&r->units, struct page, lru);
+	if (page) {
+		/* leaves lru poisoned, as a page fresh from the buddy lists is */
+		list_del(&page->lru);
+		r->nr--;
+	}
+	spin_unlock(&r->lock);
+	atomic64_inc(page ? &r->hits : &r->misses);
+	pm_zerod_kick();
+	return page;
+}
+
+/* Free up to @max units of @nid's reserve whose PFN is in [@lo, @hi). */
+static unsigned long pm_reserve_release(int nid, unsigned long max, unsigned long lo, unsigned long hi)
+{
+	struct pm_reserve *r = &pm_reserves[nid];
+	struct page *page, *tmp;
+	unsigned long n = 0;
+	LIST_HEAD(freed);
+
+	spin_lock(&r->lock);
+	list_for_each_entry_safe(page, tmp, &r->units, lru) {
+		unsigned long pfn = page_to_pfn(page);
+
+		if (n == max)
+			break;
+		if (pfn < lo || pfn >= hi)
+			continue;
+		list_move(&page->lru, &freed);
+		r->nr--;
+		n++;
+	}
+	spin_unlock(&r->lock);
+	list_for_each_entry_safe(page, tmp, &freed, lru) {
+		list_del(&page->lru);
+		put_page(page);
+	}
+	return n;
+}
+
+/* Zero one unit into @nid's reserve; false if no free memory was there. */
+static bool pm_reserve_refill_one(int nid)
+{
+	struct pm_reserve *r = &pm_reserves[nid];
+	/* free memory only: no direct reclaim, no kswapd, no OOM, no warning */
+	gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN;
+	struct page *page;
+	unsigned long i;
+
+	if (!down_read_trylock(&r->offline_sem))
+		return false;	/* an offline is releasing units on this node */
+	page = pm_should_fail(PM_UNIT_BYTES) ? NULL : alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
+	if (!page) {
+		up_read(&r->offline_sem);
+		return false;
+	}
+	for (i = 0; i < PM_UNIT_PAGES; i++) {
+		clear_highpage(page + i);
+		if ((i & 63) == 63)
+			cond_resched();
+	}
+	/* the lock orders the zeroes before the unit is seen on the list */
+	spin_lock(&r->lock);
+	list_add_tail(&page->lru, &r->units);
+	r->nr++;
+	spin_unlock(&r->lock);
+	up_read(&r->offline_sem);
+	atomic64_inc(&r->refills);
+	return true;
+}
+
+static int pm_zerod_fn(void *unused)
+{
+	set_user_nice(current, MAX_NICE);
+	set_freezable();
+	while (!kthread_should_stop()) {
+		bool more = false;
+		int nid;
+
+		pm_reserve_update_targets();
+		for_each_node_state(nid, N_MEMORY) {
+			struct pm_reserve *r = &pm_reserves[nid];
+			unsigned long target = READ_ONCE(r->target), nr = READ_ONCE(r->nr);
+
+			if (nr > target) {
+				pm_reserve_release(nid, nr - target, 0, ULONG_MAX);
+			} else if (nr < target && time_after_eq(jiffies, READ_ONCE(r->hold_until))) {
+				if (pm_reserve_refill_one(nid))
+					more = true;
+				else	/* no free memory there now: not before a second */
+					WRITE_ONCE(r->hold_until, jiffies + HZ);
+			}
+			if (kthread_should_stop())
+				break;
+			cond_resched();
+		}
+		if (more)
+			continue;
+		/* also every second: capacity grows as blocks come online, holds expire */
+		wait_event_freezable_timeout(pm_zerod_wait,
+					     kthread_should_stop() || atomic_xchg(&pm_zerod_kicked, 0), HZ);
+	}
+	return 0;
+}
+
+/*
+ * MEM_GOING_OFFLINE of [@start_pfn, +@nr_pages) on @nid: free the reserve's
+ * units there, after any refill in flight has put its unit on the list.
+ */
+void pm_reserve_offline(int nid, unsigned long start_pfn, unsigned long nr_pages)
+{
+	struct pm_reserve *r;
+	unsigned long n;
+
+	if (!pm_reserves)
+		return;
+	r = &pm_reserves[nid];
+	down_write(&r->offline_sem);
+	n = pm_reserve_release(nid, ULONG_MAX, start_pfn, start_pfn + nr_pages);
+	up_write(&r->offline_sem);
+	if (n)
+		pr_info("memory offline of PFNs %#lx-%#lx: %lu zero reserve units given back\n", start_pfn,
+			start_pfn + nr_pages - 1, n);
+}
+
+static unsigned long pm_reserve_count(struct shrinker *s, struct shrink_control *sc)
+{
+	unsigned long nr = READ_ONCE(pm_reserves[sc->nid].nr);
+
+	return nr ? nr << PM_UNIT_ORDER : SHRINK_EMPTY;
+}
+
+static unsigned long pm_reserve_scan(struct shrinker *s, struct shrink_control *sc)
+{
+	struct pm_reserve *r = &pm_reserves[sc->nid];
+	unsigned long n;
+
+	/* the node is short of memory: no refill for two seconds */
+	WRITE_ONCE(r->hold_until, jiffies + 2 * HZ);
+	n = pm_reserve_release(sc->nid, DIV_ROUND_UP(sc->nr_to_scan, PM_UNIT_PAGES), 0, ULONG_MAX);
+	return n ? n << PM_UNIT_ORDER : SHRINK_STOP;
+}
+
+static struct shrinker pm_reserve_shrinker = {
+	.count_objects = pm_reserve_count,
+	.scan_objects = pm_reserve_scan,
+	.seeks = 0,	/* zeroed memory is cheap to make again: give it first */
+	.flags = SHRINKER_NUMA_AWARE,
+};
+
+int pm_reserve_init(void)
+{
+	int nid, ret;
+
+	pm_reserves = kcalloc(nr_node_ids, sizeof(*pm_reserves), GFP_KERNEL);
+	if (!pm_reserves)
+		return -ENOMEM;
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		struct pm_reserve *r = &pm_reserves[nid];
+
+		spin_lock_init(&r->lock);
+		INIT_LIST_HEAD(&r->units);
+		init_rwsem(&r->offline_sem);
+		r->hold_until = jiffies;
+	}
+	ret = register_shrinker(&pm_reserve_shrinker, "poolmem-zero-reserve");
+	if (ret)
+		goto out_free;
+	pm_zerod = kthread_run(pm_zerod_fn, NULL, "poolmem_zerod");
+	if (IS_ERR(pm_zerod)) {
+		ret = PTR_ERR(pm_zerod);
+		goto out_shrinker;
+	}
+	return 0;
+
+out_shrinker:
+	unregister_shrinker(&pm_reserve_shrinker);
+out_free:
+	kfree(pm_reserves);
+	pm_reserves = NULL;
+	return ret;
+}
+
+/* Module exit, first part: nothing refills or shrinks the reserve any more. */
+void pm_reserve_stop(void)
+{
+	kthread_stop(pm_zerod);
+	unregister_shrinker(&pm_reserve_shrinker);
+}
+
+/*
+ * Module exit, last part: after the sysfs files that read the reserve
+ * (pools' and /sys/kernel/poolmem's) are gone, and readers with them.
+ */
+void pm_reserve_exit(void)
+{
+	int nid;
+
+	if (!pm_reserves)
+		return;
+	for (nid = 0; nid < nr_node_ids; nid++)
+		pm_reserve_release(nid, ULONG_MAX, 0, ULONG_MAX);
+	kfree(pm_reserves);
+	pm_reserves = NULL;
+}

@@ -1,0 +1,89 @@
+# rig-topologies: nvdimm-numa
+# THEORY OF OPERATION: the zero reserve (kmod/reserve.c), with
+# init_on_alloc=0 so that only poolmem's zeroing stands between tenants:
+#  1. zeroing: a domain fills the whole of p0 it can get with a pattern and
+#     is destroyed; the reserve refills from that memory (its refill count
+#     grows by all of it); a new tenant then takes the whole reserve (hits
+#     grow by all of it) and reads zeros only, everywhere;
+#  2. settings: pool set --zero-reserve SIZE|PCT, shown by sysfs, pool show
+#     and JSON; 0 turns it off and gives the memory back;
+#  3. pressure: anonymous memory bound to p0's node asks for more than is
+#     free there; the reserve gives its memory back (shrinker) and the
+#     process gets it, no OOM kill;
+#  4. offline: every block of p1's node goes offline straight through sysfs
+#     (not poolctl) while the reserve holds units there: none is refused.
+. /rig/tests/lib.sh
+grep -qw init_on_alloc=0 /proc/cmdline || fail "rig must boot with init_on_alloc=0"
+pm_pools_up
+n0=$(pool_attr p0 node)
+n1=$(pool_attr p1 node)
+reserve() { pool_attr $1 zero_reserve_bytes; }
+at_target() { [ "$(reserve $1)" = "$(pool_attr $1 zero_reserve_target_bytes)" ]; }
+
+# --- default: 1% of capacity, rounded down to 2 MiB units ---
+check_eq "p0 setting" "1%" "$(pool_attr p0 zero_reserve)"
+cap=$(pool_attr p0 capacity_bytes)
+check_eq "p0 target" $((cap / 100 / (2 * MiB) * 2 * MiB)) "$(pool_attr p0 zero_reserve_target_bytes)"
+wait_for 60 at_target p0 || fail "p0 reserve did not fill: $(reserve p0) of $(pool_attr p0 zero_reserve_target_bytes)"
+
+# --- 1. zeroing ---
+poolctl pool set p0 --zero-reserve 128M | grep -q "^p0: zero reserve 134217728 (128.0 MiB)" || fail "pool set output"
+wait_for 60 at_target p0 || fail "p0 reserve did not fill to 128M: $(reserve p0)"
+check_eq "p0 reserve after set" $((128 * MiB)) "$(reserve p0)"
+# the whole reserve back to the node, then a tenant writes over all of it
+poolctl pool set p0 --zero-reserve 0 >/dev/null
+wait_for 30 at_target p0 || fail "p0 reserve not emptied: $(reserve p0)"
+check_eq "p0 reserve off" 0 "$(reserve p0)"
+free=$(($(node_memfree_kb $n0) * 1024 / (2 * MiB) * 2 * MiB - 64 * MiB))
+pmtest domain-create dirty $free 0 $free tier=pool-first pools=p0 >/dev/null
+pmtest fill dirty 0 $free 0xa5 >/dev/null
+pmtest domain-destroy dirty >/dev/null
+r0=$(pool_attr p0 zero_reserve_refills) h0=$(pool_attr p0 zero_reserve_hits)
+poolctl pool set p0 --zero-reserve 128M >/dev/null
+wait_for 60 at_target p0 || fail "p0 reserve did not refill: $(reserve p0)"
+check_eq "units zeroed into the reserve" 64 $(($(pool_attr p0 zero_reserve_refills) - r0))
+# a tenant of the reserve's size takes the whole of it: units leave the
+# reserve oldest first, so its 64 units are the 64 zeroed above (refills
+# while it touches go behind them)
+pmtest domain-create clean 128M 0 128M tier=pool-first pools=p0 >/dev/null
+pmtest expect clean 0 128M 0 || fail "a tenant read another tenant's bytes from the reserve"
+check_eq "units taken from the reserve" 64 $(($(pool_attr p0 zero_reserve_hits) - h0))
+pmtest domain-destroy clean >/dev/null
+
+# --- 2. settings ---
+expect_exit 2 "^poolctl: --zero-reserve 60%: a percentage from 0% to 50%" poolctl pool set p0 --zero-reserve 60%
+expect_exit 2 "^poolctl: --zero-reserve 64G: above the pool's capacity" poolctl pool set p0 --zero-reserve 64G
+expect_exit 3 "^poolctl: nope: no such pool" poolctl pool set nope --zero-reserve 1%
+poolctl pool set p0 --zero-reserve 5% >/dev/null
+check_eq "p0 setting 5%" "5%" "$(pool_attr p0 zero_reserve)"
+check_eq "p0 target 5%" $((cap * 5 / 100 / (2 * MiB) * 2 * MiB)) "$(pool_attr p0 zero_reserve_target_bytes)"
+poolctl pool show p0 | grep -qE "^  zero +[0-9.]+ [MGK]?i?B of [0-9.]+ MiB held pre-zeroed \(setting 5%\)" ||
+	fail "pool show: $(poolctl pool show p0 | grep zero)"
+poolctl pool show p0 --json | grep -q '"setting": "5%"' || fail "pool show --json: zero_reserve.setting"
+grep -qE "^$n0 [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$" /sys/kernel/poolmem/zero_reserve ||
+	fail "/sys/kernel/poolmem/zero_reserve has no line for node $n0: $(cat /sys/kernel/poolmem/zero_reserve)"
+
+# --- 3. pressure: the reserve gives way, nothing is killed ---
+poolctl pool set p0 --zero-reserve 512M >/dev/null
+wait_for 120 at_target p0 || fail "p0 reserve did not fill to 512M: $(reserve p0)"
+want=$(($(node_memfree_kb $n0) / 1024 + 256))
+out=$(numactl --membind=$n0 pmtest anon-hold $want 1 2>&1) || fail "anonymous memory bound to node $n0 failed: $out"
+echo "$out" | grep -q "anon-hold: ready" || fail "anon-hold: $out"
+dmesg | grep -q "Out of memory" && fail "the OOM killer ran: $(dmesg | grep -A3 'Out of memory' | head -n 5)"
+left=$(reserve p0)
+[ "$left" -lt $((512 * MiB - 256 * MiB)) ] || fail "the reserve did not give way: $left bytes held"
+info "ok: $want MiB bound to node $n0 allocated; reserve gave way to $((left / MiB)) MiB"
+
+# --- 4. offline straight through sysfs, reserve units on the blocks ---
+poolctl pool set p1 --zero-reserve 256M >/dev/null
+wait_for 120 at_target p1 || fail "p1 reserve did not fill: $(reserve p1)"
+given=$(dmesg | grep -c "zero reserve units given back" || true)
+for b in $(node_blocks $n1); do
+	echo offline > $MEMSYS/$b/state || fail "offline of $b (node $n1) refused with the reserve there"
+done
+check_eq "p1 reserve after every block offline" 0 "$(reserve p1)"
+[ "$(dmesg | grep -c "zero reserve units given back")" -gt "$given" ] ||
+	fail "no block gave reserve units back: the test proved nothing"
+online_node_blocks $n1 >/dev/null
+poolctl pool set p0 --zero-reserve 1% >/dev/null
+poolctl pool set p1 --zero-reserve 1% >/dev/null
