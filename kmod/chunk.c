@@ -50,10 +50,13 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 		return NULL;
 	/*
 	 * A new chunk's unit comes zeroed from the node's zero reserve when
-	 * it has one. Not for a pinnable domain: reserve units are of the
-	 * movable class and may sit in ZONE_MOVABLE.
+	 * it has one. Not for a pinnable domain, and not while the task is
+	 * long-term pinning (FOLL_LONGTERM sets PF_MEMALLOC_PIN, under which
+	 * the page allocator avoids ZONE_MOVABLE and CMA): reserve units are
+	 * of the movable class and may sit in either, and GUP can neither pin
+	 * nor migrate them (it would retry forever).
 	 */
-	if ((flags & PM_ALLOC_ZERO) && !pinnable) {
+	if ((flags & PM_ALLOC_ZERO) && !pinnable && !(current->flags & PF_MEMALLOC_PIN)) {
 		page = pm_reserve_take(nid);
 		if (page)
 			return page;

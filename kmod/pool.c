@@ -430,5 +430,7 @@ out_put:
 void pm_pools_sysfs_exit(void)
 {
 	kobject_put(pm_pools_kobj);
+	/* now, not when the last child's delayed release drops pm_kobj */
+	sysfs_remove_file(pm_kobj, &pm_attr_zero_reserve.attr);
 	kobject_put(pm_kobj);
 }

@@ -18,16 +18,26 @@
  *    refill off for a while;
  *  - to memory offline: MEM_GOING_OFFLINE frees the units in the range
  *    (the block's pageblocks are isolated then, so no refill lands there
- *    again);
+ *    again). That works in ZONE_MOVABLE, where pool memory is onlined by
+ *    default: there the kernel's isolation takes any page. In a kernel
+ *    zone, isolation refuses a block holding a unit (allocated, not on
+ *    the LRU) before the notifier runs, so whoever offlines such memory
+ *    empties the reserve first (poolctl pool offline and remove do: they
+ *    set zero_reserve to 0 and wait);
  *  - when the target drops (pool drain, pool remove, a smaller setting);
  *  - at module unload.
  * Admission does not see the reserve at all: it counts quotas against
  * capacity, and a reserve unit serves a fault as free memory would.
  *
  * The refill runs in a kthread at nice 19 (SCHED_IDLE is not available to
- * modules since 5.9) and takes free memory only: no direct reclaim, no
- * kswapd wake-up, so it never pushes anything else out of a node to fill
- * its reserve.
+ * modules since 5.9) and takes free memory only: only while the node's
+ * free pages are above its zones' high watermarks by a unit, with no
+ * direct reclaim, no kswapd wake-up and no memory reserves, so it never
+ * pushes anything else out of a node to fill its reserve. Units that land
+ * in CMA pageblocks go back at once (alloc_contig_range() has no notifier
+ * to ask for them). A unit with a hardware-poisoned page is never handed
+ * out nor freed again: it stays out of use, as the buddy allocator would
+ * keep it.
  *
  * Locks:
  *  - pm_reserve.lock (spinlock) protects the unit list and nr. Taken in
@@ -156,12 +166,25 @@ static void pm_reserve_update_targets(void)
 		if (p)
 			bytes = pm_pool_zero_reserve_target(p);
 		else if (node_state(nid, N_CPU))
-			bytes = (u64)READ_ONCE(pm_local_zero_reserve_mb) << 20;
+			bytes = min((u64)READ_ONCE(pm_local_zero_reserve_mb) << 20, pm_node_present_bytes(nid) / 2);
 		else
 			bytes = 0;	/* neither a pool nor a home node */
 		WRITE_ONCE(pm_reserves[nid].target, bytes >> PM_UNIT_SHIFT);
 	}
 	mutex_unlock(&pm_lock);
+}
+
+/* memory_failure() could not take the unit (it was ours): never use it again */
+static bool pm_unit_poisoned(struct page *page)
+{
+	unsigned long i;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return false;
+	for (i = 0; i < PM_UNIT_PAGES; i++)
+		if (PageHWPoison(page + i))
+			return true;
+	return false;
 }
 
 /*
@@ -176,6 +199,7 @@ struct page *pm_reserve_take(int nid)
 
 	if (!READ_ONCE(r->target) && !READ_ONCE(r->nr))
 		return NULL;
+again:
 	spin_lock(&r->lock);
 	page = list_first_entry_or_null(&r->units, struct page, lru);
 	if (page) {
@@ -184,21 +208,35 @@ struct page *pm_reserve_take(int nid)
 		r->nr--;
 	}
 	spin_unlock(&r->lock);
+	if (page && pm_unit_poisoned(page)) {
+		pr_warn_ratelimited("zero reserve unit at PFN %#lx on node %d has a poisoned page: left out of use\n",
+				    page_to_pfn(page), nid);
+		goto again;
+	}
 	atomic64_inc(page ? &r->hits : &r->misses);
 	pm_zerod_kick();
 	return page;
 }
 
-/* Free up to @max units of @nid's reserve whose PFN is in [@lo, @hi). */
+/*
+ * Free up to @max units of @nid's reserve whose PFN is in [@lo, @hi). The
+ * list is taken whole and sorted outside the lock (it may be long: a
+ * fault must not wait behind the walk), and what stays goes back at its
+ * head, where the oldest units were.
+ */
 static unsigned long pm_reserve_release(int nid, unsigned long max, unsigned long lo, unsigned long hi)
 {
 	struct pm_reserve *r = &pm_reserves[nid];
 	struct page *page, *tmp;
 	unsigned long n = 0;
+	LIST_HEAD(all);
 	LIST_HEAD(freed);
 
 	spin_lock(&r->lock);
-	list_for_each_entry_safe(page, tmp, &r->units, lru) {
+	list_splice_init(&r->units, &all);
+	r->nr = 0;
+	spin_unlock(&r->lock);
+	list_for_each_entry_safe(page, tmp, &all, lru) {
 		unsigned long pfn = page_to_pfn(page);
 
 		if (n == max)
@@ -206,15 +244,43 @@ static unsigned long pm_reserve_release(int nid, unsigned long max, unsigned lon
 		if (pfn < lo || pfn >= hi)
 			continue;
 		list_move(&page->lru, &freed);
-		r->nr--;
 		n++;
 	}
-	spin_unlock(&r->lock);
+	if (!list_empty(&all)) {
+		unsigned long kept = 0;
+
+		list_for_each_entry(page, &all, lru)
+			kept++;
+		spin_lock(&r->lock);
+		list_splice(&all, &r->units);
+		r->nr += kept;
+		spin_unlock(&r->lock);
+	}
 	list_for_each_entry_safe(page, tmp, &freed, lru) {
 		list_del(&page->lru);
+		if (pm_unit_poisoned(page))
+			continue;	/* out of use for good */
 		put_page(page);
 	}
 	return n;
+}
+
+/* Free pages of @nid above its zones' high watermarks, in pages (0 if none). */
+static unsigned long pm_node_free_above_high(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long free = 0, high = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++) {
+		struct zone *zone = &pgdat->node_zones[z];
+
+		if (!populated_zone(zone))
+			continue;
+		free += zone_page_state(zone, NR_FREE_PAGES);
+		high += high_wmark_pages(zone);
+	}
+	return free > high ? free - high : 0;
 }
 
 /* Zero one unit into @nid's reserve; false if no free memory was there. */
@@ -222,13 +288,20 @@ static bool pm_reserve_refill_one(int nid)
 {
 	struct pm_reserve *r = &pm_reserves[nid];
 	/* free memory only: no direct reclaim, no kswapd, no OOM, no warning */
-	gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN;
+	gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN |
+		    __GFP_NOMEMALLOC;
 	struct page *page;
 	unsigned long i;
 
+	if (!node_online(nid) || pm_node_free_above_high(nid) < 2 * PM_UNIT_PAGES)
+		return false;	/* not without taking what the node needs */
 	if (!down_read_trylock(&r->offline_sem))
 		return false;	/* an offline is releasing units on this node */
 	page = pm_should_fail(PM_UNIT_BYTES) ? NULL : alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
+	if (page && is_migrate_cma_page(page)) {
+		put_page(page);	/* CMA's: alloc_contig_range() could not get it back */
+		page = NULL;
+	}
 	if (!page) {
 		up_read(&r->offline_sem);
 		return false;
@@ -256,6 +329,7 @@ static int pm_zerod_fn(void *unused)
 		bool more = false;
 		int nid;
 
+		try_to_freeze();	/* zeroing a large target takes longer than a suspend waits */
 		pm_reserve_update_targets();
 		for_each_node_state(nid, N_MEMORY) {
 			struct pm_reserve *r = &pm_reserves[nid];
@@ -317,6 +391,8 @@ static unsigned long pm_reserve_scan(struct shrinker *s, struct shrink_control *
 	/* the node is short of memory: no refill for two seconds */
 	WRITE_ONCE(r->hold_until, jiffies + 2 * HZ);
 	n = pm_reserve_release(sc->nid, DIV_ROUND_UP(sc->nr_to_scan, PM_UNIT_PAGES), 0, ULONG_MAX);
+	/* a unit is 512 pages: say so, or reclaim would ask 4x what it needed */
+	sc->nr_scanned = n << PM_UNIT_ORDER;
 	return n ? n << PM_UNIT_ORDER : SHRINK_STOP;
 }
 

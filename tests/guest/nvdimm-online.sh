@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: skip the rig's own check of NVDIMM onlining and HMAT: no poolmem code runs
 # THEORY OF OPERATION: two QEMU NVDIMMs sit on CPU-less NUMA nodes 1 and 2
 # (scripts/rig/topologies/nvdimm-numa.sh). Their label-less namespaces are
 # reconfigured to devdax and then to system-ram; onlining the blocks must put
