@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: skip permission rules of the file system and control device; the same open/ioctl paths run on the debug kernel in pm-fs and pm-bad-input
 # THEORY OF OPERATION: a domain belongs to the uid/gid/mode given at
 # creation: its file carries them and open() checks them (the VFS, as for
 # any file); chown and chmod change them. A non-owner can't open it; the

@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: skip the selection policies are kmod/policy, unit-tested on the host; the placement paths run on the debug kernel in pm-smoke and pm-fuzz
 # THEORY OF OPERATION: pool-tier-only domains (local quota 0) touched chunk
 # by chunk show the pool-selection policy directly in pool_chunks and in the
 # chunk map:

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: skip the QEMU-like test program; Debian's QEMU itself runs on the debug kernel in qemu-real
 # THEORY OF OPERATION: what QEMU and vhost do with guest RAM backed by a
 # domain: memory-backend-file opens the char device, reads the size with
 # lseek(SEEK_END), maps it MAP_SHARED, and discards with fallocate

@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: skip tier policies are kmod/policy, unit-tested on the host; the placement paths run on the debug kernel in pm-smoke, pm-migrate and pm-fuzz
 # THEORY OF OPERATION: a domain of 64 MiB with a 16 MiB local quota and a
 # 48 MiB pool quota (1:3) is touched chunk by chunk (2 MiB). The per-tier
 # bytes after N chunks follow from the tier policy alone:

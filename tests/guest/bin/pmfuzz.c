@@ -612,13 +612,25 @@ static uint64_t read_u64(const char *path)
 	return v;
 }
 
-/* Free memory of node @n in kB: MemFree plus the per-cpu lists' pages. */
+/*
+ * Free memory of node @n in kB: MemFree plus the per-cpu lists' pages,
+ * plus the zero reserve there (/sys/kernel/poolmem/zero_reserve: it fills
+ * and gives way in the background, and is free to a domain).
+ */
 static long node_free_kb(int n)
 {
 	char path[96], line[256];
-	long mf = 0, pcp = 0, v;
-	int node = -1;
+	long mf = 0, pcp = 0, v, zr = 0;
+	unsigned long long zb;
+	int node = -1, zn;
 	FILE *f;
+
+	f = fopen("/sys/kernel/poolmem/zero_reserve", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %*u %llu", &zn, &zb) == 2 && zn == n)
+			zr = (long)(zb >> 10);
+	if (f)
+		fclose(f);
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", n);
 	f = fopen(path, "r");
@@ -636,7 +648,7 @@ static long node_free_kb(int n)
 	}
 	if (f)
 		fclose(f);
-	return mf + pcp * 4;
+	return mf + pcp * 4 + zr;
 }
 
 /* A value of the sysfs directory @dfd, or -1 when it is gone. */
