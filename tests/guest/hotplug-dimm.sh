@@ -1,4 +1,5 @@
 # rig-topologies: hotplug
+# rig-debug: core
 # THEORY OF OPERATION: the host adds a 1 GiB pc-dimm on CPU-less node 1
 # through QMP while the guest runs (@@RIG HOST plug-dimm). ACPI memory
 # hotplug must add its blocks offline on node 1; onlining them movable must

@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: no input may oops or WARN the kernel (the rig fails
 # the test on any Call Trace/BUG/WARNING in dmesg), and every malformed
 # request gets a clean error. First targeted cases with their exact errno,

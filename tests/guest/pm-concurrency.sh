@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: 8 threads touch random pages of one 256 MiB domain at
 # once, so many first touches of the same chunk race. Each chunk must be
 # allocated exactly once: the kernel's chunk count must equal the number of

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: every allocation path of poolmem fails sometimes, and
 # each failure is a clean error: no oops (the rig fails the test on any
 # kernel report), no leak (kmemleak after the boot; pools empty and pool

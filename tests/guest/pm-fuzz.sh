@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa cxl2
+# rig-debug: core
 # THEORY OF OPERATION: tests/guest/bin/pmfuzz.c for a bounded time (60 s
 # here; make fuzz SECONDS=N runs longer): random sequences of the calls
 # tenants and operators make, from 3 processes x 3 threads on shared names,

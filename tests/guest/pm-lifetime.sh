@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: lifetimes. rmmod must fail while a domain exists and
 # work once none does. Destroying a mapped domain removes its file (no new
 # opens) but the mapping keeps its data until it goes; then the memory

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: a domain mapped the way QEMU maps guest RAM (the
 # kernel picks the address; poolmem aligns it) gets each 2 MiB unit mapped
 # with one PMD on first touch, like anonymous THP: FilePmdMapped in smaps

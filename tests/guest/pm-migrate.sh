@@ -175,7 +175,7 @@ info "$(wc -l < /tmp/usage) usage samples during vm set, none above its quota"
 # tiering under the writers: vb gets 8 chunks of local quota more, and its
 # (all hot) pool chunks are promoted into it, while samples unmap chunks
 poolctl vm set vb --local 32M --tiering on --scan-rate 128M >/dev/null
-wait_for 30 sh -c "[ \$(cat $DOMSYS/vb/promotions) -ge 8 ]" ||
+wait_for 120 sh -c "[ \$(cat $DOMSYS/vb/promotions) -ge 8 ]" ||
 	fail "vb: tiering promoted $(dom_attr vb promotions) chunks"
 poolctl vm set vb --tiering off >/dev/null
 check_eq "vb local bytes after tiering" $((32 * MiB)) "$(dom_attr vb local_bytes)"

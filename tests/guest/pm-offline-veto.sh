@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: chunk pages are not movable, so offlining a memory
 # block that holds one would make the kernel retry migration until it gives
 # up. poolmem's memory notifier must refuse such an offline at once with

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: regression tests for what a review of the fault path
 # found (each failed before its fix):
 #  - a chunk still referenced at discard (vmsplice into a pipe) was

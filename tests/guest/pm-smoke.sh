@@ -1,4 +1,5 @@
 # rig-topologies: cxl2 nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: the smallest end-to-end path through poolmem.ko:
 # register the topology's two far-memory nodes as pools, create a domain,
 # touch it through a shared mapping, read the counters, destroy it.

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: the zero reserve (kmod/reserve.c), with
 # init_on_alloc=0 so that only poolmem's zeroing stands between tenants:
 #  1. zeroing: a domain fills the whole of p0 it can get with a pattern and

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-debug: core
 # THEORY OF OPERATION: the rig boots with init_on_alloc=0, so the page
 # allocator does not zero pages by itself: only poolmem's own zeroing stands
 # between one tenant's data and the next. A domain is filled with a pattern
