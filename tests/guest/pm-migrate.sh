@@ -64,8 +64,9 @@ for v in va vb vc; do poolctl vm set $v --pools p0,p1 >/dev/null; done
 check_eq "moves after allowing p1" "0 0 0" "$(cat $DOMSYS/va/moves $DOMSYS/vb/moves $DOMSYS/vc/moves | xargs)"
 
 # 3. drain while the writers run, sampling node usage. One awk, at high
-# priority, reads the nodes (as node_used_kb does), the destination before
-# the source. The reads are not one snapshot: MemFree and the per-cpu free
+# priority, reads the nodes (as node_used_kb does: the zero reserve, which
+# fills and trims in the background, counts as free), the destination
+# before the source. The reads are not one snapshot: MemFree and the per-cpu free
 # lists (zoneinfo) are read apart, and a chunk allocated or freed between
 # them counts twice. Of two reads in a row, the lower one is kept, and 4
 # MiB are allowed for what skew is left. A drain that kept the source
@@ -77,8 +78,10 @@ used3() {
 		FILENAME ~ /meminfo$/ && /MemFree/ { fr[n] = $4 }
 		FILENAME == "/proc/zoneinfo" && /^Node/ { z = $2; sub(",", "", z) }
 		FILENAME == "/proc/zoneinfo" && $1 == "count:" { fr[z] += $2 * 4 }
+		FILENAME ~ /zero_reserve$/ { fr[$1] += $3 / 1024 }
 		END { print t[a] - fr[a], t[b] - fr[b], t[c] - fr[c] }' \
-		$NODESYS/node$home/meminfo $NODESYS/node$n1/meminfo $NODESYS/node$n0/meminfo /proc/zoneinfo
+		$NODESYS/node$home/meminfo $NODESYS/node$n1/meminfo $NODESYS/node$n0/meminfo /proc/zoneinfo \
+		/sys/kernel/poolmem/zero_reserve
 }
 set -- $(used3)
 before_l=$1 before_p=$(($2 + $3))

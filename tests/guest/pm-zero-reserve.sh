@@ -68,10 +68,17 @@ grep -qE "^$n0 [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$" /sys/kernel/poolmem/zero_res
 poolctl pool set p0 --zero-reserve 512M >/dev/null
 wait_for 120 at_target p0 || fail "p0 reserve did not fill to 512M: $(reserve p0)"
 want=$(($(node_memfree_kb $n0) / 1024 + 256))
-out=$(numactl --membind=$n0 pmtest anon-hold $want 1 2>&1) || fail "anonymous memory bound to node $n0 failed: $out"
-echo "$out" | grep -q "anon-hold: ready" || fail "anon-hold: $out"
-dmesg | grep -q "Out of memory" && fail "the OOM killer ran: $(dmesg | grep -A3 'Out of memory' | head -n 5)"
+# the reserve is read while the memory is held (once it is let go, the
+# reserve fills again)
+numactl --membind=$n0 pmtest anon-hold $want 10 > /tmp/hog.out 2>&1 &
+hog=$!
+hog_ready() { grep -q "anon-hold: ready" /tmp/hog.out || ! kill -0 $hog 2>/dev/null; }
+wait_for 240 hog_ready || fail "anon-hold did not get its memory in 240 s"
 left=$(reserve p0)
+wait $hog && rc=0 || rc=$?
+[ $rc = 0 ] || fail "anonymous memory bound to node $n0 failed ($rc): $(cat /tmp/hog.out)"
+grep -q "anon-hold: ready" /tmp/hog.out || fail "anon-hold: $(cat /tmp/hog.out)"
+dmesg | grep -q "Out of memory" && fail "the OOM killer ran: $(dmesg | grep -A3 'Out of memory' | head -n 5)"
 [ "$left" -lt $((512 * MiB - 256 * MiB)) ] || fail "the reserve did not give way: $left bytes held"
 info "ok: $want MiB bound to node $n0 allocated; reserve gave way to $((left / MiB)) MiB"
 
