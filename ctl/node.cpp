@@ -4,12 +4,14 @@
 #include "table.hpp"
 
 #include <poolmem/size.hpp>
+#include <poolmem/stats.hpp>
 #include <poolmem/topology.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace poolctl {
@@ -51,6 +53,11 @@ unsigned online_blocks(const poolmem::Topology &t, int node)
 void run_node_list(const GlobalOptions &g, const NodeListOptions &o)
 {
 	const poolmem::Topology t = poolmem::read_topology(g.sysfs);
+	/* the zero reserve of each node that keeps one (module loaded): memory
+	 * the kernel counts as used, held zeroed for new chunks */
+	std::map<int, poolmem::NodeZeroReserve> zero;
+	for (const auto &z : poolmem::read_zero_reserves(g.sysfs))
+		zero[z.node] = z;
 
 	if (o.json) {
 		nlohmann::json out = nlohmann::json::array();
@@ -63,9 +70,17 @@ void run_node_list(const GlobalOptions &g, const NodeListOptions &o)
 				{"blocks", n.blocks.size()},
 				{"blocks_online", online_blocks(t, n.id)},
 				{"distance", n.distance},
+				/* null: the node keeps no reserve, or the module is not loaded */
+				{"zero_reserve", nullptr},
 				/* HMAT from the nearest initiators; null without HMAT */
 				{"access0", nullptr},
 			};
+			if (auto z = zero.find(n.id); z != zero.end())
+				j["zero_reserve"] = {{"target_bytes", z->second.target_bytes},
+						     {"held_bytes", z->second.bytes},
+						     {"refills", z->second.refills},
+						     {"hits", z->second.hits},
+						     {"misses", z->second.misses}};
 			if (n.access0.read_latency_ns) {
 				j["access0"] = {
 					{"initiators", n.access0.initiators},
@@ -81,7 +96,9 @@ void run_node_list(const GlobalOptions &g, const NodeListOptions &o)
 	}
 
 	/* columns as wide as their widest cell: CPU lists of real hosts are long */
-	Table tab({">NODE", "CPUS", ">TOTAL", ">FREE", ">BLOCKS(ONL)", ">LATENCY", ">BANDWIDTH", "DISTANCES"});
+	/* ZEROED: the zero reserve held (its target), counted as used, not FREE */
+	Table tab({">NODE", "CPUS", ">TOTAL", ">FREE", ">ZEROED(TARGET)", ">BLOCKS(ONL)", ">LATENCY", ">BANDWIDTH",
+		   "DISTANCES"});
 	for (const auto &n : t.nodes) {
 		const unsigned online = online_blocks(t, n.id);
 		std::ostringstream dist;
@@ -92,8 +109,12 @@ void run_node_list(const GlobalOptions &g, const NodeListOptions &o)
 		std::string bw = n.access0.read_bandwidth_mbps
 					 ? std::to_string(*n.access0.read_bandwidth_mbps) + " MB/s"
 					 : "-";
+		std::string zeroed = "-";
+		if (auto z = zero.find(n.id); z != zero.end())
+			zeroed = poolmem::format_size(z->second.bytes) + "(" + poolmem::format_size(z->second.target_bytes) +
+				 ")";
 		tab.row({std::to_string(n.id), cpus_text(n.cpus), poolmem::format_size(n.mem_total),
-			 poolmem::format_size(n.mem_free),
+			 poolmem::format_size(n.mem_free), zeroed,
 			 std::to_string(n.blocks.size()) + "(" + std::to_string(online) + ")", lat, bw, dist.str()});
 	}
 	tab.print();

@@ -529,7 +529,7 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"zero_reserve",
 		 {{"setting", p.zero_reserve},
 		  {"target_bytes", p.zero_reserve_target_bytes},
-		  {"bytes", p.zero_reserve_bytes},
+		  {"held_bytes", p.zero_reserve_bytes},
 		  {"refills", p.zero_reserve_refills},
 		  {"hits", p.zero_reserve_hits},
 		  {"misses", p.zero_reserve_misses}}},
@@ -694,12 +694,9 @@ std::vector<unsigned> node_blocks(const GlobalOptions &g, int node)
 /* Bytes the zero reserve holds on NODE (/sys/kernel/poolmem/zero_reserve). */
 uint64_t node_reserve_bytes(const GlobalOptions &g, int node)
 {
-	std::ifstream f(fs::path(g.sysfs) / "kernel/poolmem/zero_reserve");
-	int n;
-	uint64_t target, bytes, refills, hits, misses;
-	while (f >> n >> target >> bytes >> refills >> hits >> misses)
-		if (n == node)
-			return bytes;
+	for (const auto &z : poolmem::read_zero_reserves(g.sysfs))
+		if (z.node == node)
+			return z.bytes;
 	return 0;
 }
 

@@ -41,20 +41,18 @@ public:
 			win.add({}, std::stod(ms) / 1000.0);
 			out.push_back(win.take());
 		}
-		/* every node's zero reserve, the local tier's included: "NODE TARGET BYTES REFILLS HITS MISSES" */
-		std::ifstream zr(r.sysfs / "kernel/poolmem/zero_reserve");
-		if (zr) {
+		/* every node's zero reserve, the local tier's included */
+		const auto reserves = poolmem::read_zero_reserves(r.sysfs);
+		if (!reserves.empty()) {
 			Family held("poolmem_node_zero_reserve_bytes", "Memory each node keeps zeroed ahead for new chunks, pools' nodes and the local tier's (nodes with CPUs), from /sys/kernel/poolmem/zero_reserve.", MetricType::Gauge);
 			Family target("poolmem_node_zero_reserve_target_bytes", "What each node's zero reserve is to hold, from /sys/kernel/poolmem/zero_reserve.", MetricType::Gauge);
 			Family units("poolmem_node_zero_reserve_units_total", "New chunk units per node by where their zeroes came from: result=hit (the reserve) or miss (zeroed on the fault path), from /sys/kernel/poolmem/zero_reserve.", MetricType::Counter);
-			int node;
-			uint64_t t, b, refills, hits, misses;
-			while (zr >> node >> t >> b >> refills >> hits >> misses) {
-				Labels l{{"node", std::to_string(node)}};
-				held.add(l, static_cast<double>(b));
-				target.add(l, static_cast<double>(t));
-				units.add({{"node", std::to_string(node)}, {"result", "hit"}}, static_cast<double>(hits));
-				units.add({{"node", std::to_string(node)}, {"result", "miss"}}, static_cast<double>(misses));
+			for (const auto &z : reserves) {
+				const std::string node = std::to_string(z.node);
+				held.add({{"node", node}}, static_cast<double>(z.bytes));
+				target.add({{"node", node}}, static_cast<double>(z.target_bytes));
+				units.add({{"node", node}, {"result", "hit"}}, static_cast<double>(z.hits));
+				units.add({{"node", node}, {"result", "miss"}}, static_cast<double>(z.misses));
 			}
 			out.push_back(held.take());
 			out.push_back(target.take());

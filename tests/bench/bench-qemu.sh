@@ -10,6 +10,7 @@
 # the ratios mean anything.
 . /rig/tests/lib.sh
 pm_pools_up
+pm_warm_pool p0
 MIB=${BENCH_MIB:-512}
 ROUNDS=${BENCH_ROUNDS:-7}
 node=$(pool_attr p0 node)

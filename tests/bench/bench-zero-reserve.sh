@@ -11,6 +11,7 @@
 #    memset of as much in userspace (2 MiB at a time).
 . /rig/tests/lib.sh
 pm_pools_up
+pm_warm_pool p0
 node=$(pool_attr p0 node)
 MIB=512
 reserve() { pool_attr p0 zero_reserve_bytes; }
@@ -25,17 +26,29 @@ run() {
 	pmtest domain-destroy pf >/dev/null
 	echo "$out" | awk '{ print $3, $7 }'
 }
+: >/tmp/bzr.res
 for how in touch populate; do
 	for threads in 1 2; do
 		[ $how = touch ] && [ $threads = 2 ] && continue
 		rr= rn= rt=
 		for round in 1 2 3 4 5; do
 			set -- $(run $how $threads ${MIB}M); rr="$rr $(awk -v d=$1 -v t=$2 'BEGIN { print d / t }')"
+			echo "$how $threads reserve $1 thp $2" >>/tmp/bzr.res
 			set -- $(run $how $threads 0); rn="$rn $(awk -v d=$1 -v t=$2 'BEGIN { print d / t }')"
+			echo "$how $threads off $1 thp $2" >>/tmp/bzr.res
 		done
 		echo "bench: $how by $threads thread(s), $MIB MiB, time / anon THP's: from a full reserve median $(echo $rr | median) (of$rr), without $(echo $rn | median) (of$rn) (goal: from the reserve <= 0.5)"
 	done
 done
+
+# scaling with the faulting threads: MADV_POPULATE_WRITE's median time by 2
+# threads over by 1, the domain's (reserve off: zeroing at the fault, the
+# CPU-bound case) and anonymous THP's
+med_of() { awk -v w="$1" '$1 == "populate" && $2 == w && $3 == "off" { print $4 }' /tmp/bzr.res | median; }
+thp_of() { awk -v w="$1" '$1 == "populate" && $2 == w { print $6 }' /tmp/bzr.res | median; }
+awk -v d1="$(med_of 1)" -v d2="$(med_of 2)" -v t1="$(thp_of 1)" -v t2="$(thp_of 2)" 'BEGIN {
+	printf "bench: populate, 2 threads / 1 thread (median times): domain, reserve off %.3f (%.3f s / %.3f s), anonymous THP %.3f (%.3f s / %.3f s)\n",
+		d2 / d1, d2, d1, t2 / t1, t2, t1 }'
 
 # the thread's CPU time for 512 MiB zeroed ahead vs memset
 pid=$(pgrep -x poolmem_zerod || ps | awk '$NF == "[poolmem_zerod]" { print $1 }')

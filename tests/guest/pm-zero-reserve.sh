@@ -63,6 +63,21 @@ poolctl pool show p0 | grep -qE "^  zero +[0-9.]+ [MGK]?i?B of [0-9.]+ MiB held 
 poolctl pool show p0 --json | grep -q '"setting": "5%"' || fail "pool show --json: zero_reserve.setting"
 grep -qE "^$n0 [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$" /sys/kernel/poolmem/zero_reserve ||
 	fail "/sys/kernel/poolmem/zero_reserve has no line for node $n0: $(cat /sys/kernel/poolmem/zero_reserve)"
+# poolctl node list shows every node's reserve: p0's, and the local tier's
+# (node 0 has the CPUs: local_zero_reserve_mb, 64 MiB by default)
+wait_for 60 sh -c "awk '\$1 == 0 && \$2 == \$3 && \$2 > 0' /sys/kernel/poolmem/zero_reserve | grep -q ." ||
+	fail "local tier's reserve did not fill: $(cat /sys/kernel/poolmem/zero_reserve)"
+# "NODE HELD TARGET" of each node's zero_reserve in node list --json (keys
+# are sorted: "node" comes before "zero_reserve")
+json_reserve() {
+	poolctl node list --json | awk -F': ' '
+		/"node":/ { n = $2 + 0 }
+		/"held_bytes":/ { h[n] = $2 + 0 }
+		/"target_bytes":/ { t[n] = $2 + 0; print n, h[n], t[n] }'
+}
+check_eq "node list --json: node 0's reserve (held, target)" "0 $((64 * MiB)) $((64 * MiB))" "$(json_reserve | grep '^0 ')"
+check_eq "node list --json: node $n0's reserve target" "$(pool_attr p0 zero_reserve_target_bytes)" "$(json_reserve | awk -v n=$n0 '$1 == n { print $3 }')"
+poolctl node list | grep -qE "^ +0 .* 64\.0 MiB\(64\.0 MiB\) " || fail "node list: node 0's reserve: $(poolctl node list)"
 
 # --- 3. pressure: the reserve gives way, nothing is killed ---
 poolctl pool set p0 --zero-reserve 512M >/dev/null

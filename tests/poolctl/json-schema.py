@@ -31,7 +31,9 @@ def sizes(obj, path, human):
             sizes(v, f"{path}[{i}]", human)
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            if k.endswith("_bytes"):
+            if k == "bytes" or k.endswith("bytes") and not k.endswith("_bytes"):
+                fails.append(f"{path}.{k}: a size key is NAME_bytes")
+            elif k.endswith("_bytes"):
                 ok = isinstance(v, str) and v.endswith("B") if human else isinstance(v, int)
                 if not ok:
                     fails.append(f"{path}.{k} = {v!r}: {'human string' if human else 'integer'} expected")
@@ -66,7 +68,7 @@ else:
         if extra or missing:
             fails.append(f"{where} vs vm list: extra {sorted(extra)}, missing {sorted(missing)}")
     for n in nodes:
-        if {"total_bytes", "free_bytes", "access0"} - set(n):
+        if {"total_bytes", "free_bytes", "zero_reserve", "access0"} - set(n):
             fails.append(f"node {n.get('node')}: keys {sorted(n)}")
     for name, obj in (("pools", pools), ("status", status), ("vms", vms), ("nodes", nodes)):
         sizes(obj, name, False)

@@ -30,6 +30,36 @@ TEST(U64ListParse, reads_and_rejects)
 	EXPECT_THROW(parse_u64_list("1 -2"), std::invalid_argument);
 }
 
+TEST(ZeroReserveParse, reads_lines_sorted_by_node)
+{
+	auto v = parse_zero_reserves("2 4194304 2097152 5 6 7\n0 0 0 1 2 3\n\n");
+	ASSERT_EQ(v.size(), 2u);
+	EXPECT_EQ(v[0].node, 0);
+	EXPECT_EQ(v[0].misses, 3u);
+	EXPECT_EQ(v[1].node, 2);
+	EXPECT_EQ(v[1].target_bytes, 4194304u);
+	EXPECT_EQ(v[1].bytes, 2097152u);
+	EXPECT_EQ(v[1].refills, 5u);
+	EXPECT_EQ(v[1].hits, 6u);
+	EXPECT_TRUE(parse_zero_reserves("").empty());
+}
+
+TEST(ZeroReserveParse, rejects_malformed)
+{
+	EXPECT_THROW(parse_zero_reserves("0 1 2 3 4\n"), std::invalid_argument);
+	EXPECT_THROW(parse_zero_reserves("0 1 2 3 4 x\n"), std::invalid_argument);
+	EXPECT_THROW(parse_zero_reserves("4294967296 1 2 3 4 5\n"), std::invalid_argument);
+}
+
+TEST(ZeroReserve, reads_fixture_and_nothing_without_module)
+{
+	auto v = read_zero_reserves(FIXTURES "/sysfs-poolmem");
+	ASSERT_EQ(v.size(), 2u);
+	EXPECT_EQ(v[1].node, 1);
+	EXPECT_EQ(v[1].bytes, 16777216u);
+	EXPECT_TRUE(read_zero_reserves(FIXTURES "/sysfs-2node").empty());
+}
+
 TEST(Stats, reads_fixture_pools_sorted_by_id)
 {
 	auto pools = read_pools(FIXTURES "/sysfs-poolmem");

@@ -199,6 +199,29 @@ std::vector<uint64_t> parse_u64_list(std::string_view text)
 	return out;
 }
 
+std::vector<NodeZeroReserve> parse_zero_reserves(std::string_view text)
+{
+	std::vector<NodeZeroReserve> out;
+	std::istringstream in{std::string(text)};
+	std::string line;
+	while (std::getline(in, line)) {
+		if (line.find_first_not_of(" \t") == std::string::npos)
+			continue;
+		const auto v = parse_u64_list(line);
+		if (v.size() < 6 || v[0] > static_cast<uint64_t>(INT32_MAX))
+			throw std::invalid_argument("malformed zero_reserve line '" + line + "'");
+		out.push_back({static_cast<int>(v[0]), v[1], v[2], v[3], v[4], v[5]});
+	}
+	std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) { return a.node < b.node; });
+	return out;
+}
+
+std::vector<NodeZeroReserve> read_zero_reserves(const fs::path &sysfs)
+{
+	const auto text = sysfs::read(sysfs / "kernel/poolmem/zero_reserve");
+	return text ? parse_zero_reserves(*text) : std::vector<NodeZeroReserve>{};
+}
+
 bool module_sysfs_present(const fs::path &sysfs) { return fs::is_directory(sysfs / "kernel/poolmem/pools"); }
 
 std::optional<PoolStats> read_pool(const fs::path &sysfs, const std::string &name)

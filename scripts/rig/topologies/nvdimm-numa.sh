@@ -7,7 +7,8 @@
 # disk would make guest first touches pay for host page-cache faults and
 # writeback, which the local tier (memory-backend-ram) does not.
 # RIG_SMP (default 2) sets the guest's CPUs (benchmarks that must not wait
-# on a preempted second vCPU use 1).
+# on a preempted second vCPU use 1); RIG_NVDIMM_SIZE (default 2G, at most
+# 3G: maxmem) each NVDIMM's size.
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 GUEST_MODULES=(nfit nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
@@ -23,8 +24,8 @@ QEMU_ARGS=(
 	-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=5G
 	-numa hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=access-latency,latency=200
 	-numa hmat-lb,initiator=0,target=2,hierarchy=memory,data-type=access-bandwidth,bandwidth=2G
-	-object memory-backend-memfd,id=nv1,share=on,size=2G
+	-object memory-backend-memfd,id=nv1,share=on,size=${RIG_NVDIMM_SIZE:-2G}
 	-device nvdimm,id=nvdimm1,memdev=nv1,node=1
-	-object memory-backend-memfd,id=nv2,share=on,size=2G
+	-object memory-backend-memfd,id=nv2,share=on,size=${RIG_NVDIMM_SIZE:-2G}
 	-device nvdimm,id=nvdimm2,memdev=nv2,node=2
 )

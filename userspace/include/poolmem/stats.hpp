@@ -70,6 +70,21 @@ std::map<std::string, uint64_t> parse_pool_chunks(std::string_view text);
 /// "1 2 3" -> {1, 2, 3}; throws std::invalid_argument on junk.
 std::vector<uint64_t> parse_u64_list(std::string_view text);
 
+/// One node's zero reserve, from /sys/kernel/poolmem/zero_reserve: pools'
+/// nodes and the local tier's (nodes with CPUs) alike.
+struct NodeZeroReserve {
+	int node = -1;
+	uint64_t target_bytes = 0, bytes = 0; ///< to hold; held now
+	uint64_t refills = 0, hits = 0, misses = 0; ///< units zeroed ahead; taken / zeroed at the fault
+};
+
+/// "NODE TARGET BYTES REFILLS HITS MISSES" lines -> one entry per line;
+/// throws std::invalid_argument on a malformed line.
+std::vector<NodeZeroReserve> parse_zero_reserves(std::string_view text);
+/// Every node's zero reserve, sorted by node; empty when the module is not
+/// loaded (or is older than the file).
+std::vector<NodeZeroReserve> read_zero_reserves(const std::filesystem::path &sysfs = "/sys");
+
 /// Whether the module's sysfs is there (module loaded).
 bool module_sysfs_present(const std::filesystem::path &sysfs = "/sys");
 
