@@ -33,6 +33,8 @@ struct CreateOptions {
 	PlacementOptions place;
 	TieringOptions tiering;
 	bool libvirt = false;
+	bool znuma = false;
+	unsigned vcpus = 1;
 };
 
 struct NameOptions {
@@ -199,6 +201,74 @@ void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t alig
 		    path.c_str(), static_cast<unsigned long>(align >> 10), static_cast<unsigned long>(bytes >> 10));
 }
 
+/*
+ * zNUMA (Pond): the guest gets the local window as node 0, with its CPUs,
+ * and the pool window as node 1, with none, so that its kernel keeps its
+ * own data and hot memory local and spills to the pool last. The distance
+ * between them is the host's from the home node to the nearest allowed
+ * pool's node; where the host has HMAT for both, the guest gets the same
+ * latency and bandwidth (initiator: node 0).
+ */
+std::string znuma_arguments(const GlobalOptions &g, const poolmem::DomainSpec &s, const std::string &path,
+			    unsigned vcpus)
+{
+	const auto topo = poolmem::read_topology(g.sysfs);
+	const auto pools = poolmem::read_pools(g.sysfs);
+	int home = s.home_node;
+	for (const auto &n : topo.nodes)
+		if (home < 0 && n.has_cpus() && n.mem_total)
+			home = n.id;
+	auto pos = [&](int id) {
+		for (size_t i = 0; i < topo.nodes.size(); i++)
+			if (topo.nodes[i].id == id)
+				return static_cast<int>(i);
+		return -1;
+	};
+	const poolmem::Node *hn = topo.node(home);
+	const poolmem::Node *pn = nullptr;
+	int dist = 0;
+	for (const auto &p : pools) {
+		if (!s.pools.empty() && std::find(s.pools.begin(), s.pools.end(), p.name) == s.pools.end())
+			continue;
+		const poolmem::Node *n = topo.node(p.node);
+		const int i = pos(p.node);
+		if (!hn || !n || i < 0 || static_cast<size_t>(i) >= hn->distance.size())
+			continue;
+		if (!pn || hn->distance[i] < dist) {
+			pn = n;
+			dist = hn->distance[i];
+		}
+	}
+	const uint64_t align = std::max<uint64_t>(s.chunk_bytes, 2ULL << 20);
+	const std::string id = poolmem::qemu_object_id(s.name);
+	auto backend = [&](const char *w, uint64_t bytes) {
+		return "-object memory-backend-file,id=" + id + "-" + w + ",mem-path=" + path + "." + w +
+		       ",size=" + std::to_string(bytes) + ",share=on,align=" + std::to_string(align) + " ";
+	};
+	const bool hmat = hn && pn && hn->access0.read_latency_ns && pn->access0.read_latency_ns;
+	const std::string init = hmat ? ",initiator=0" : "";
+	std::string a = backend("local", s.local_quota) + backend("pool", s.pool_quota);
+	a += "-smp " + std::to_string(vcpus) + " -m " + std::to_string(s.bytes >> 20) + "M";
+	a += " -numa node,nodeid=0,cpus=0" + (vcpus > 1 ? "-" + std::to_string(vcpus - 1) : std::string()) +
+	     ",memdev=" + id + "-local" + init;
+	a += " -numa node,nodeid=1,memdev=" + id + "-pool" + init;
+	/* QEMU takes 11..255 between nodes; the host's own value when it has one */
+	a += " -numa dist,src=0,dst=1,val=" + std::to_string(dist > 10 ? std::min(dist, 255) : 20);
+	if (hmat) {
+		a += " -machine hmat=on";
+		const poolmem::Node *tn[2] = {hn, pn};
+		for (int t = 0; t < 2; t++) {
+			const std::string lb = " -numa hmat-lb,initiator=0,target=" + std::to_string(t) +
+					       ",hierarchy=memory,data-type=";
+			a += lb + "access-latency,latency=" + std::to_string(*tn[t]->access0.read_latency_ns);
+			if (tn[t]->access0.read_bandwidth_mbps)
+				a += lb + "access-bandwidth,bandwidth=" +
+				     std::to_string(*tn[t]->access0.read_bandwidth_mbps) + "M";
+		}
+	}
+	return a;
+}
+
 void check_name(const std::string &name, const std::string &kind)
 {
 	char buf[PM_NAME_MAX] = {}; /* zero-padded, as the kernel gets it */
@@ -291,10 +361,23 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.pools = o.place.pools;
 	s.home_node = o.place.home_node;
 	s.pinnable = o.place.pinnable;
+	s.znuma = o.znuma;
 	s.uid = pl.uid;
 	s.gid = pl.gid;
 	s.mode = pl.mode;
 	check_domain(g, s, {o.size, o.local, o.pool, o.place.chunk});
+	if (o.znuma) {
+		if (!s.local_quota || !s.pool_quota || s.local_quota + s.pool_quota != s.bytes)
+			throw UsageError("--znuma: --local " + o.local + " + --pool " + o.pool + " must equal --size " +
+					 o.size + ", neither 0 (they are the guest's two NUMA nodes)");
+		if (!o.tiering.mode.empty() && o.tiering.mode != "off")
+			throw UsageError("--znuma: no --tiering (a window's chunks stay in its tier)");
+		if (o.libvirt)
+			throw UsageError("--znuma --libvirt: libvirt 9.0 can't give a NUMA cell a named file; "
+					 "use the QEMU arguments");
+		if (o.vcpus < 1 || o.vcpus > 4096)
+			throw UsageError("--vcpus: 1 to 4096");
+	}
 	poolmem::DomainChange tiering;
 	parse_tiering(o.tiering, tiering);
 
@@ -309,6 +392,10 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 		}
 	}
 	const std::string path = g.mount + "/" + s.name;
+	if (o.znuma) {
+		std::printf("%s\n%s\n", path.c_str(), znuma_arguments(g, s, path, o.vcpus).c_str());
+		return;
+	}
 	if (o.libvirt) {
 		print_libvirt_nvdimm(path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20));
 		return;
@@ -351,6 +438,17 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"profile", d.profile},
 		{"file", d.file},
 		{"creator", d.creator},
+		/* zNUMA windows; null for a domain without */
+		{"windows", d.windows.empty() ? nlohmann::json(nullptr) : [&] {
+			 nlohmann::json w = nlohmann::json::array();
+			 for (const auto &x : d.windows)
+				 w.push_back({{"name", x.name},
+					      {"file", d.file + "." + x.name},
+					      {"base_bytes", x.base},
+					      {"size_bytes", x.size},
+					      {"touched_bytes", x.name == "local" ? d.local_bytes : d.pool_bytes}});
+			 return w;
+		 }()},
 	};
 }
 
@@ -424,7 +522,15 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::printf("  profile %s, made by %s\n", d.profile.c_str(), d.creator.c_str());
 	std::printf("  local   %s (home node %d)\n  pool    %s\n", usage(d.local_bytes, d.local_quota_bytes).c_str(),
 		    d.home_node, usage(d.pool_bytes, d.pool_quota_bytes).c_str());
-	std::printf("  policy  %s, %s\n", d.tier_policy.c_str(), d.pool_select.c_str());
+	if (d.windows.empty())
+		std::printf("  policy  %s, %s\n", d.tier_policy.c_str(), d.pool_select.c_str());
+	else
+		std::printf("  policy  znuma windows, %s\n", d.pool_select.c_str());
+	for (const auto &w : d.windows)
+		std::printf("  window  %s%s.%s: %s at %s, %s touched (guest node %d)\n", g.mount.c_str(), d.file.c_str(),
+			    w.name.c_str(), poolmem::format_size(w.size).c_str(), poolmem::format_size(w.base).c_str(),
+			    poolmem::format_size(w.name == "local" ? d.local_bytes : d.pool_bytes).c_str(),
+			    w.name == "local" ? 0 : 1);
 	std::printf("  pinning %s\n", d.pinnable ? "pinnable: chunks only outside ZONE_MOVABLE (VFIO/RDMA can pin)"
 					       : "not pinnable: chunks on movable pool memory can't be long-term "
 						 "pinned (VFIO/RDMA)");
@@ -512,6 +618,9 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 					  "--tiering)");
 	poolmem::Control ctl(g.control);
 	auto before = ctl.domain_info(o.name);
+	if (before.znuma && (c.local_quota || c.pool_quota || c.tier_policy || (c.tiering && *c.tiering)))
+		throw UsageError(o.name + ": a znuma domain's windows are fixed: no --local, --pool, --tier-policy "
+					  "or --tiering (--pools and --pool-select may change)");
 	poolmem::DomainSpec spec;
 	spec.name = o.name;
 	spec.bytes = before.bytes;
@@ -577,6 +686,10 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	add_placement_options(create, c->place, "the domain file", "0600");
 	add_tiering_options(create, c->tiering);
 	create->add_flag("--libvirt", c->libvirt, "print libvirt XML (an NVDIMM memory device) instead of the QEMU argument");
+	create->add_flag("--znuma", c->znuma,
+			 "two windows, <name>.local and <name>.pool (--local + --pool = --size), for the guest as "
+			 "NUMA node 0 and a CPU-less node 1; prints QEMU's -numa arguments");
+	create->add_option("--vcpus", c->vcpus, "with --znuma: the guest's CPUs, all on node 0 (default 1)");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();

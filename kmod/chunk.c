@@ -429,7 +429,13 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 		tv.used[t] = d->usage[t] >> d->chunk_shift;
 		tv.quota[t] = d->quota[t] >> d->chunk_shift;
 	}
-	nt = pm_tier_order(d->tier_policy, &tv, tiers);
+	if (d->znuma) {
+		/* a window's chunks come from its tier alone */
+		tiers[0] = (idx << d->chunk_shift) < d->win_split ? PM_TIER_LOCAL : PM_TIER_POOL;
+		nt = tv.used[tiers[0]] < tv.quota[tiers[0]];
+	} else {
+		nt = pm_tier_order(d->tier_policy, &tv, tiers);
+	}
 
 	/*
 	 * Two rounds: first every candidate with light reclaim, so that a

@@ -213,6 +213,11 @@ static const char *pm_domain_check(struct poolmem_domain_create *a)
 		return "unknown tier policy";
 	if (a->pool_select >= POOLMEM_NR_POOL_SELECTS)
 		return "unknown pool selection";
+	/* the windows are the tiers' quotas: they must split the size exactly */
+	if ((a->flags & POOLMEM_DOMAIN_ZNUMA) &&
+	    (!a->quota[PM_TIER_LOCAL] || !a->quota[PM_TIER_POOL] ||
+	     a->quota[PM_TIER_LOCAL] + a->quota[PM_TIER_POOL] != a->bytes))
+		return "znuma: the local and pool quotas must add up to the size, neither 0";
 	if (a->home_node == NUMA_NO_NODE)
 		a->home_node = pm_first_cpu_node();
 	if (a->home_node < 0 || a->home_node >= MAX_NUMNODES || !node_online(a->home_node) ||
@@ -289,6 +294,8 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->tier_policy = a.tier_policy;
 	d->pool_select = a.pool_select;
 	d->pinnable = a.flags & POOLMEM_DOMAIN_PINNABLE;
+	d->znuma = a.flags & POOLMEM_DOMAIN_ZNUMA;
+	d->win_split = d->znuma ? a.quota[PM_TIER_LOCAL] : 0;
 	d->creator = task_tgid_vnr(current);
 	d->hot_ms = 500;
 	d->scan_rate = 64 << 20;
@@ -489,7 +496,8 @@ void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info)
 	info->uid = from_kuid_munged(current_user_ns(), d->inode->i_uid);
 	info->gid = from_kgid_munged(current_user_ns(), d->inode->i_gid);
 	info->mode = d->inode->i_mode & 0777;
-	info->domain_flags = d->pinnable ? POOLMEM_DOMAIN_PINNABLE : 0;
+	info->domain_flags = (d->pinnable ? POOLMEM_DOMAIN_PINNABLE : 0) |
+			     (d->znuma ? POOLMEM_DOMAIN_ZNUMA : 0);
 	mutex_lock(&d->lock);
 	memcpy(info->quota, d->quota, sizeof(info->quota));
 	memcpy(info->usage, d->usage, sizeof(info->usage));

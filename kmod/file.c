@@ -265,10 +265,65 @@ static int pm_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * The domain's own name (PM_WIN_WHOLE) among the names of its inode, with
+ * a reference, or NULL once it was unlinked (the domain destroyed).
+ */
+static struct dentry *pm_whole_dentry(struct inode *inode)
+{
+	struct dentry *alias, *found = NULL;
+
+	spin_lock(&inode->i_lock);
+	hlist_for_each_entry(alias, &inode->i_dentry, d_u.d_alias) {
+		if (pm_dentry_window(alias) == PM_WIN_WHOLE && !d_unhashed(alias)) {
+			found = dget(alias);
+			break;
+		}
+	}
+	spin_unlock(&inode->i_lock);
+	return found;
+}
+
+/*
+ * Map window @w of @d: the window's offsets become the domain's, and the
+ * mapping becomes one of the domain's own file (a new open of its name),
+ * so that everything that finds a mapping by file offset sees domain
+ * offsets, whichever name the mapping was made through:
+ * unmap_mapping_range() (discard, migration, tiering) and madvise's
+ * MADV_REMOVE, which hands the mapping's file and offset to ->fallocate,
+ * where a window file would add the window's base a second time.
+ */
+static int pm_mmap_window(struct file *file, struct vm_area_struct *vma, struct pm_domain *d,
+			  enum pm_window w)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct dentry *whole;
+	struct file *f;
+	u64 base, size;
+
+	pm_domain_window(d, w, &base, &size);
+	if (vma->vm_pgoff > (size >> PAGE_SHIFT) || len > size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
+		return -EINVAL;
+	whole = pm_whole_dentry(file_inode(file));
+	if (!whole)
+		return -ENODEV;	/* destroyed after this file was opened */
+	f = dentry_open(&(struct path){ .mnt = file->f_path.mnt, .dentry = whole },
+			file->f_flags & (O_ACCMODE | O_LARGEFILE), file->f_cred);
+	dput(whole);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	vma->vm_pgoff += base >> PAGE_SHIFT;
+	vma_set_file(vma, f);
+	fput(f);	/* the mapping holds its own reference */
+	return 0;
+}
+
 static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct pm_domain *d = pm_file_domain(file);
+	enum pm_window w = pm_dentry_window(file->f_path.dentry);
 	unsigned long len = vma->vm_end - vma->vm_start;
+	int ret;
 
 	/*
 	 * No domain: a profile file that ftruncate() never sized, or whose
@@ -280,6 +335,12 @@ static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 	/* a private mapping would need copy-on-write of pages we own */
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
+	if (w != PM_WIN_WHOLE) {
+		ret = pm_mmap_window(file, vma, d, w);
+		if (ret)
+			return ret;
+		file = vma->vm_file;
+	}
 	if (vma->vm_pgoff > (d->size >> PAGE_SHIFT) ||
 	    len > d->size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
 		return -EINVAL;
@@ -359,18 +420,40 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 static long pm_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 {
 	struct pm_domain *d = pm_file_domain(file);
+	enum pm_window w = pm_dentry_window(file->f_path.dentry);
+	u64 base, size;
 
 	if (mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
 		return -EOPNOTSUPP;
 	if (!d)
 		return 0;	/* nothing allocated, nothing to punch */
+	if (w != PM_WIN_WHOLE) {
+		/* window offsets; a hole past the window's end is a no-op */
+		pm_domain_window(d, w, &base, &size);
+		if (offset >= size)
+			return 0;
+		return pm_discard(d, base + offset, min_t(u64, len, size - offset));
+	}
 	return pm_discard(d, offset, len);
+}
+
+/* lseek(SEEK_END) gives a window's size through a window's name (QEMU sizes by it). */
+static loff_t pm_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct pm_domain *d = pm_file_domain(file);
+	enum pm_window w = pm_dentry_window(file->f_path.dentry);
+	u64 base, size;
+
+	if (!d || w == PM_WIN_WHOLE)
+		return generic_file_llseek(file, offset, whence);
+	pm_domain_window(d, w, &base, &size);
+	return generic_file_llseek_size(file, offset, whence, file->f_mapping->host->i_sb->s_maxbytes, size);
 }
 
 const struct file_operations pm_domain_fops = {
 	.owner = THIS_MODULE,
 	.open = pm_open,
-	.llseek = generic_file_llseek,	/* QEMU reads the size with lseek(SEEK_END) */
+	.llseek = pm_llseek,	/* QEMU reads the size with lseek(SEEK_END) */
 	.mmap = pm_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,
 	.fallocate = pm_fallocate,

@@ -28,6 +28,7 @@
 
 #include <linux/fs.h>
 #include <linux/fs_context.h>
+#include <linux/fsnotify.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
@@ -98,6 +99,12 @@ static const char *pm_profile_check(struct poolmem_profile *c)
 		return "quotas do not cover 100% of a size";
 	if (c->tier_policy >= POOLMEM_NR_TIER_POLICIES)
 		return "unknown tier policy";
+	/*
+	 * A profile file is one domain; libvirt maps one file per guest node,
+	 * each its own domain: windows of one domain need a name per window.
+	 */
+	if (c->flags & POOLMEM_DOMAIN_ZNUMA)
+		return "znuma is for named domains only";
 	if (c->pool_select >= POOLMEM_NR_POOL_SELECTS)
 		return "unknown pool selection";
 	if (c->home_node != NUMA_NO_NODE &&
@@ -159,6 +166,45 @@ static void pm_dir_touch(struct inode *dir)
 	dir->i_mtime = dir->i_ctime = current_time(dir);
 }
 
+/* ---- zNUMA windows ---- */
+
+const char *const pm_window_suffix[PM_NR_WIN] = { "", ".local", ".pool" };
+
+/*
+ * Look up window @w of named domain @name in @parent, locked by the
+ * caller. Returns a dentry reference or an ERR_PTR.
+ */
+static struct dentry *pm_window_lookup(struct dentry *parent, const char *name, enum pm_window w)
+{
+	char buf[POOLMEM_NAME_MAX + 8];
+
+	snprintf(buf, sizeof(buf), "%s%s", name, pm_window_suffix[w]);
+	return lookup_one_len(buf, parent, strlen(buf));
+}
+
+/*
+ * Remove the window names of a znuma domain whose own name is being
+ * unlinked (@dir locked, and the inode too: it is the victim's). Windows
+ * never outlive the name: nobody can open a window of a destroyed domain.
+ */
+static void pm_windows_unlink(struct inode *dir, struct dentry *dentry)
+{
+	enum pm_window w;
+
+	for (w = PM_WIN_LOCAL; w < PM_NR_WIN; w++) {
+		struct dentry *wd = pm_window_lookup(dentry->d_parent, dentry->d_name.name, w);
+
+		if (IS_ERR(wd))
+			continue;	/* -ENOMEM: the name stays, but pm_open refuses it */
+		if (d_really_is_positive(wd) && d_inode(wd) == d_inode(dentry) &&
+		    pm_dentry_window(wd) == w) {
+			simple_unlink(dir, wd);		/* drops the name's reference */
+			d_delete_notify(dir, wd);
+		}
+		dput(wd);
+	}
+}
+
 /* ---- directory operations ---- */
 
 /* A file in a profile directory: a domain once ftruncate() sizes it. */
@@ -211,6 +257,11 @@ static int pm_unlink(struct inode *dir, struct dentry *dentry)
 					 * run on a named domain's size anyway */
 	bool named = !pf->profile;
 
+	/* a window goes with its domain's name, never alone */
+	if (pm_dentry_window(dentry) != PM_WIN_WHOLE)
+		return -EPERM;
+	if (named && d && d->znuma)
+		pm_windows_unlink(dir, dentry);
 	if (named && d)
 		pm_domain_unlink(d);
 	simple_unlink(dir, dentry);
@@ -347,8 +398,18 @@ static int pm_file_getattr(struct user_namespace *mnt_userns, const struct path 
 	struct pm_file *pf = inode->i_private;
 	struct pm_domain *d = smp_load_acquire(&pf->d);
 
+	enum pm_window w = pm_dentry_window(path->dentry);
+	u64 base, size;
+
 	generic_fillattr(mnt_userns, inode, stat);
 	stat->blksize = PM_UNIT_BYTES;
+	if (d && w != PM_WIN_WHOLE) {
+		/* a window: its size, and what its tier holds */
+		pm_domain_window(d, w, &base, &size);
+		stat->size = size;
+		stat->blocks = READ_ONCE(d->usage[w == PM_WIN_LOCAL ? PM_TIER_LOCAL : PM_TIER_POOL]) >> 9;
+		return 0;
+	}
 	stat->blocks = d ? (READ_ONCE(d->usage[PM_TIER_LOCAL]) +
 			    READ_ONCE(d->usage[PM_TIER_POOL])) >> 9 : 0;
 	return 0;
@@ -509,8 +570,10 @@ static void pm_root_done(struct dentry *dentry)
 int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gid)
 {
 	struct dentry *dentry = pm_root_lookup(d->name);
+	struct dentry *win[PM_NR_WIN] = {};
 	struct inode *inode;
 	struct pm_file *pf;
+	enum pm_window w;
 	int ret;
 
 	if (IS_ERR(dentry))
@@ -518,6 +581,18 @@ int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gi
 	ret = -EEXIST;
 	if (d_really_is_positive(dentry))
 		goto out;
+	/* a znuma domain's window names must be free too */
+	for (w = PM_WIN_LOCAL; d->znuma && w < PM_NR_WIN; w++) {
+		win[w] = pm_window_lookup(dentry->d_parent, d->name, w);
+		if (IS_ERR(win[w])) {
+			ret = PTR_ERR(win[w]);
+			win[w] = NULL;
+			goto out;
+		}
+		ret = -EEXIST;
+		if (d_really_is_positive(win[w]))
+			goto out;
+	}
 	ret = -ENOMEM;
 	inode = pm_new_file(dentry->d_sb, mode, NULL);
 	if (!inode)
@@ -541,10 +616,20 @@ int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gi
 	}
 	pf = inode->i_private;
 	smp_store_release(&pf->d, d);
+	/* the windows: more names of the inode, as link(2) makes them */
+	for (w = PM_WIN_LOCAL; d->znuma && w < PM_NR_WIN; w++) {
+		win[w]->d_fsdata = (void *)(unsigned long)w;
+		inc_nlink(inode);
+		ihold(inode);
+		d_instantiate(win[w], inode);
+		dget(win[w]);	/* the name's reference */
+	}
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name's reference; pm_root_done() drops the lookup's */
 	pm_dir_touch(d_inode(dentry->d_parent));
 out:
+	for (w = PM_WIN_LOCAL; w < PM_NR_WIN; w++)
+		dput(win[w]);	/* NULL-safe */
 	pm_root_done(dentry);
 	return ret;
 }

@@ -590,7 +590,7 @@ static int pm_drain_check(struct pm_pool *p, struct poolmem_pool_drain *a)
 		mutex_lock(&d->lock);
 		need = d->chunks_per_pool[p->id] * d->chunk_bytes;
 		mask = d->pool_mask & ~BIT_ULL(p->id);
-		if (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL)
+		if (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL && !d->znuma)
 			local = min(d->quota[PM_TIER_LOCAL] - d->usage[PM_TIER_LOCAL],
 				    pm_node_free_bytes(d->home_node));
 		mutex_unlock(&d->lock);
@@ -664,7 +664,8 @@ static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_
 		pm_chunks_move_run(d, h->inode, idx, n, p->id, res);
 		for (i = 0; i < n; i++) {
 			ret = res[i];
-			if (ret == -ENOMEM && (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL))
+			/* never into a znuma domain's local window: it is full by design */
+			if (ret == -ENOMEM && (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL) && !d->znuma)
 				ret = pm_chunk_move(d, h->inode, idx + i, p->id, PM_TIER_LOCAL);
 			switch (ret) {
 			case 0:
@@ -918,6 +919,17 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	ret = -ENOENT;
 	if (!d)
 		goto out_unlock;
+	/*
+	 * zNUMA windows are the quotas, and a window's chunks stay in its
+	 * tier: the guest was told which node is which.
+	 */
+	ret = -EINVAL;
+	if (d->znuma && (a->flags & (POOLMEM_SET_QUOTA | POOLMEM_SET_TIER_POLICY) ||
+			 (a->flags & POOLMEM_SET_TIERING && a->tiering != POOLMEM_TIERING_OFF))) {
+		pr_warn_ratelimited("domain %s: set refused: a znuma domain's windows (quotas, tier policy) are fixed and it has no tiering\n",
+				    d->name);
+		goto out_unlock;
+	}
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
 		if (pm_pools[i])
 			registered |= BIT_ULL(i);

@@ -143,6 +143,12 @@ struct pm_domain {
 	u32 tier_policy;
 	u32 pool_select;
 	bool pinnable;			/* POOLMEM_DOMAIN_PINNABLE */
+	/*
+	 * POOLMEM_DOMAIN_ZNUMA: chunks below win_split are local, the rest
+	 * pool; both fixed for life (see pm_domain_window()).
+	 */
+	bool znuma;
+	u64 win_split;
 	struct pm_profile *profile;	/* the profile it was made from, or NULL */
 	char *path;			/* file's path in the file system at creation */
 	pid_t creator;			/* tgid that created (sized) it */
@@ -219,6 +225,29 @@ struct pm_file {
 	 */
 	struct pm_domain *d;
 };
+
+/*
+ * zNUMA windows (POOLMEM_DOMAIN_ZNUMA). A window file is another name of
+ * the domain's inode, told apart by its dentry's d_fsdata: PM_WIN_WHOLE
+ * (NULL) for the domain's own name, PM_WIN_LOCAL or PM_WIN_POOL. One
+ * inode means one address space: unmap_mapping_range() on the domain
+ * reaches every mapping, whichever name it was made through (pm_mmap()
+ * maps a window as the whole file at the window's offset).
+ */
+enum pm_window { PM_WIN_WHOLE, PM_WIN_LOCAL, PM_WIN_POOL, PM_NR_WIN };
+extern const char *const pm_window_suffix[PM_NR_WIN];
+
+static inline enum pm_window pm_dentry_window(const struct dentry *dentry)
+{
+	return (enum pm_window)(unsigned long)READ_ONCE(dentry->d_fsdata);
+}
+
+/* Bytes [*base, *base + *size) of @d that window @w shows. */
+static inline void pm_domain_window(const struct pm_domain *d, enum pm_window w, u64 *base, u64 *size)
+{
+	*base = w == PM_WIN_POOL ? d->win_split : 0;
+	*size = w == PM_WIN_LOCAL ? d->win_split : d->size - *base;
+}
 
 /* main.c */
 extern struct mutex pm_lock;

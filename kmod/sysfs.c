@@ -145,6 +145,25 @@ static ssize_t file_show(struct device *dev, struct device_attribute *attr, char
 }
 static PM_DOMAIN_ATTR_RO(file);
 
+/*
+ * A znuma domain's windows, one line each, "NAME BASE SIZE" in bytes of
+ * the domain ("local 0 L", "pool L P"); empty for any other domain.
+ */
+static ssize_t windows_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct pm_domain *d = to_domain(dev);
+	enum pm_window w;
+	u64 base, size;
+	int n = 0;
+
+	for (w = PM_WIN_LOCAL; d->znuma && w < PM_NR_WIN; w++) {
+		pm_domain_window(d, w, &base, &size);
+		n += sysfs_emit_at(buf, n, "%s %llu %llu\n", pm_window_suffix[w] + 1, base, size);
+	}
+	return n;
+}
+static PM_DOMAIN_ATTR_RO(windows);
+
 /* "<pid> <comm>" of the process that made the domain (ftruncate for profiles). */
 static ssize_t creator_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
@@ -231,6 +250,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_profile.attr,
 	&dev_attr_file.attr,
 	&dev_attr_creator.attr,
+	&dev_attr_windows.attr,
 	NULL,
 };
 static const struct attribute_group pm_domain_group = { .attrs = pm_domain_attrs };

@@ -302,11 +302,16 @@ void Control::domain_create(const DomainSpec &s)
 	a.mode = s.mode;
 	if (s.pinnable)
 		a.flags |= POOLMEM_DOMAIN_PINNABLE;
+	if (s.znuma)
+		a.flags |= POOLMEM_DOMAIN_ZNUMA;
 	if (ioctl(fd_, POOLMEM_DOMAIN_CREATE, &a)) {
 		int e = errno;
 		switch (e) {
 		case EEXIST:
-			throw Error::plain(s.name, "cannot create domain: a domain of that name exists", e);
+			throw Error::plain(s.name, s.znuma ? "cannot create domain: a domain or file of that name, or "
+							     "NAME.local or NAME.pool, exists"
+							   : "cannot create domain: a domain of that name exists",
+					   e);
 		case ENOSPC:
 			throw Error::plain(s.name, "cannot create domain: " + refusal_text(s, a), e);
 		case EINVAL:
@@ -353,6 +358,7 @@ DomainInfo Control::domain_info(const std::string &name)
 	d.retired_chunks = a.retired_chunks;
 	d.moves = a.moves;
 	d.pinnable = a.domain_flags & POOLMEM_DOMAIN_PINNABLE;
+	d.znuma = a.domain_flags & POOLMEM_DOMAIN_ZNUMA;
 	return d;
 }
 

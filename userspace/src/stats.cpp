@@ -110,6 +110,13 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 	d.profile = dir.read("profile").value_or("");
 	d.file = dir.read("file").value_or("/" + d.name);
 	d.creator = dir.read("creator").value_or("");
+	/* windows: znuma (2026-12); absent before, empty for other domains */
+	{
+		std::istringstream in(dir.read("windows").value_or(""));
+		DomainStats::Window w;
+		while (in >> w.name >> w.base >> w.size)
+			d.windows.push_back(w);
+	}
 	for (auto *s : {&d.profile, &d.file, &d.creator})
 		while (!s->empty() && s->back() == '\n')
 			s->pop_back();

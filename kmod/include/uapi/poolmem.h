@@ -178,7 +178,20 @@ struct poolmem_list {
  * them, which poolmem pages can't do, until the pinning task is killed.
  */
 #define POOLMEM_DOMAIN_PINNABLE		(1u << 0)
-#define POOLMEM_DOMAIN_FLAGS		POOLMEM_DOMAIN_PINNABLE
+/*
+ * POOLMEM_DOMAIN_ZNUMA: the domain is two windows, offered as two more
+ * files beside the domain's own, <name>.local and <name>.pool: bytes
+ * [0, quota[local]) of the domain, always local memory, and
+ * [quota[local], bytes), always pool memory (the domain's pool selection).
+ * Each window file starts at offset 0 of its window and is as large as it,
+ * so that a VM can give each to the guest as its own NUMA node (Pond's
+ * zNUMA: the pool memory a CPU-less node). The quotas must split the size
+ * (local + pool = bytes, neither 0), and stay fixed: no live quota or tier
+ * policy change, no tiering, no drain into the local tier. Named domains
+ * only.
+ */
+#define POOLMEM_DOMAIN_ZNUMA		(1u << 1)
+#define POOLMEM_DOMAIN_FLAGS		(POOLMEM_DOMAIN_PINNABLE | POOLMEM_DOMAIN_ZNUMA)
 
 struct poolmem_domain_create {
 	__u32 size;

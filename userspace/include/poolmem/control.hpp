@@ -74,6 +74,10 @@ struct DomainSpec {
 	/// Chunks only from memory outside ZONE_MOVABLE, so VFIO/RDMA can
 	/// long-term pin the domain (POOLMEM_DOMAIN_PINNABLE).
 	bool pinnable = false;
+	/// Two windows, NAME.local ([0, local_quota)) and NAME.pool (the
+	/// rest), offered to the guest as two NUMA nodes (POOLMEM_DOMAIN_ZNUMA):
+	/// local_quota + pool_quota must equal bytes.
+	bool znuma = false;
 };
 
 struct DomainInfo {
@@ -90,6 +94,7 @@ struct DomainInfo {
 	uint64_t retired_chunks = 0;
 	uint64_t moves = 0; ///< chunks migrated
 	bool pinnable = false;
+	bool znuma = false; ///< POOLMEM_DOMAIN_ZNUMA: windows NAME.local, NAME.pool
 };
 
 /// Quota of one tier in a profile: a percentage of the domain's size or a

@@ -63,6 +63,13 @@ struct DomainStats {
 	std::string profile;         ///< profile it was made from; empty for a named domain
 	std::string file;            ///< path under the mount point, e.g. "/web1"
 	std::string creator;         ///< "<pid> <comm>" of the process that made it
+	/// zNUMA windows ("local", "pool"): bytes [base, base + size) of the
+	/// domain, each also a file NAME.local / NAME.pool; empty otherwise
+	struct Window {
+		std::string name;
+		uint64_t base = 0, size = 0;
+	};
+	std::vector<Window> windows;
 };
 
 /// "p0 3\np1 5\n" -> {p0: 3, p1: 5}; throws std::invalid_argument on junk.
