@@ -42,6 +42,8 @@ public:
 		Family scan("poolmem_domain_tiering_scan_seconds_total", "CPU time of the domain's tiering worker, from tiering_scan_ns.", MetricType::Counter);
 		Family heat("poolmem_domain_chunks_by_heat", "Chunks the last samples found hot and cold (heat=hot|cold), from heat.", MetricType::Gauge);
 		Family lat("poolmem_domain_fault_latency_seconds", "Time poolmem took to handle a fault (allocate and map a chunk), from fault_latency_histogram (log2 ns buckets).", MetricType::Histogram);
+		Family wsize("poolmem_domain_window_bytes", "Size of each zNUMA window of the domain (window=local|pool; files <name>.local and <name>.pool, the guest's NUMA nodes 0 and 1), from windows. Only znuma domains.", MetricType::Gauge);
+		Family wtouched("poolmem_domain_window_touched_bytes", "Bytes of each zNUMA window the guest has touched (poolmem allocates a chunk at its first touch; discards give it back): the pool window's is Pond's measure of how much far memory a VM really uses; its rate is the first-touch rate. From local_bytes and pool_bytes of znuma domains.", MetricType::Gauge);
 		std::vector<std::string> errors;
 		for (const auto &d : reader_.read(r.sysfs, &errors)) {
 			Labels l{{"domain", d.name}};
@@ -75,6 +77,11 @@ public:
 			scan.add(l, static_cast<double>(d.tiering_scan_ns) * 1e-9);
 			heat.add({{"domain", d.name}, {"heat", "hot"}}, static_cast<double>(d.hot_chunks));
 			heat.add({{"domain", d.name}, {"heat", "cold"}}, static_cast<double>(d.cold_chunks));
+			for (const auto &w : d.windows) {
+				wsize.add({{"domain", d.name}, {"window", w.name}}, static_cast<double>(w.size));
+				wtouched.add({{"domain", d.name}, {"window", w.name}},
+					     static_cast<double>(w.name == "local" ? d.local_bytes : d.pool_bytes));
+			}
 			/*
 			 * Kernel bucket i holds [2^i, 2^(i+1)) ns, so the cumulative
 			 * count up to 2^(i+1) ns is exact. Exported: every 4x from
@@ -93,7 +100,7 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat})
+		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat, &wsize, &wtouched})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

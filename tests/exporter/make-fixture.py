@@ -97,7 +97,9 @@ def main():
                      samples=10 * d, sample_hits=5 * d, promotions=d, demotions=d // 2,
                      tiering_scan_ns=1000000 * d, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
                      heat=f"{d} {d + 1}",
-                     profile="", file=f"/vm{d}", creator="1234 qemu-system-x86")
+                     profile="", file=f"/vm{d}", creator="1234 qemu-system-x86",
+                     # every second domain is a znuma one: its quotas are its windows
+                     windows=f"local 0 {16 << 20}\npool {16 << 20} {48 << 20}\n" if d % 2 else "")
         attrs["stat"] = " ".join(str(attrs[k]) for k in DOMAIN_STAT)
         for k, v in attrs.items():
             w(f"{dd}/{k}", str(v))
