@@ -86,6 +86,10 @@ PANELS = [
        [(f"poolmem_pool_zero_reserve_bytes{{{P}}}", "{{instance}} {{pool}} held"), (f"poolmem_pool_zero_reserve_target_bytes{{{P}}}", "{{instance}} {{pool}} target")], unit="bytes"),
     ts("Zero reserve hit ratio", "Share of new chunk units that came zeroed from the reserve (a fault that only maps) rather than zeroed on the fault path.",
        [(f'sum by (instance, pool) (rate(poolmem_pool_zero_reserve_units_total{{{P},result="hit"}}[{R}])) / sum by (instance, pool) (rate(poolmem_pool_zero_reserve_units_total{{{P}}}[{R}]))', "{{instance}} {{pool}}")], unit="percentunit"),
+    ts("zNUMA pool window touched per VM", "Share of each zNUMA VM's pool window (its CPU-less guest node) the guest has touched: Pond's measure of far memory really used. Boot alone touches about 7% of 256 MiB.",
+       [(f'poolmem_domain_window_touched_bytes{{{D},window="pool"}} / poolmem_domain_window_bytes{{{D},window="pool"}}', "{{instance}} {{domain}}")], unit="percentunit"),
+    ts("zNUMA pool window first touches per VM", "Bytes per second of each zNUMA VM's pool window touched for the first time (chunks placed), net of discards.",
+       [(f'deriv(poolmem_domain_window_touched_bytes{{{D},window="pool"}}[{R}])', "{{instance}} {{domain}}")], unit="Bps"),
     ts("Migrations put off or refused per VM", "Moves put off because a chunk was referenced for a moment, and refused because it is long-term pinned (VFIO, RDMA).",
        [(f"rate(poolmem_domain_move_retries_total{{{D}}}[{R}])", "{{instance}} {{domain}} referenced"), (f"rate(poolmem_domain_move_pins_total{{{D}}}[{R}])", "{{instance}} {{domain}} pinned")], unit="ops"),
 ]
