@@ -226,7 +226,7 @@ same file.""",
  see=["poolctl-apply"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
- synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt]",
+ synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt] [--znuma [--vcpus N]]",
  description="""Creates the domain file /run/poolmem/NAME (the poolmem file system, mounted when it is
 not) of SIZE bytes and prints its path and a QEMU argument that backs guest RAM with it
 as it is: the object id mem-NAME (QEMU wants ids that start with a letter), share=on
@@ -255,7 +255,18 @@ A VM with VFIO passthrough devices (or RDMA) pins its whole RAM for the life of 
 create its domain with --pinnable, so that every chunk comes from memory outside
 ZONE_MOVABLE (the home node's DRAM, pools onlined --zone normal). Without it, chunks on
 pool memory onlined movable cannot be pinned, and QEMU's VFIO setup does not return
-until it is killed.""",
+until it is killed.
+.PP
+With --znuma (Pond's zNUMA), the domain is two windows, also files:
+/run/poolmem/NAME.local (the local quota, always local memory) and
+/run/poolmem/NAME.pool (the pool quota, always pool memory), each from offset 0 and as
+large as its window; --local + --pool must equal --size. poolctl prints two memory
+backends and the -numa arguments that give the guest the local window as node 0 with
+its --vcpus CPUs and the pool window as node 1 with none, the distance between them
+the host's from the home node to the nearest allowed pool, and, where the host has
+HMAT for both, the same latency and bandwidth (-machine hmat=on, -numa hmat-lb). The
+windows stay fixed: no quota or tier policy change and no tiering later; a window can't
+be unlinked alone, and destroying the domain removes them.""",
  options=[("--size SIZE","size of the guest RAM"),
           ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
           ("--pool SIZE","quota of the pool tier (default 0)"),
@@ -268,12 +279,17 @@ until it is killed.""",
           ("--mode MODE","octal permission bits of the domain file (default 0600)"),
           ("--pinnable","chunks only outside ZONE_MOVABLE, so VFIO and RDMA can pin the guest RAM; admission counts only such memory"),
           ("--tiering on|sample|off","hot/cold tiering by refault sampling, with --scan-rate SIZE and --hot-threshold T (see poolctl-vm-set(8))"),
+          ("--znuma","two windows, NAME.local and NAME.pool, for the guest as NUMA node 0 and a CPU-less node 1; prints QEMU's -numa arguments (not with --libvirt or --tiering)"),
+          ("--vcpus N","with --znuma: the guest's CPUs, all on node 0 (default 1; prints -smp N)"),
           ("--libvirt","print libvirt XML instead: an NVDIMM <memory> device with the file as <source><path> and the chunk size as <alignsize> (libvirt 9.0 has no element that names a file as boot RAM; for boot RAM use a profile, poolctl-profile-create(8))")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
 /run/poolmem/web1
 -object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M
 # poolctl vm create huge --size 64G --pool 64G
-poolctl: huge: cannot create domain: quotas exceed what the pools and the home node can hold (admission control)""",
+poolctl: huge: cannot create domain: quotas exceed what the pools and the home node can hold (admission control)
+# poolctl vm create zg --size 512M --local 256M --pool 256M --znuma --pools p0
+/run/poolmem/zg
+-object memory-backend-file,id=mem-zg-local,mem-path=/run/poolmem/zg.local,size=268435456,share=on,align=2097152 -object memory-backend-file,id=mem-zg-pool,mem-path=/run/poolmem/zg.pool,size=268435456,share=on,align=2097152 -smp 1 -m 512M -numa node,nodeid=0,cpus=0,memdev=mem-zg-local,initiator=0 -numa node,nodeid=1,memdev=mem-zg-pool,initiator=0 -numa dist,src=0,dst=1,val=31 -machine hmat=on -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=10 -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=10240M -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=200 -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=2048M""",
  see=["poolctl-vm-show","poolctl-vm-destroy"]),
 "poolctl-vm-list": dict(
  summary="list VM domains",

@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	4
+#define POOLMEM_ABI_VERSION	5	/* 5: POOLMEM_DOMAIN_ZNUMA */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
