@@ -252,20 +252,6 @@ static const struct vm_operations_struct pm_vm_ops = {
 };
 
 /*
- * A named domain that was destroyed (unlinked) takes no new opens, even
- * through /proc/PID/fd of a process that still has it open.
- */
-static int pm_open(struct inode *inode, struct file *file)
-{
-	struct pm_file *pf = inode->i_private;
-	struct pm_domain *d = smp_load_acquire(&pf->d);
-
-	if (d && !d->profile && READ_ONCE(d->dead))
-		return -ENODEV;
-	return 0;
-}
-
-/*
  * The domain's own name (PM_WIN_WHOLE) among the names of its inode, with
  * a reference, or NULL once it was unlinked (the domain destroyed).
  */
@@ -285,37 +271,102 @@ static struct dentry *pm_whole_dentry(struct inode *inode)
 }
 
 /*
- * Map window @w of @d: the window's offsets become the domain's, and the
- * mapping becomes one of the domain's own file (a new open of its name),
- * so that everything that finds a mapping by file offset sees domain
- * offsets, whichever name the mapping was made through:
- * unmap_mapping_range() (discard, migration, tiering) and madvise's
- * MADV_REMOVE, which hands the mapping's file and offset to ->fallocate,
- * where a window file would add the window's base a second time.
+ * A window file (PM_WIN_LOCAL, PM_WIN_POOL) holds, in private_data, an
+ * open file of the domain's own name: its mappings are made as mappings of
+ * that file at the window's offset (pm_mmap()). It is opened here rather
+ * than at mmap time, where mmap_lock is held for write and an open may
+ * wait on fanotify permission events or lease breaks. The inner file's own
+ * private_data records the window it serves, so that a later
+ * remap_file_pages() on such a mapping (which maps vm_file, the inner
+ * file) stays inside the window.
+ *
+ * The inner file's path is the main name on the window file's mount: the
+ * main name must be reachable there (not so when only a window was
+ * bind-mounted somewhere), and path-based security policies (AppArmor,
+ * Landlock) must allow it as well as the window's name.
+ */
+static int pm_open_window(struct file *file, enum pm_window w)
+{
+	struct dentry *whole = pm_whole_dentry(file_inode(file));
+	struct vfsmount *mnt = file->f_path.mnt;
+	struct file *f;
+
+	if (!whole)
+		return -ENODEV;	/* the domain was destroyed */
+	if (!is_subdir(whole, mnt->mnt_root)) {
+		pr_warn_ratelimited("window %pd: the domain's own name is not under this mount: mount the poolmem file system whole\n",
+				    file->f_path.dentry);
+		dput(whole);
+		return -EXDEV;
+	}
+	f = dentry_open(&(struct path){ .mnt = mnt, .dentry = whole },
+			file->f_flags & (O_ACCMODE | O_LARGEFILE), file->f_cred);
+	dput(whole);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	f->private_data = (void *)(unsigned long)w;
+	file->private_data = f;
+	return 0;
+}
+
+/*
+ * A named domain that was destroyed (unlinked) takes no new opens, even
+ * through /proc/PID/fd of a process that still has it open.
+ */
+static int pm_open(struct inode *inode, struct file *file)
+{
+	struct pm_file *pf = inode->i_private;
+	struct pm_domain *d = smp_load_acquire(&pf->d);
+	enum pm_window w = pm_dentry_window(file->f_path.dentry);
+
+	if (d && !d->profile && READ_ONCE(d->dead))
+		return -ENODEV;
+	return w != PM_WIN_WHOLE ? pm_open_window(file, w) : 0;
+}
+
+static int pm_release(struct inode *inode, struct file *file)
+{
+	/* a window file's inner file (pm_open_window()); NULL or a window tag otherwise */
+	if (pm_dentry_window(file->f_path.dentry) != PM_WIN_WHOLE && file->private_data)
+		fput(file->private_data);
+	return 0;
+}
+
+/*
+ * Map window @w of @d through the window file @file: the window's offsets
+ * become the domain's, and the mapping becomes one of the domain's own
+ * file (the inner file pm_open_window() opened), so that everything that
+ * finds a mapping by file offset sees domain offsets, whichever name the
+ * mapping was made through: unmap_mapping_range() (discard, migration,
+ * tiering) and madvise's MADV_REMOVE, which hands the mapping's file and
+ * offset to ->fallocate, where a window file would add the window's base a
+ * second time.
  */
 static int pm_mmap_window(struct file *file, struct vm_area_struct *vma, struct pm_domain *d,
 			  enum pm_window w)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
-	struct dentry *whole;
-	struct file *f;
 	u64 base, size;
 
 	pm_domain_window(d, w, &base, &size);
 	if (vma->vm_pgoff > (size >> PAGE_SHIFT) || len > size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
 		return -EINVAL;
-	whole = pm_whole_dentry(file_inode(file));
-	if (!whole)
-		return -ENODEV;	/* destroyed after this file was opened */
-	f = dentry_open(&(struct path){ .mnt = file->f_path.mnt, .dentry = whole },
-			file->f_flags & (O_ACCMODE | O_LARGEFILE), file->f_cred);
-	dput(whole);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
 	vma->vm_pgoff += base >> PAGE_SHIFT;
-	vma_set_file(vma, f);
-	fput(f);	/* the mapping holds its own reference */
+	vma_set_file(vma, file->private_data);	/* takes its own reference */
 	return 0;
+}
+
+/*
+ * The inner file of window @w (domain offsets): a mapping stays inside the
+ * window (remap_file_pages() maps vm_file again at an offset of its
+ * caller's choosing).
+ */
+static bool pm_in_window(struct pm_domain *d, enum pm_window w, struct vm_area_struct *vma)
+{
+	u64 base, size, off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	pm_domain_window(d, w, &base, &size);
+	return off >= base && off - base <= size && vma->vm_end - vma->vm_start <= size - (off - base);
 }
 
 static int pm_mmap(struct file *file, struct vm_area_struct *vma)
@@ -340,6 +391,9 @@ static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 		if (ret)
 			return ret;
 		file = vma->vm_file;
+	} else if (file->private_data &&
+		   !pm_in_window(d, (enum pm_window)(unsigned long)file->private_data, vma)) {
+		return -EINVAL;
 	}
 	if (vma->vm_pgoff > (d->size >> PAGE_SHIFT) ||
 	    len > d->size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
@@ -453,6 +507,7 @@ static loff_t pm_llseek(struct file *file, loff_t offset, int whence)
 const struct file_operations pm_domain_fops = {
 	.owner = THIS_MODULE,
 	.open = pm_open,
+	.release = pm_release,
 	.llseek = pm_llseek,	/* QEMU reads the size with lseek(SEEK_END) */
 	.mmap = pm_mmap,
 	.get_unmapped_area = thp_get_unmapped_area,

@@ -172,7 +172,7 @@ const char *const pm_window_suffix[PM_NR_WIN] = { "", ".local", ".pool" };
 
 /*
  * Look up window @w of named domain @name in @parent, locked by the
- * caller. Returns a dentry reference or an ERR_PTR.
+ * caller (at creation). Returns a dentry reference or an ERR_PTR.
  */
 static struct dentry *pm_window_lookup(struct dentry *parent, const char *name, enum pm_window w)
 {
@@ -187,22 +187,32 @@ static struct dentry *pm_window_lookup(struct dentry *parent, const char *name, 
  * unlinked (@dir locked, and the inode too: it is the victim's). Windows
  * never outlive the name: nobody can open a window of a destroyed domain.
  */
-static void pm_windows_unlink(struct inode *dir, struct dentry *dentry)
+static void pm_windows_unlink(struct inode *dir, struct pm_file *pf)
 {
 	enum pm_window w;
 
 	for (w = PM_WIN_LOCAL; w < PM_NR_WIN; w++) {
-		struct dentry *wd = pm_window_lookup(dentry->d_parent, dentry->d_name.name, w);
+		struct dentry *wd = pf->win[w];
 
-		if (IS_ERR(wd))
-			continue;	/* -ENOMEM: the name stays, but pm_open refuses it */
-		if (d_really_is_positive(wd) && d_inode(wd) == d_inode(dentry) &&
-		    pm_dentry_window(wd) == w) {
-			simple_unlink(dir, wd);		/* drops the name's reference */
-			d_delete_notify(dir, wd);
-		}
+		if (!wd)
+			continue;
+		pf->win[w] = NULL;
+		dget(wd);
+		simple_unlink(dir, wd);		/* drops the name's reference */
+		d_delete_notify(dir, wd);
 		dput(wd);
 	}
+}
+
+/* Something is mounted on a window name: it would be left unreachable. */
+static bool pm_windows_busy(const struct pm_file *pf)
+{
+	enum pm_window w;
+
+	for (w = PM_WIN_LOCAL; w < PM_NR_WIN; w++)
+		if (pf->win[w] && d_mountpoint(pf->win[w]))
+			return true;
+	return false;
 }
 
 /* ---- directory operations ---- */
@@ -260,8 +270,9 @@ static int pm_unlink(struct inode *dir, struct dentry *dentry)
 	/* a window goes with its domain's name, never alone */
 	if (pm_dentry_window(dentry) != PM_WIN_WHOLE)
 		return -EPERM;
-	if (named && d && d->znuma)
-		pm_windows_unlink(dir, dentry);
+	if (pm_windows_busy(pf))
+		return -EBUSY;	/* as vfs_unlink() for the name itself */
+	pm_windows_unlink(dir, pf);
 	if (named && d)
 		pm_domain_unlink(d);
 	simple_unlink(dir, dentry);
@@ -376,7 +387,15 @@ static int pm_file_setattr(struct user_namespace *mnt_userns, struct dentry *den
 	ret = setattr_prepare(mnt_userns, dentry, attr);
 	if (ret)
 		return ret;
-	if (attr->ia_valid & ATTR_SIZE && attr->ia_size != i_size_read(inode)) {
+	if (attr->ia_valid & ATTR_SIZE && pf->d && pm_dentry_window(dentry) != PM_WIN_WHOLE) {
+		u64 base, size;
+
+		/* a window's size is its own, and fixed as the domain's */
+		pm_domain_window(pf->d, pm_dentry_window(dentry), &base, &size);
+		if (attr->ia_size != size)
+			return -EBUSY;
+		attr->ia_valid &= ~ATTR_SIZE;
+	} else if (attr->ia_valid & ATTR_SIZE && attr->ia_size != i_size_read(inode)) {
 		/* a domain's size is fixed: QEMU sizes only empty files */
 		if (pf->d)
 			return -EBUSY;
@@ -616,16 +635,20 @@ int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gi
 	}
 	pf = inode->i_private;
 	smp_store_release(&pf->d, d);
-	/* the windows: more names of the inode, as link(2) makes them */
+	d_instantiate(dentry, inode);
+	dget(dentry);	/* the name's reference; pm_root_done() drops the lookup's */
+	/*
+	 * The windows after the main name (lookups don't take the directory
+	 * lock, and opening a window needs the main name): more names of the
+	 * inode, as link(2) makes them.
+	 */
 	for (w = PM_WIN_LOCAL; d->znuma && w < PM_NR_WIN; w++) {
 		win[w]->d_fsdata = (void *)(unsigned long)w;
 		inc_nlink(inode);
 		ihold(inode);
 		d_instantiate(win[w], inode);
-		dget(win[w]);	/* the name's reference */
+		pf->win[w] = dget(win[w]);	/* the name's reference */
 	}
-	d_instantiate(dentry, inode);
-	dget(dentry);	/* the name's reference; pm_root_done() drops the lookup's */
 	pm_dir_touch(d_inode(dentry->d_parent));
 out:
 	for (w = PM_WIN_LOCAL; w < PM_NR_WIN; w++)

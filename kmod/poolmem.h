@@ -216,6 +216,9 @@ struct pm_domain {
  * i_private): a named domain (profile NULL), or a file in a profile
  * directory, whose domain appears when ftruncate() sizes it.
  */
+/* zNUMA window of a name of a domain's inode: see pm_dentry_window() */
+enum pm_window { PM_WIN_WHOLE, PM_WIN_LOCAL, PM_WIN_POOL, PM_NR_WIN };
+
 struct pm_file {
 	struct pm_profile *profile;	/* a reference, or NULL */
 	/*
@@ -224,6 +227,12 @@ struct pm_file {
 	 * one reference on the domain (dropped at eviction).
 	 */
 	struct pm_domain *d;
+	/*
+	 * A znuma domain's window names (the names' own references), set
+	 * at creation and cleared when the domain's name is unlinked; both
+	 * under the root directory's lock.
+	 */
+	struct dentry *win[PM_NR_WIN];
 };
 
 /*
@@ -234,7 +243,6 @@ struct pm_file {
  * reaches every mapping, whichever name it was made through (pm_mmap()
  * maps a window as the whole file at the window's offset).
  */
-enum pm_window { PM_WIN_WHOLE, PM_WIN_LOCAL, PM_WIN_POOL, PM_NR_WIN };
 extern const char *const pm_window_suffix[PM_NR_WIN];
 
 static inline enum pm_window pm_dentry_window(const struct dentry *dentry)

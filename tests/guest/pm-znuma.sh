@@ -69,6 +69,9 @@ check_eq "local window: st_blocks" $((32 * MiB / 512)) "$(stat -c %b $PMFS/zn.lo
 # the whole file sees the windows back to back
 pmtest expect zn 0 32M 0x5a >/dev/null || fail "zn's first half is not zn.local"
 pmtest expect zn 32M 1 1 >/dev/null || fail "zn's second half is not zn.pool (touch wrote 1)"
+truncate -s 32M $PMFS/zn.pool || fail "ftruncate of zn.pool to its own size refused"
+truncate -s 16M $PMFS/zn.pool 2>/dev/null && fail "ftruncate of zn.pool to another size accepted"
+check_eq "zn.pool size after truncates" $((32 * MiB)) "$(stat -c %s $PMFS/zn.pool)"
 pmtest mmap-beyond zn.pool >/dev/null 2>&1 && fail "mmap past zn.pool's end accepted"
 pmtest mmap-beyond zn.local >/dev/null 2>&1 && fail "mmap past zn.local's end accepted"
 info "ok: mappings past a window's end refused"
