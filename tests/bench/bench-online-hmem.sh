@@ -4,10 +4,10 @@
 # dax regions: what a BIOS makes of a CXL volatile expander).
 # 1. poolctl pool online --async --first 1G: time until the first GiB is
 #    online and the pool registered (the command's return), for a 2 GiB and
-#    an 8 GiB device, 5 rounds in alternating order; the medians and their
+#    an 8 GiB device, 9 rounds in alternating order; the medians and their
 #    ratio (the goal: at most 1.05, flat in the device's size). The device
 #    is split: the first piece is all kmem sets up before that point.
-# 2. Throughput, 7 rounds on the 2 GiB and the 8 GiB device each: poolctl
+# 2. Throughput, 11 rounds on the 2 GiB and the 8 GiB device each: poolctl
 #    --async until the last piece is online, poolctl synchronous (the device
 #    whole), and daxctl reconfigure-device --mode=system-ram (binds kmem and
 #    onlines every block). The rate is the 6 GiB between the devices over
@@ -34,7 +34,7 @@ bg_state() { cut -d' ' -f4- /run/poolctl/$1.online 2>/dev/null; }
 
 
 t2= t8=
-for round in 1 2 3 4 5; do
+for round in 1 2 3 4 5 6 7 8 9; do
 	if [ $((round % 2)) = 1 ]; then order="$d2 $d8"; else order="$d8 $d2"; fi
 	for dev in $order; do
 		t=$(pmtest elapsed sh -c "poolctl pool online $dev --name first --async --first 1G >/dev/null 2>&1" | sed -n 's/^elapsed: //p')
@@ -77,7 +77,7 @@ run_way() { # WAY DEV: prints seconds until every block of DEV is online
 # falls on all of them alike
 ways="async whole daxctl"
 for w in $ways; do eval "t2_$w= t8_$w="; done
-for round in 1 2 3 4 5 6 7; do
+for round in 1 2 3 4 5 6 7 8 9 10 11; do
 	set -- $ways
 	shift $((round % 3))
 	for w in "$@" $(echo $ways | cut -d' ' -f1-$((round % 3))); do
