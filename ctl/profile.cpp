@@ -18,15 +18,23 @@ namespace poolctl {
 
 namespace {
 
+/// --libvirt's VM, for a znuma profile's <cpu><numa> cells
+struct LibvirtVm {
+	std::string size; ///< empty: not given
+	unsigned vcpus = 1;
+};
+
 struct CreateOptions {
 	std::string name, local = "0", pool = "0";
 	PlacementOptions place;
-	bool libvirt = false;
+	bool libvirt = false, znuma = false;
+	LibvirtVm vm;
 };
 
 struct NameOptions {
 	std::string name;
-	bool json = false;
+	bool json = false, libvirt = false;
+	LibvirtVm vm;
 };
 
 /// "25%" -> percentage, "4G" -> byte cap, or UsageError naming OPTION.
@@ -54,6 +62,28 @@ std::string quota_text(const poolmem::ProfileQuota &q)
 	return q.bytes ? poolmem::format_size(q.bytes) : "0";
 }
 
+/*
+ * A znuma profile's windows: the local window is LOCAL% of a VM's size and
+ * the kernel makes the pool window POOL/LOCAL times as large, exactly and
+ * in whole chunks (pm_profile_fill_create). Returns {local, pool}, or
+ * throws UsageError naming the nearest size that works.
+ */
+std::pair<uint64_t, uint64_t> znuma_split(const poolmem::ProfileSpec &s, const std::string &text, uint64_t size)
+{
+	const uint64_t chunk = s.chunk_bytes ? s.chunk_bytes : PM_DOMAIN_CHUNK_MIN;
+	const uint64_t lp = s.local.pct, pp = s.pool.pct;
+	auto fits = [&](uint64_t local) { return local % chunk == 0 && local * pp % lp == 0 && local * pp / lp % chunk == 0; };
+	if (size * lp % 100 == 0 && fits(size * lp / 100) && size * lp / 100 + size * lp / 100 * pp / lp == size)
+		return {size * lp / 100, size - size * lp / 100};
+	/* the smallest size above with a split that works: some multiple of the chunk does */
+	uint64_t local = (size * lp / 100) / chunk * chunk + chunk;
+	while (!fits(local) && local <= PM_DOMAIN_BYTES_MAX)
+		local += chunk;
+	throw UsageError("--size " + text + ": " + std::to_string(lp) + "% local and " + std::to_string(pp) +
+			 "% pool windows of whole " + poolmem::format_size(chunk) + " chunks don't split it (use --size " +
+			 std::to_string((local + local * pp / lp) >> 20) + "M)");
+}
+
 void print_libvirt(const std::string &dir)
 {
 	std::printf("# /etc/libvirt/qemu.conf (restart libvirtd); libvirt makes <dir>/libvirt/qemu/<id>-<vm>/\n"
@@ -64,6 +94,66 @@ void print_libvirt(const std::string &dir)
 		    "  <access mode='shared'/>\n"
 		    "</memoryBacking>\n",
 		    dir.c_str());
+}
+
+/*
+ * A znuma profile's VM in libvirt 9.0: cell 0 with the vCPUs and cell 1
+ * with none, each backed by a file libvirt names itself
+ * (<dir>/libvirt/qemu/<id>-<vm>/ram-node0 and ram-node1). QEMU creates and
+ * sizes them in that order, and the kernel makes them the local and pool
+ * windows of one domain. Distances and HMAT as vm create --znuma gives
+ * them to QEMU.
+ */
+void print_libvirt_znuma(const GlobalOptions &g, const poolmem::ProfileSpec &s, const LibvirtVm &vm)
+{
+	if (vm.size.empty())
+		throw UsageError(s.name + ": --libvirt with a znuma profile needs --size (the VM's memory) for its "
+					  "NUMA cells");
+	const uint64_t size = size_value("--size", vm.size);
+	const auto [local, pool] = znuma_split(s, vm.size, size);
+	const ZnumaLink l = znuma_link(g, s.home_node, s.pools);
+	const std::string cpus = vm.vcpus > 1 ? "0-" + std::to_string(vm.vcpus - 1) : "0";
+	std::printf("<!-- in <domain>: node 0 the local window with the vCPUs, node 1 the pool window -->\n"
+		    "<memory unit='KiB'>%lu</memory>\n"
+		    "<vcpu placement='static'>%u</vcpu>\n"
+		    "<cpu>\n"
+		    "  <numa>\n"
+		    "    <cell id='0' cpus='%s' memory='%lu' unit='KiB' memAccess='shared'>\n"
+		    "      <distances>\n"
+		    "        <sibling id='0' value='10'/>\n"
+		    "        <sibling id='1' value='%d'/>\n"
+		    "      </distances>\n"
+		    "    </cell>\n"
+		    "    <cell id='1' memory='%lu' unit='KiB' memAccess='shared'>\n"
+		    "      <distances>\n"
+		    "        <sibling id='0' value='%d'/>\n"
+		    "        <sibling id='1' value='10'/>\n"
+		    "      </distances>\n"
+		    "    </cell>\n",
+		    static_cast<unsigned long>(size >> 10), vm.vcpus, cpus.c_str(),
+		    static_cast<unsigned long>(local >> 10), l.distance, static_cast<unsigned long>(pool >> 10),
+		    l.distance);
+	if (l.hmat) {
+		std::printf("    <interconnects>\n");
+		for (int t = 0; t < 2; t++)
+			std::printf("      <latency initiator='0' target='%d' type='access' value='%lu'/>\n", t,
+				    static_cast<unsigned long>(l.latency_ns[t]));
+		for (int t = 0; t < 2; t++)
+			if (l.bandwidth_mbps[t])
+				std::printf("      <bandwidth initiator='0' target='%d' type='access' value='%lu' "
+					    "unit='MiB'/>\n",
+					    t, static_cast<unsigned long>(l.bandwidth_mbps[t]));
+		std::printf("    </interconnects>\n");
+	}
+	std::printf("  </numa>\n"
+		    "</cpu>\n");
+}
+
+void print_libvirt_profile(const GlobalOptions &g, const poolmem::ProfileSpec &s, const LibvirtVm &vm)
+{
+	if (s.znuma)
+		print_libvirt_znuma(g, s, vm); /* its usage errors before anything is printed */
+	print_libvirt(g.mount + "/" + s.name);
 }
 
 /*
@@ -94,6 +184,15 @@ void check_profile(const GlobalOptions &g, const poolmem::ProfileSpec &s, const 
 	if (!s.local.bytes && !s.pool.bytes && s.local.pct + s.pool.pct < 100)
 		throw UsageError("--local + --pool (" + quota_text(s.local) + " + " + quota_text(s.pool) +
 				 ") must cover 100% of a VM's size");
+	if (s.znuma && (s.local.bytes || s.pool.bytes || !s.local.pct || !s.pool.pct || s.local.pct + s.pool.pct != 100))
+		throw UsageError("--znuma: --local " + o.local + " and --pool " + o.pool +
+				 " must be percentages adding up to 100, neither 0 (the windows are the quotas)");
+	if ((!o.vm.size.empty() || o.vm.vcpus != 1) && !(s.znuma && o.libvirt))
+		throw UsageError("--size and --vcpus describe a VM for --znuma --libvirt only");
+	if (s.znuma && o.libvirt && o.vm.size.empty())
+		throw UsageError(s.name + ": --znuma --libvirt needs --size (the VM's memory) for its NUMA cells");
+	if (!o.vm.vcpus)
+		throw UsageError("--vcpus 0: a guest needs a CPU");
 	check_placement(g, s.home_node, s.pools);
 }
 
@@ -110,17 +209,29 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.pools = o.place.pools;
 	s.home_node = o.place.home_node;
 	s.pinnable = o.place.pinnable;
+	s.znuma = o.znuma;
 	s.uid = pl.uid;
 	s.gid = pl.gid;
 	s.mode = pl.mode;
 	check_profile(g, s, o);
+	if (s.znuma && o.libvirt)
+		znuma_split(s, o.vm.size, size_value("--size", o.vm.size));
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);
 	ctl.profile_create(s);
 	const std::string dir = g.mount + "/" + s.name;
 	if (o.libvirt) {
-		print_libvirt(dir);
+		print_libvirt_profile(g, s, o.vm);
+		return;
+	}
+	if (s.znuma) {
+		/* QEMU without libvirt: one named file per node, created by the same QEMU, node 0 first */
+		std::printf("%s\n-object memory-backend-file,id=mem0,mem-path=%s/VM/node0,size=LOCAL,share=on "
+			    "-object memory-backend-file,id=mem1,mem-path=%s/VM/node1,size=POOL,share=on "
+			    "-numa node,nodeid=0,cpus=0,memdev=mem0 -numa node,nodeid=1,memdev=mem1 -m LOCAL+POOL "
+			    "(mkdir %s/VM first; LOCAL:POOL = %u:%u)\n",
+			    dir.c_str(), dir.c_str(), dir.c_str(), dir.c_str(), s.local.pct, s.pool.pct);
 		return;
 	}
 	std::printf("%s\n-object memory-backend-file,id=mem0,mem-path=%s,size=SIZE,share=on,align=%lu "
@@ -143,6 +254,7 @@ nlohmann::json profile_json(const poolmem::ProfileInfo &p, const std::string &mo
 		{"tier_policy", poolmem::to_string(p.spec.tier_policy)},
 		{"pool_select", poolmem::to_string(p.spec.pool_select)},
 		{"pinnable", p.spec.pinnable},
+		{"znuma", p.spec.znuma},
 		{"uid", p.spec.uid},
 		{"gid", p.spec.gid},
 		{"mode", p.spec.mode},
@@ -166,15 +278,28 @@ void run_list(const GlobalOptions &g, bool json)
 	Table t({"NAME", ">LOCAL", ">POOL", ">CHUNK", "TIER-POLICY", "POOL-SELECT", ">DOMAINS", "DIRECTORY"});
 	for (const auto &p : profiles)
 		t.row({p.spec.name, quota_text(p.spec.local), quota_text(p.spec.pool),
-		       poolmem::format_size(p.spec.chunk_bytes), poolmem::to_string(p.spec.tier_policy),
+		       poolmem::format_size(p.spec.chunk_bytes),
+		       p.spec.znuma ? "znuma" : poolmem::to_string(p.spec.tier_policy),
 		       poolmem::to_string(p.spec.pool_select), std::to_string(p.domains), g.mount + "/" + p.spec.name});
 	t.print();
 }
 
 void run_show(const GlobalOptions &g, const NameOptions &o)
 {
+	if ((!o.vm.size.empty() || o.vm.vcpus != 1) && !o.libvirt)
+		throw UsageError("--size and --vcpus describe a VM for --libvirt only");
+	if (!o.vm.vcpus)
+		throw UsageError("--vcpus 0: a guest needs a CPU");
 	poolmem::Control ctl(g.control);
 	auto p = ctl.profile_info(o.name);
+	if (o.libvirt) {
+		/* the allowed pools by name, for the distance to the nearest */
+		for (const auto &n : ctl.pool_names())
+			if (p.pool_mask >> ctl.pool_info(n).id & 1)
+				p.spec.pools.push_back(n);
+		print_libvirt_profile(g, p.spec, o.vm);
+		return;
+	}
 	if (o.json) {
 		print_json(g, profile_json(p, g.mount));
 		return;
@@ -183,8 +308,12 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		    static_cast<unsigned long>(p.domains));
 	std::printf("  quotas  local %s, pool %s of each VM's size, %s chunks\n", quota_text(p.spec.local).c_str(),
 		    quota_text(p.spec.pool).c_str(), poolmem::format_size(p.spec.chunk_bytes).c_str());
-	std::printf("  policy  %s, %s%s\n", poolmem::to_string(p.spec.tier_policy).c_str(),
-		    poolmem::to_string(p.spec.pool_select).c_str(), p.spec.pinnable ? ", pinnable" : "");
+	if (p.spec.znuma)
+		std::printf("  policy  znuma windows (a VM's first file local, its next pool), %s%s\n",
+			    poolmem::to_string(p.spec.pool_select).c_str(), p.spec.pinnable ? ", pinnable" : "");
+	else
+		std::printf("  policy  %s, %s%s\n", poolmem::to_string(p.spec.tier_policy).c_str(),
+			    poolmem::to_string(p.spec.pool_select).c_str(), p.spec.pinnable ? ", pinnable" : "");
 	std::printf("  owner   %u:%u mode %04o\n", p.spec.uid, p.spec.gid, p.spec.mode);
 }
 
@@ -208,7 +337,13 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 	create->add_option("--local", c->local, "local DRAM quota: PCT% of each VM's size, or a SIZE cap (default 0)");
 	create->add_option("--pool", c->pool, "pool quota: PCT% or SIZE (default 0); with --local it must cover 100%");
 	add_placement_options(create, c->place, "the directory (who may create VMs in it)", "0700");
-	create->add_flag("--libvirt", c->libvirt, "print the qemu.conf line and <memoryBacking> XML");
+	create->add_flag("--znuma", c->znuma,
+			 "a VM's two files (libvirt's ram-node0, ram-node1) are the local and pool windows of one "
+			 "domain: guest node 0 local, node 1 pool (percentages adding up to 100)");
+	create->add_flag("--libvirt", c->libvirt,
+			 "print the qemu.conf line and <memoryBacking> XML (with --znuma, the <cpu><numa> cells)");
+	create->add_option("--size", c->vm.size, "with --znuma --libvirt: the VM's memory, for its cells");
+	create->add_option("--vcpus", c->vm.vcpus, "with --znuma --libvirt: the VM's CPUs, all on node 0 (default 1)");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();
@@ -220,6 +355,10 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 	auto *show = pr->add_subcommand("show", "one profile's quotas, policies and live domains");
 	show->add_option("name", s->name, "profile")->required();
 	show->add_flag("--json", s->json, "print JSON");
+	show->add_flag("--libvirt", s->libvirt,
+		       "print the qemu.conf line and XML for a VM (a znuma profile: its cells, for --size)");
+	show->add_option("--size", s->vm.size, "with --libvirt on a znuma profile: the VM's memory");
+	show->add_option("--vcpus", s->vm.vcpus, "with --libvirt on a znuma profile: the VM's CPUs (default 1)");
 	show->callback([&g, s] { run_show(g, *s); });
 
 	auto r = std::make_shared<NameOptions>();

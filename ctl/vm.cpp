@@ -209,12 +209,10 @@ void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t alig
  * pool's node; where the host has HMAT for both, the guest gets the same
  * latency and bandwidth (initiator: node 0).
  */
-std::string znuma_arguments(const GlobalOptions &g, const poolmem::DomainSpec &s, const std::string &path,
-			    unsigned vcpus)
+ZnumaLink znuma_link(const GlobalOptions &g, int home, const std::vector<std::string> &allowed)
 {
 	const auto topo = poolmem::read_topology(g.sysfs);
 	const auto pools = poolmem::read_pools(g.sysfs);
-	int home = s.home_node;
 	for (const auto &n : topo.nodes)
 		if (home < 0 && n.has_cpus() && n.mem_total)
 			home = n.id;
@@ -228,7 +226,7 @@ std::string znuma_arguments(const GlobalOptions &g, const poolmem::DomainSpec &s
 	const poolmem::Node *pn = nullptr;
 	int dist = 0;
 	for (const auto &p : pools) {
-		if (!s.pools.empty() && std::find(s.pools.begin(), s.pools.end(), p.name) == s.pools.end())
+		if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), p.name) == allowed.end())
 			continue;
 		const poolmem::Node *n = topo.node(p.node);
 		const int i = pos(p.node);
@@ -239,31 +237,45 @@ std::string znuma_arguments(const GlobalOptions &g, const poolmem::DomainSpec &s
 			dist = hn->distance[i];
 		}
 	}
+	ZnumaLink l;
+	/* QEMU and libvirt take 11..255 between nodes; the host's own value when it has one */
+	l.distance = dist > 10 ? std::min(dist, 255) : 20;
+	if (hn && pn && hn->access0.read_latency_ns && pn->access0.read_latency_ns) {
+		l.hmat = true;
+		const poolmem::Node *tn[2] = {hn, pn};
+		for (int t = 0; t < 2; t++) {
+			l.latency_ns[t] = *tn[t]->access0.read_latency_ns;
+			l.bandwidth_mbps[t] = tn[t]->access0.read_bandwidth_mbps.value_or(0);
+		}
+	}
+	return l;
+}
+
+std::string znuma_arguments(const GlobalOptions &g, const poolmem::DomainSpec &s, const std::string &path,
+			    unsigned vcpus)
+{
+	const ZnumaLink l = znuma_link(g, s.home_node, s.pools);
 	const uint64_t align = std::max<uint64_t>(s.chunk_bytes, 2ULL << 20);
 	const std::string id = poolmem::qemu_object_id(s.name);
 	auto backend = [&](const char *w, uint64_t bytes) {
 		return "-object memory-backend-file,id=" + id + "-" + w + ",mem-path=" + path + "." + w +
 		       ",size=" + std::to_string(bytes) + ",share=on,align=" + std::to_string(align) + " ";
 	};
-	const bool hmat = hn && pn && hn->access0.read_latency_ns && pn->access0.read_latency_ns;
-	const std::string init = hmat ? ",initiator=0" : "";
+	const std::string init = l.hmat ? ",initiator=0" : "";
 	std::string a = backend("local", s.local_quota) + backend("pool", s.pool_quota);
 	a += "-smp " + std::to_string(vcpus) + " -m " + std::to_string(s.bytes >> 20) + "M";
 	a += " -numa node,nodeid=0,cpus=0" + (vcpus > 1 ? "-" + std::to_string(vcpus - 1) : std::string()) +
 	     ",memdev=" + id + "-local" + init;
 	a += " -numa node,nodeid=1,memdev=" + id + "-pool" + init;
-	/* QEMU takes 11..255 between nodes; the host's own value when it has one */
-	a += " -numa dist,src=0,dst=1,val=" + std::to_string(dist > 10 ? std::min(dist, 255) : 20);
-	if (hmat) {
+	a += " -numa dist,src=0,dst=1,val=" + std::to_string(l.distance);
+	if (l.hmat) {
 		a += " -machine hmat=on";
-		const poolmem::Node *tn[2] = {hn, pn};
 		for (int t = 0; t < 2; t++) {
 			const std::string lb = " -numa hmat-lb,initiator=0,target=" + std::to_string(t) +
 					       ",hierarchy=memory,data-type=";
-			a += lb + "access-latency,latency=" + std::to_string(*tn[t]->access0.read_latency_ns);
-			if (tn[t]->access0.read_bandwidth_mbps)
-				a += lb + "access-bandwidth,bandwidth=" +
-				     std::to_string(*tn[t]->access0.read_bandwidth_mbps) + "M";
+			a += lb + "access-latency,latency=" + std::to_string(l.latency_ns[t]);
+			if (l.bandwidth_mbps[t])
+				a += lb + "access-bandwidth,bandwidth=" + std::to_string(l.bandwidth_mbps[t]) + "M";
 		}
 	}
 	return a;
@@ -373,8 +385,9 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 		if (!o.tiering.mode.empty() && o.tiering.mode != "off")
 			throw UsageError("--znuma: no --tiering (a window's chunks stay in its tier)");
 		if (o.libvirt)
-			throw UsageError("--znuma --libvirt: libvirt 9.0 can't give a NUMA cell a named file; "
-					 "use the QEMU arguments");
+			throw UsageError("--znuma --libvirt: libvirt 9.0 names a NUMA cell's file itself; use a znuma "
+					 "profile (poolctl profile create NAME --znuma --local PCT% --pool PCT% --libvirt "
+					 "--size SIZE)");
 		if (o.vcpus < 1 || o.vcpus > 4096)
 			throw UsageError("--vcpus: 1 to 4096");
 	}

@@ -227,13 +227,20 @@ static const char *pm_domain_check(struct poolmem_domain_create *a)
 }
 
 /*
- * The create request for a domain of @size bytes made from profile @pr.
- * The name is left for the caller.
+ * The create request for a domain made from profile @pr by a file sized
+ * @size bytes. The name is left for the caller.
+ *
+ * In a znuma profile that file is the local window: the domain is @size
+ * plus a pool window in the ratio of the profile's percentages, which
+ * must come out exact and a multiple of the chunk size (-EINVAL, with
+ * the reason in @why's log line, otherwise).
  */
-int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct poolmem_domain_create *a)
+int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct poolmem_domain_create *a,
+			   const char *why)
 {
 	const struct poolmem_profile *c = &pr->conf;
 	u64 chunk = c->chunk_bytes ? c->chunk_bytes : PM_CHUNK_MIN;
+	u64 pool;
 	int t;
 
 	memset(a, 0, sizeof(*a));
@@ -241,8 +248,28 @@ int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct poolmem
 	a->flags = c->flags;
 	a->bytes = size;
 	a->chunk_bytes = chunk;
+	if (c->flags & POOLMEM_DOMAIN_ZNUMA) {
+		/* both percentages nonzero and <= 100 (pm_profile_check()) */
+		if (size > PM_DOMAIN_MAX_BYTES ||
+		    size * c->quota_pct[PM_TIER_POOL] % c->quota_pct[PM_TIER_LOCAL]) {
+			pr_warn("%s: a local window of %llu bytes has no exact %u%% pool window\n",
+				why, size, c->quota_pct[PM_TIER_POOL]);
+			return -EINVAL;
+		}
+		pool = size * c->quota_pct[PM_TIER_POOL] / c->quota_pct[PM_TIER_LOCAL];
+		if (pool & (chunk - 1) || size + pool > PM_DOMAIN_MAX_BYTES) {
+			pr_warn("%s: a local window of %llu bytes gives a pool window of %llu, not a multiple of the chunk size %llu or too large\n",
+				why, size, pool, chunk);
+			return -EINVAL;
+		}
+		a->bytes = size + pool;
+		a->quota[PM_TIER_LOCAL] = size;
+		a->quota[PM_TIER_POOL] = pool;
+		goto policies;
+	}
 	for (t = 0; t < PM_NR_TIERS; t++)
 		a->quota[t] = pm_profile_quota(size, chunk, c->quota_pct[t], c->quota_bytes[t]);
+policies:
 	a->pool_mask = c->pool_mask;
 	a->home_node = c->home_node;
 	a->tier_policy = c->tier_policy;

@@ -271,6 +271,35 @@ static struct dentry *pm_whole_dentry(struct inode *inode)
 }
 
 /*
+ * A znuma profile's domain has no name of its own to open (pm_create()):
+ * the pool window's inner file is an unnamed file of the inode, made as
+ * anon_inode_getfile() makes one, on the window's mount. Its dentry is no
+ * window (domain offsets) and lies in no directory, so no path-based
+ * policy is asked twice: opening the window was the decision. The local
+ * window starts at offset 0 and is mapped through its own file.
+ */
+static int pm_open_profile_window(struct file *file, enum pm_window w)
+{
+	struct inode *inode = file_inode(file);
+	struct file *f;
+
+	if (w == PM_WIN_LOCAL)
+		return 0;
+	ihold(inode);			/* for the new dentry */
+	__module_get(THIS_MODULE);	/* alloc_file() takes none; __fput() drops one */
+	f = alloc_file_pseudo(inode, file->f_path.mnt, file->f_path.dentry->d_name.name,
+			      file->f_flags & (O_ACCMODE | O_LARGEFILE), &pm_domain_fops);
+	if (IS_ERR(f)) {
+		module_put(THIS_MODULE);
+		iput(inode);
+		return PTR_ERR(f);
+	}
+	f->private_data = (void *)(unsigned long)w;
+	file->private_data = f;
+	return 0;
+}
+
+/*
  * A window file (PM_WIN_LOCAL, PM_WIN_POOL) holds, in private_data, an
  * open file of the domain's own name: its mappings are made as mappings of
  * that file at the window's offset (pm_mmap()). It is opened here rather
@@ -287,10 +316,15 @@ static struct dentry *pm_whole_dentry(struct inode *inode)
  */
 static int pm_open_window(struct file *file, enum pm_window w)
 {
-	struct dentry *whole = pm_whole_dentry(file_inode(file));
+	struct inode *inode = file_inode(file);
+	struct pm_file *pf = inode->i_private;
 	struct vfsmount *mnt = file->f_path.mnt;
+	struct dentry *whole;
 	struct file *f;
 
+	if (pf->profile)
+		return pm_open_profile_window(file, w);
+	whole = pm_whole_dentry(inode);
 	if (!whole)
 		return -ENODEV;	/* the domain was destroyed */
 	if (!is_subdir(whole, mnt->mnt_root)) {
@@ -351,6 +385,12 @@ static int pm_mmap_window(struct file *file, struct vm_area_struct *vma, struct 
 	pm_domain_window(d, w, &base, &size);
 	if (vma->vm_pgoff > (size >> PAGE_SHIFT) || len > size - ((u64)vma->vm_pgoff << PAGE_SHIFT))
 		return -EINVAL;
+	/*
+	 * A profile's local window has no inner file: at base 0 its offsets
+	 * are the domain's, and a remap through it comes back here.
+	 */
+	if (!file->private_data)
+		return base ? -EINVAL : 0;
 	vma->vm_pgoff += base >> PAGE_SHIFT;
 	vma_set_file(vma, file->private_data);	/* takes its own reference */
 	return 0;

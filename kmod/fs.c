@@ -32,6 +32,7 @@
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/pagemap.h>
+#include <linux/pid.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
 
@@ -100,11 +101,14 @@ static const char *pm_profile_check(struct poolmem_profile *c)
 	if (c->tier_policy >= POOLMEM_NR_TIER_POLICIES)
 		return "unknown tier policy";
 	/*
-	 * A profile file is one domain; libvirt maps one file per guest node,
-	 * each its own domain: windows of one domain need a name per window.
+	 * znuma: the local window's size gives the domain's by the ratio of
+	 * the percentages (pm_profile_fill_create()), so both are percentages.
 	 */
-	if (c->flags & POOLMEM_DOMAIN_ZNUMA)
-		return "znuma is for named domains only";
+	if ((c->flags & POOLMEM_DOMAIN_ZNUMA) &&
+	    (c->quota_bytes[PM_TIER_LOCAL] || c->quota_bytes[PM_TIER_POOL] ||
+	     !c->quota_pct[PM_TIER_LOCAL] || !c->quota_pct[PM_TIER_POOL] ||
+	     c->quota_pct[PM_TIER_LOCAL] + c->quota_pct[PM_TIER_POOL] != 100))
+		return "znuma: the local and pool quotas must be percentages adding up to 100, neither 0";
 	if (c->pool_select >= POOLMEM_NR_POOL_SELECTS)
 		return "unknown pool selection";
 	if (c->home_node != NUMA_NO_NODE &&
@@ -217,12 +221,72 @@ static bool pm_windows_busy(const struct pm_file *pf)
 
 /* ---- directory operations ---- */
 
-/* A file in a profile directory: a domain once ftruncate() sizes it. */
+/*
+ * The local window in directory @parent that waits for a pool window from
+ * the calling process, with a reference, or NULL. The caller holds the
+ * directory's inode lock, so no name in it comes or goes; the children
+ * list itself is walked under d_lock, as dcache pruning edits it.
+ */
+static struct inode *pm_znuma_partner(struct dentry *parent)
+{
+	struct pid *me = task_tgid(current);
+	struct inode *found = NULL;
+	struct dentry *child;
+
+	spin_lock(&parent->d_lock);
+	list_for_each_entry(child, &parent->d_subdirs, d_child) {
+		struct inode *inode = d_inode(child);
+		struct pm_file *pf;
+
+		if (!inode || !d_is_reg(child) || d_unhashed(child))
+			continue;
+		pf = inode->i_private;
+		/* pf->partner is written before pf->d is published */
+		if (!smp_load_acquire(&pf->d) || READ_ONCE(pf->partner) != me ||
+		    pm_dentry_window(child) != PM_WIN_LOCAL)
+			continue;
+		ihold(inode);	/* a positive name holds it: not being evicted */
+		found = inode;
+		break;
+	}
+	spin_unlock(&parent->d_lock);
+	return found;
+}
+
+/*
+ * A file in a profile directory: a domain once ftruncate() sizes it. In
+ * a znuma profile, a file created by the process whose local window in
+ * this directory still waits for its pool window is that pool window
+ * instead: a second link to the domain's inode (so one address space, as
+ * for a named domain's windows), sized at once. QEMU then finds the
+ * window's size already set and maps it without ftruncate(); a guest
+ * node of another size makes QEMU stop with "backing store size ... does
+ * not match".
+ */
 static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dentry,
 		     umode_t mode, bool excl)
 {
-	struct inode *inode = pm_new_file(dir->i_sb, mode, dir->i_private);
+	struct pm_profile *pr = dir->i_private;
+	struct inode *inode;
 
+	if (pr->conf.flags & POOLMEM_DOMAIN_ZNUMA) {
+		inode = pm_znuma_partner(dentry->d_parent);
+		if (inode) {
+			struct pm_file *pf = inode->i_private;
+			struct pid *partner = pf->partner;
+
+			WRITE_ONCE(pf->partner, NULL);
+			put_pid(partner);
+			dentry->d_fsdata = (void *)(unsigned long)PM_WIN_POOL;
+			inc_nlink(inode);
+			d_instantiate(dentry, inode);	/* takes the partner's reference */
+			dget(dentry);
+			pm_dir_touch(dir);
+			pr_debug("%s: pool window %pd\n", pf->d->name, dentry);
+			return 0;
+		}
+	}
+	inode = pm_new_file(dir->i_sb, mode, pr);
 	if (!inode)
 		return -ENOMEM;
 	inode_init_owner(mnt_userns, inode, dir, S_IFREG | (mode & 0777));
@@ -267,8 +331,12 @@ static int pm_unlink(struct inode *dir, struct dentry *dentry)
 					 * run on a named domain's size anyway */
 	bool named = !pf->profile;
 
-	/* a window goes with its domain's name, never alone */
-	if (pm_dentry_window(dentry) != PM_WIN_WHOLE)
+	/*
+	 * A named domain's window goes with its domain's name, never alone. A
+	 * profile's windows are its only names: each goes as any link does,
+	 * and the domain when the inode does.
+	 */
+	if (named && pm_dentry_window(dentry) != PM_WIN_WHOLE)
 		return -EPERM;
 	if (pm_windows_busy(pf))
 		return -EBUSY;	/* as vfs_unlink() for the name itself */
@@ -347,7 +415,16 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 		return -ENOMEM;
 	}
 
-	pm_profile_fill_create(pr, size, &a);
+	/* windows are names of one inode: one that has none can't get a second */
+	if ((pr->conf.flags & POOLMEM_DOMAIN_ZNUMA) && !inode->i_nlink) {
+		pr_warn("%s: a znuma profile's windows must be named files (this one is unlinked)\n",
+			why);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = pm_profile_fill_create(pr, size, &a, why);
+	if (ret)
+		goto out;
 	/* "<profile>.<inode>": unique while the inode lives, and a valid name */
 	len = snprintf(ino, sizeof(ino), ".%lu", inode->i_ino);
 	snprintf(a.name, sizeof(a.name), "%.*s%s",
@@ -369,8 +446,17 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 		pm_domain_abandon(d);
 		goto out;
 	}
-	i_size_write(inode, size);
+	i_size_write(inode, d->size);
+	if (d->znuma)
+		pf->partner = get_pid(task_tgid(current));
 	smp_store_release(&pf->d, d);
+	/*
+	 * The file is the local window from now on (its size, its offsets,
+	 * pm_mmap()): a window of base 0, so a file opened before needs no
+	 * inner file (pm_open_window()).
+	 */
+	if (d->znuma)
+		WRITE_ONCE(dentry->d_fsdata, (void *)(unsigned long)PM_WIN_LOCAL);
 out:
 	kfree(why);
 	kfree(buf);
@@ -488,6 +574,7 @@ static void pm_evict_inode(struct inode *inode)
 
 		if (pf->d)
 			pm_domain_evict(pf->d);
+		put_pid(pf->partner);	/* NULL-safe */
 		if (pf->profile)
 			pm_profile_put(pf->profile);
 		kfree(pf);

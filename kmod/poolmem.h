@@ -233,6 +233,14 @@ struct pm_file {
 	 * under the root directory's lock.
 	 */
 	struct dentry *win[PM_NR_WIN];
+	/*
+	 * A znuma profile's local window waiting for its pool window: the
+	 * thread group that sized it, whose next file in the same directory
+	 * becomes the pool window (pm_create()). A reference, set before @d
+	 * is published, taken away under the directory's lock by the join,
+	 * or dropped at eviction.
+	 */
+	struct pid *partner;
 };
 
 /*
@@ -242,6 +250,11 @@ struct pm_file {
  * inode means one address space: unmap_mapping_range() on the domain
  * reaches every mapping, whichever name it was made through (pm_mmap()
  * maps a window as the whole file at the window's offset).
+ *
+ * A named domain has all three names from birth. A znuma profile's domain
+ * has no name of its own: the file that made it becomes its local window
+ * (d_fsdata set once, after the domain is published), and the pool window
+ * joins as a second link made by pm_create().
  */
 extern const char *const pm_window_suffix[PM_NR_WIN];
 
@@ -345,7 +358,7 @@ void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
 int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
 	     const char *why, struct pm_refusal *refusal);
 int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
-			   struct poolmem_domain_create *a);
+			   struct poolmem_domain_create *a, const char *why);
 
 /* chunk.c: placement, allocation, free, retired chunks */
 int pm_chunk_place(struct pm_domain *d, u64 idx);

@@ -4,7 +4,8 @@
 # XML (Debian 12's virt-xml-validate and schemas), checked inside complete
 # domain definitions: a named domain as an NVDIMM memory device (its file
 # as <source><path>, align as <alignsize>), and a profile as the
-# memory_backing_dir line plus <memoryBacking> with a file source.
+# memory_backing_dir line plus <memoryBacking> with a file source; a znuma
+# profile adds the VM's <vcpu>, <memory> and <cpu><numa> cells.
 . /rig/tests/lib.sh
 command -v virt-xml-validate >/dev/null || skip "virt-xml-validate not in the image"
 pm_pools_up
@@ -49,3 +50,24 @@ XML
 grep -q "<source type='file'/>" /tmp/gold.xml || fail "no file memory source"
 virt-xml-validate /tmp/gold.xml domain || fail "profile XML does not validate"
 poolctl profile remove gold >/dev/null
+
+# a znuma profile: the cells libvirt backs with ram-node0 and ram-node1
+zx=$(poolctl profile create zgold --znuma --local 25% --pool 75% --libvirt --size 1G --vcpus 2)
+echo "$zx"
+echo "$zx" | grep -q "<cell id='0' cpus='0-1' memory='262144' unit='KiB' memAccess='shared'>" ||
+	fail "no node 0 cell of 256 MiB with the vCPUs in: $zx"
+echo "$zx" | grep -q "<cell id='1' memory='786432' unit='KiB' memAccess='shared'>" ||
+	fail "no CPU-less node 1 cell of 768 MiB in: $zx"
+cat > /tmp/zgold.xml <<XML
+<domain type='kvm'>
+  <name>zgold-vm</name>
+$(echo "$zx" | grep -v '^<!--\|^#\|^memory_backing_dir')
+  <os><type arch='x86_64' machine='q35'>hvm</type></os>
+  <devices><emulator>/usr/bin/qemu-system-x86_64</emulator></devices>
+</domain>
+XML
+cat /tmp/zgold.xml
+virt-xml-validate /tmp/zgold.xml domain || fail "znuma profile XML does not validate"
+sed "s/<sibling id='1' value='[0-9]*'/<sibling id='1' value='x'/" /tmp/zgold.xml > /tmp/zbad.xml
+virt-xml-validate /tmp/zbad.xml domain >/dev/null 2>&1 && fail "the validator accepts a broken distance"
+poolctl profile remove zgold >/dev/null

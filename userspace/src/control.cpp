@@ -467,6 +467,8 @@ void Control::profile_create(const ProfileSpec &s)
 	a.mode = s.mode;
 	if (s.pinnable)
 		a.flags |= POOLMEM_DOMAIN_PINNABLE;
+	if (s.znuma)
+		a.flags |= POOLMEM_DOMAIN_ZNUMA;
 	if (ioctl(fd_, POOLMEM_PROFILE_CREATE, &a)) {
 		int e = errno;
 		if (e == EEXIST)
@@ -513,6 +515,7 @@ ProfileInfo Control::profile_info(const std::string &name)
 	p.spec.gid = a.gid;
 	p.spec.mode = a.mode;
 	p.spec.pinnable = a.flags & POOLMEM_DOMAIN_PINNABLE;
+	p.spec.znuma = a.flags & POOLMEM_DOMAIN_ZNUMA;
 	p.pool_mask = a.pool_mask;
 	p.domains = a.domains;
 	return p;

@@ -187,8 +187,15 @@ struct poolmem_list {
  * so that a VM can give each to the guest as its own NUMA node (Pond's
  * zNUMA: the pool memory a CPU-less node). The quotas must split the size
  * (local + pool = bytes, neither 0), and stay fixed: no live quota or tier
- * policy change, no tiering, no drain into the local tier. Named domains
- * only.
+ * policy change, no tiering, no drain into the local tier.
+ *
+ * In a profile (POOLMEM_PROFILE_CREATE with this flag, both quotas as
+ * percentages adding up to 100) the windows are the files a VM creates,
+ * as libvirt's per-node backends (ram-node0, ram-node1) do: the first file
+ * ftruncate() sizes is the local window and makes the domain, the pool
+ * window as large as the percentages say; the next file the same process
+ * creates in that directory is the pool window, already sized. Files
+ * unlinked before they are sized can't be windows (EINVAL).
  */
 #define POOLMEM_DOMAIN_ZNUMA		(1u << 1)
 #define POOLMEM_DOMAIN_FLAGS		(POOLMEM_DOMAIN_PINNABLE | POOLMEM_DOMAIN_ZNUMA)

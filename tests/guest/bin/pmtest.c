@@ -256,7 +256,7 @@ static int cmd_domain_create(int argc, char **argv)
 	return 0;
 }
 
-/* profile-create NAME LOCAL POOL [chunk=] [home=] [mode=]: LOCAL and POOL
+/* profile-create NAME LOCAL POOL [chunk=] [home=] [mode=] [flags=]: LOCAL and POOL
  * are "N%" or a size; no check here, the kernel's own are under test */
 static void profile_quota(struct poolmem_profile *p, int tier, const char *v)
 {
@@ -281,6 +281,7 @@ static int cmd_profile_create(int argc, char **argv)
 	p.chunk_bytes = size_arg(opt(argc, argv, "chunk", "0"));
 	p.home_node = atoi(opt(argc, argv, "home", "-1"));
 	p.mode = strtoul(opt(argc, argv, "mode", "0"), NULL, 8);
+	p.flags = strtoul(opt(argc, argv, "flags", "0"), NULL, 0);
 	if (ioctl(fd, POOLMEM_PROFILE_CREATE, &p))
 		die("profile create");
 	printf("profile %s: created\n", p.name);
@@ -1142,9 +1143,11 @@ static int cmd_run_as(int argc, char **argv)
 }
 
 /*
- * guest-check PATH: the pattern tests/guest/bios/pattern-bios.S writes into
- * every page of guest RAM from 1 MiB up, read through a second mapping of
- * the memory backend's file; then the "go" word the guest waits for.
+ * guest-check PATH [go|nogo [BASE]]: the pattern tests/guest/bios/pattern-bios.S
+ * writes into every page of guest RAM from 1 MiB up, read through a second
+ * mapping of the memory backend's file, whose offset 0 is guest physical
+ * address BASE (a NUMA node's backend after the first); then, unless
+ * "nogo", the "go" word the guest waits for (in the backend of BASE 0).
  */
 static int cmd_guest_check(int argc, char **argv)
 {
@@ -1156,12 +1159,12 @@ static int cmd_guest_check(int argc, char **argv)
 		die("open");
 	off_t size = lseek(fd, 0, SEEK_END);
 	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	uint64_t ok = 0, bad = 0;
+	uint64_t ok = 0, bad = 0, base = argc > 2 ? strtoull(argv[2], NULL, 0) : 0;
 
 	if (p == MAP_FAILED)
 		die("mmap");
-	for (uint64_t a = 1 << 20; a < (uint64_t)size; a += 4096) {
-		uint32_t w0, w1, want = (uint32_t)a ^ 0x5a5a5a5a;
+	for (uint64_t a = base < (1 << 20) ? (1 << 20) - base : 0; a < (uint64_t)size; a += 4096) {
+		uint32_t w0, w1, want = (uint32_t)(a + base) ^ 0x5a5a5a5a;
 
 		memcpy(&w0, p + a, 4);
 		memcpy(&w1, p + a + 4, 4);

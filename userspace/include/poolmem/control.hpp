@@ -116,6 +116,7 @@ struct ProfileSpec {
 	PoolSelect pool_select = PoolSelect::round_robin;
 	uint32_t uid = 0, gid = 0, mode = 0700; ///< the directory's
 	bool pinnable = false;
+	bool znuma = false; ///< a VM's files are the windows of one domain (percentages only)
 };
 
 struct ProfileInfo {
