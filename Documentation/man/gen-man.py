@@ -279,7 +279,7 @@ be unlinked alone, and destroying the domain removes them.""",
           ("--mode MODE","octal permission bits of the domain file (default 0600)"),
           ("--pinnable","chunks only outside ZONE_MOVABLE, so VFIO and RDMA can pin the guest RAM; admission counts only such memory"),
           ("--tiering on|sample|off","hot/cold tiering by refault sampling, with --scan-rate SIZE and --hot-threshold T (see poolctl-vm-set(8))"),
-          ("--znuma","two windows, NAME.local and NAME.pool, for the guest as NUMA node 0 and a CPU-less node 1; prints QEMU's -numa arguments (not with --libvirt or --tiering)"),
+          ("--znuma","two windows, NAME.local and NAME.pool, for the guest as NUMA node 0 and a CPU-less node 1; prints QEMU's -numa arguments (not with --tiering; for libvirt, use a znuma profile: poolctl-profile-create(8))"),
           ("--vcpus N","with --znuma: the guest's CPUs, all on node 0 (default 1; prints -smp N)"),
           ("--libvirt","print libvirt XML instead: an NVDIMM <memory> device with the file as <source><path> and the chunk size as <alignsize> (libvirt 9.0 has no element that names a file as boot RAM; for boot RAM use a profile, poolctl-profile-create(8))")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
@@ -366,7 +366,7 @@ web1: destroyed (memory returns when the last open file and mapping go)""",
  see=["poolctl-vm-create"]),
 "poolctl-profile-create": dict(
  summary="create a profile: a directory whose files become VM domains",
- synopsis="poolctl profile create NAME [--local PCT%|SIZE] [--pool PCT%|SIZE] [--tier-policy P] [--pool-select P] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--libvirt]",
+ synopsis="poolctl profile create NAME [--local PCT%|SIZE] [--pool PCT%|SIZE] [--tier-policy P] [--pool-select P] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--znuma] [--libvirt [--size SIZE] [--vcpus N]]",
  description="""Creates the directory /run/poolmem/NAME. A file created in it, or in any
 subdirectory, becomes a domain when ftruncate() gives it a size: its quotas are the
 profile's percentages of that size (rounded up to whole chunks) or its byte caps, and
@@ -376,6 +376,21 @@ themselves: QEMU's mem-path=/run/poolmem/NAME makes a temporary file there and u
 at once, so the domain lives exactly as long as QEMU; libvirt's memory_backing_dir makes
 per-VM directories and files there and removes them when the VM stops. Such domains are
 listed as NAME.INODE (poolctl vm list shows their file).
+.PP
+With --znuma (Pond's zNUMA through libvirt), a VM's two files are the windows of one
+domain, given to the guest as NUMA node 0 (local memory, with the CPUs) and a CPU-less
+node 1 (pool memory). libvirt 9.0 backs each NUMA cell with its own file,
+ram-node0 then ram-node1 in the VM's directory, and QEMU creates and sizes them in that
+order: the first file sized is the local window and makes the domain, with a pool window
+of the size the percentages give (--local 25% --pool 75%: three times the local window,
+in whole chunks); the next file the same process creates in that directory is the pool
+window, already sized, and a second link to the domain. QEMU stops with "backing store
+size ... does not match" when the guest's node 1 is larger than that window. The
+quotas must be percentages that add up to 100. Temporary files (QEMU's
+mem-path=DIRECTORY) can't be windows: the kernel refuses them (EINVAL, logged).
+With --libvirt and --size, poolctl prints the VM's <memory>, <vcpu> and <cpu><numa>
+cells (distances and HMAT as poolctl-vm-create(8) gives QEMU); poolctl profile show
+NAME --libvirt --size SIZE prints them for another VM size.
 .PP
 Whoever may write the directory (--owner, --mode) may create domains in it.""",
  options=[("--local PCT%|SIZE","local DRAM quota: a percentage of each VM's size, or a byte cap (default 0)"),
@@ -388,7 +403,10 @@ Whoever may write the directory (--owner, --mode) may create domains in it.""",
           ("--owner USER[:GROUP]","owner of the directory, e.g. libvirt-qemu"),
           ("--mode MODE","octal permission bits of the directory (default 0700)"),
           ("--pinnable","its domains take chunks only outside ZONE_MOVABLE (VFIO, RDMA)"),
-          ("--libvirt","print the qemu.conf memory_backing_dir line and the <memoryBacking> XML")],
+          ("--znuma","a VM's two files are the local and pool windows of one domain, the guest's nodes 0 and 1 (percentages adding up to 100)"),
+          ("--libvirt","print the qemu.conf memory_backing_dir line and the <memoryBacking> XML; with --znuma, also the VM's <cpu><numa> cells"),
+          ("--size SIZE","with --znuma --libvirt: the VM's memory, split into its cells (a size the percentages split into whole chunks)"),
+          ("--vcpus N","with --znuma --libvirt: the VM's CPUs, all in cell 0 (default 1)")],
  examples="""# poolctl profile create gold --local 25% --pool 75% --owner libvirt-qemu --libvirt
 # /etc/libvirt/qemu.conf (restart libvirtd); libvirt makes <dir>/libvirt/qemu/<id>-<vm>/
 memory_backing_dir = "/run/poolmem/gold"
@@ -400,7 +418,40 @@ memory_backing_dir = "/run/poolmem/gold"
 # qemu-system-x86_64 -object memory-backend-file,id=mem0,mem-path=/run/poolmem/gold,size=64G,share=on,align=2M ...
 qemu-system-x86_64: unable to map backing store for guest RAM: No space left on device
 # dmesg | tail -n 1
-poolmem: profile gold: file /gold/qemu_back_mem.mem0.eGaBPu: domain gold.1501 refused: local quota 16384 MiB + 0 MiB committed on node 0 exceeds 2047 MiB (node memory x 100%)""",
+poolmem: profile gold: file /gold/qemu_back_mem.mem0.eGaBPu: domain gold.1501 refused: local quota 16384 MiB + 0 MiB committed on node 0 exceeds 2047 MiB (node memory x 100%)
+# poolctl profile create zgold --znuma --local 25% --pool 75% --pools p0 --libvirt --size 1G --vcpus 2
+<!-- in <domain>: node 0 the local window with the vCPUs, node 1 the pool window -->
+<memory unit='KiB'>1048576</memory>
+<vcpu placement='static'>2</vcpu>
+<cpu>
+  <numa>
+    <cell id='0' cpus='0-1' memory='262144' unit='KiB' memAccess='shared'>
+      <distances>
+        <sibling id='0' value='10'/>
+        <sibling id='1' value='31'/>
+      </distances>
+    </cell>
+    <cell id='1' memory='786432' unit='KiB' memAccess='shared'>
+      <distances>
+        <sibling id='0' value='31'/>
+        <sibling id='1' value='10'/>
+      </distances>
+    </cell>
+    <interconnects>
+      <latency initiator='0' target='0' type='access' value='10'/>
+      <latency initiator='0' target='1' type='access' value='100'/>
+      <bandwidth initiator='0' target='0' type='access' value='10240' unit='MiB'/>
+      <bandwidth initiator='0' target='1' type='access' value='5120' unit='MiB'/>
+    </interconnects>
+  </numa>
+</cpu>
+# /etc/libvirt/qemu.conf (restart libvirtd); libvirt makes <dir>/libvirt/qemu/<id>-<vm>/
+memory_backing_dir = "/run/poolmem/zgold"
+<!-- in <domain>: guest RAM as a file in that directory, one domain per VM -->
+<memoryBacking>
+  <source type='file'/>
+  <access mode='shared'/>
+</memoryBacking>""",
  see=["poolctl-profile-list","poolctl-profile-remove","poolctl-vm-list"]),
 "poolctl-profile-list": dict(
  summary="list profiles",
@@ -413,9 +464,12 @@ silver    50%   50%  2.0 MiB  local-first  smart-idle         0  /run/poolmem/si
  see=["poolctl-profile-show"]),
 "poolctl-profile-show": dict(
  summary="show one profile",
- synopsis="poolctl profile show NAME [--json]",
- description="Quotas, chunk size, policies, owner and the number of live domains made from it.",
- options=[("--json","print JSON")],
+ synopsis="poolctl profile show NAME [--json] [--libvirt [--size SIZE] [--vcpus N]]",
+ description="Quotas, chunk size, policies, owner and the number of live domains made from it. With --libvirt, what poolctl-profile-create(8) prints for libvirt instead; for a znuma profile, the cells of a VM of --size with --vcpus CPUs.",
+ options=[("--json","print JSON"),
+          ("--libvirt","print the qemu.conf line and XML for libvirt"),
+          ("--size SIZE","with --libvirt on a znuma profile: the VM's memory"),
+          ("--vcpus N","with --libvirt on a znuma profile: the VM's CPUs (default 1)")],
  examples="""# poolctl profile show silver
 profile silver: /run/poolmem/silver, 1 live domains
   quotas  local 50%, pool 50% of each VM's size, 2.0 MiB chunks
