@@ -274,11 +274,24 @@ static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struc
 		if (inode) {
 			struct pm_file *pf = inode->i_private;
 			struct pid *partner = pf->partner;
+			int ret;
 
+			/*
+			 * The VFS checks no permission on a file ->create made
+			 * (FMODE_CREATED): this is a link, and the caller must
+			 * still be allowed the local window as it is now (a
+			 * chmod or chown since the ftruncate counts).
+			 */
+			ret = inode_permission(mnt_userns, inode, MAY_READ | MAY_WRITE);
+			if (ret) {
+				iput(inode);
+				return ret;
+			}
 			WRITE_ONCE(pf->partner, NULL);
 			put_pid(partner);
 			dentry->d_fsdata = (void *)(unsigned long)PM_WIN_POOL;
 			inc_nlink(inode);
+			inode->i_ctime = current_time(inode);
 			d_instantiate(dentry, inode);	/* takes the partner's reference */
 			dget(dentry);
 			pm_dir_touch(dir);
@@ -289,6 +302,8 @@ static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struc
 	inode = pm_new_file(dir->i_sb, mode, pr);
 	if (!inode)
 		return -ENOMEM;
+	/* a negative dentry a lookup kept alive keeps its old tag */
+	dentry->d_fsdata = NULL;
 	inode_init_owner(mnt_userns, inode, dir, S_IFREG | (mode & 0777));
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name keeps it, as in ramfs */
@@ -447,16 +462,19 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 		goto out;
 	}
 	i_size_write(inode, d->size);
-	if (d->znuma)
+	if (d->znuma) {
 		pf->partner = get_pid(task_tgid(current));
-	smp_store_release(&pf->d, d);
-	/*
-	 * The file is the local window from now on (its size, its offsets,
-	 * pm_mmap()): a window of base 0, so a file opened before needs no
-	 * inner file (pm_open_window()).
-	 */
-	if (d->znuma)
+		/*
+		 * The file is the local window from now on (its size, its
+		 * offsets, pm_mmap()): a window of base 0, so a file opened
+		 * before needs no inner file (pm_open_window()). Tagged before
+		 * the domain is published: whoever sees the domain (acquire)
+		 * sees the window too, and never maps the whole domain through
+		 * this name. The tag alone, without a domain, changes nothing.
+		 */
 		WRITE_ONCE(dentry->d_fsdata, (void *)(unsigned long)PM_WIN_LOCAL);
+	}
+	smp_store_release(&pf->d, d);
 out:
 	kfree(why);
 	kfree(buf);
@@ -722,6 +740,7 @@ int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gi
 	}
 	pf = inode->i_private;
 	smp_store_release(&pf->d, d);
+	dentry->d_fsdata = NULL;	/* a reused negative dentry's old tag */
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name's reference; pm_root_done() drops the lookup's */
 	/*
