@@ -92,6 +92,7 @@ int main(int argc, char **argv)
 	poolctl::setup_status(app, g);
 	poolctl::setup_profile(app, g);
 	poolctl::setup_apply(app, g);
+	poolctl::setup_simulate(app, g);
 
 	try {
 		app.parse(argc, argv);

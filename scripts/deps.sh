@@ -23,6 +23,8 @@ PKGS=(
 	systemd
 	# libvirt's domain XML schemas and validator, for the XML poolctl prints
 	libvirt-clients libvirt0 libxml2-utils
+	# the policy simulator's figures (SVG, PNG)
+	python3-matplotlib
 )
 
 missing=()

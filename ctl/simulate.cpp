@@ -1,0 +1,300 @@
+// poolctl simulate: the placement policies in a discrete-event model, with
+// the module's own policy code (userspace/sim), and capacity planning.
+#include "commands.hpp"
+#include "table.hpp"
+
+#include <poolmem/sim.hpp>
+#include <poolmem/size.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace poolctl {
+
+namespace {
+
+struct SimOptions {
+	std::string scenario, tier_policy, pool_select, compare, tiers, out;
+	uint64_t seed = 0;
+	bool json = false, policy_source = false;
+};
+
+struct PlanOptions {
+	std::string host_dram, pool, vm_size, touched = "0.3:1.0", overcommit = "1,1.25,1.5,2";
+	uint32_t local_pct = 25;
+	unsigned trials = 10000;
+	bool json = false;
+};
+
+std::vector<std::string> split(const std::string &s)
+{
+	std::vector<std::string> v;
+	std::stringstream ss(s);
+	for (std::string x; std::getline(ss, x, ',');)
+		if (!x.empty())
+			v.push_back(x);
+	return v;
+}
+
+std::string ns_text(double ns)
+{
+	char b[32];
+	std::snprintf(b, sizeof(b), ns < 10000 ? "%.0f ns" : "%.1f us", ns < 10000 ? ns : ns / 1000);
+	return b;
+}
+
+nlohmann::json result_json(const poolmem::sim::Result &r, bool series)
+{
+	nlohmann::json j = {
+		{"tier_policy", r.tier_policy},
+		{"pool_select", r.pool_select},
+		{"events", r.events},
+		{"accesses", r.accesses},
+		{"local_accesses", r.local_accesses},
+		{"mean_ns", r.mean_ns},
+		{"p50_ns", r.p50_ns},
+		{"p99_ns", r.p99_ns},
+		{"p999_ns", r.p999_ns},
+		{"max_ns", r.max_ns},
+		{"over_1us_fraction", r.over_1us},
+		{"chunks_allocated", r.chunks_allocated},
+		{"chunks_freed", r.chunks_freed},
+		{"sigbus", r.sigbus},
+		{"enospc", r.enospc},
+		{"vms_admitted", r.vms_admitted},
+		{"vms_max", r.vms_max},
+		{"vms_mean", r.vms_mean},
+		{"imbalance_mean", r.imbalance_mean},
+		{"imbalance_max", r.imbalance_max},
+		{"events_per_second", r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0},
+	};
+	nlohmann::json pools = nlohmann::json::array();
+	for (const auto &p : r.pools)
+		pools.push_back({{"name", p.name},
+				 {"accesses", p.accesses},
+				 {"allocations", p.allocations},
+				 {"allocated_end_bytes", p.allocated_end},
+				 {"allocated_peak_bytes", p.allocated_peak},
+				 {"mean_ns", p.mean_ns}});
+	j["pools"] = pools;
+	if (series) {
+		j["series"] = {{"t_s", r.t},
+			       {"imbalance", r.imbalance},
+			       {"pool_accesses", r.pool_accesses},
+			       {"pool_af", r.pool_af},
+			       {"pool_allocated_bytes", r.pool_allocated}};
+		nlohmann::json cdf = nlohmann::json::array();
+		for (const auto &[ns, f] : r.cdf)
+			cdf.push_back({ns, f});
+		j["cdf"] = cdf;
+	}
+	return j;
+}
+
+void write_file(const std::string &path, const std::string &text)
+{
+	std::ofstream f(path);
+	if (!(f << text))
+		throw std::runtime_error(path + ": cannot write");
+}
+
+/* DIR/results.json, DIR/summary.csv, and per run its series and CDF as CSV */
+void write_out(const std::string &dir, const poolmem::sim::Scenario &s,
+	       const std::vector<poolmem::sim::Result> &runs)
+{
+	std::filesystem::create_directories(dir);
+	nlohmann::json all = {{"scenario", s.name}, {"seed", s.seed}, {"duration_s", s.duration_s},
+			      {"hosts", s.hosts}, {"policy_source_sha256", poolmem::sim::policy_source_sha256()}};
+	all["runs"] = nlohmann::json::array();
+	std::string summary = "tier_policy,pool_select,mean_ns,p50_ns,p99_ns,p999_ns,over_1us_fraction,"
+			      "imbalance_mean,imbalance_max,sigbus,enospc,vms_max,accesses\n";
+	for (const auto &r : runs) {
+		all["runs"].push_back(result_json(r, true));
+		char line[512];
+		std::snprintf(line, sizeof(line), "%s,%s,%.1f,%.0f,%.0f,%.0f,%.5f,%.1f,%lu,%lu,%lu,%lu,%lu\n",
+			      r.tier_policy.c_str(), r.pool_select.c_str(), r.mean_ns, r.p50_ns, r.p99_ns, r.p999_ns,
+			      r.over_1us, r.imbalance_mean, static_cast<unsigned long>(r.imbalance_max),
+			      static_cast<unsigned long>(r.sigbus), static_cast<unsigned long>(r.enospc),
+			      static_cast<unsigned long>(r.vms_max), static_cast<unsigned long>(r.accesses));
+		summary += line;
+		const std::string tag = r.tier_policy + "-" + r.pool_select;
+		std::string series = "t_s,imbalance";
+		for (const auto &p : r.pools)
+			series += "," + p.name + "_accesses," + p.name + "_af," + p.name + "_allocated_bytes";
+		series += "\n";
+		for (size_t i = 0; i < r.t.size(); i++) {
+			series += std::to_string(r.t[i]) + "," + std::to_string(r.imbalance[i]);
+			for (size_t p = 0; p < r.pools.size(); p++)
+				series += "," + std::to_string(r.pool_accesses[i][p]) + "," + std::to_string(r.pool_af[i][p]) +
+					  "," + std::to_string(r.pool_allocated[i][p]);
+			series += "\n";
+		}
+		write_file(dir + "/series-" + tag + ".csv", series);
+		std::string cdf = "ns,fraction\n";
+		for (const auto &[ns, f] : r.cdf)
+			cdf += std::to_string(ns) + "," + std::to_string(f) + "\n";
+		write_file(dir + "/cdf-" + tag + ".csv", cdf);
+	}
+	write_file(dir + "/results.json", all.dump(1) + "\n");
+	write_file(dir + "/summary.csv", summary);
+}
+
+void run_simulate(const GlobalOptions &g, const SimOptions &o)
+{
+	if (o.policy_source) {
+		std::printf("%s\n", poolmem::sim::policy_source_sha256());
+		return;
+	}
+	if (o.scenario.empty())
+		throw UsageError("simulate: a scenario file is needed (see poolctl-simulate(8))");
+	poolmem::sim::Scenario s = poolmem::sim::load_scenario(o.scenario);
+	if (o.seed)
+		s.seed = o.seed;
+	std::vector<uint32_t> tiers, selects;
+	try {
+		for (const auto &t : split(o.tiers.empty() ? o.tier_policy : o.tiers))
+			tiers.push_back(poolmem::sim::parse_tier_policy_name(t));
+		for (const auto &p : split(o.compare.empty() ? o.pool_select : o.compare))
+			selects.push_back(poolmem::sim::parse_pool_select_name(p));
+	} catch (const std::invalid_argument &e) {
+		throw UsageError(e.what());
+	}
+	if (tiers.empty())
+		tiers.push_back(s.tier_policy);
+	if (selects.empty())
+		selects.push_back(s.pool_select);
+
+	const bool tty = isatty(STDERR_FILENO);
+	std::vector<poolmem::sim::Result> runs;
+	const size_t total = tiers.size() * selects.size();
+	for (uint32_t t : tiers)
+		for (uint32_t p : selects) {
+			poolmem::sim::Scenario run = s;
+			run.tier_policy = t;
+			run.pool_select = p;
+			if (tty)
+				std::fprintf(stderr, "\r[%zu/%zu] %s, %s ...", runs.size() + 1, total,
+					     poolmem::sim::tier_policy_name(t).c_str(),
+					     poolmem::sim::pool_select_name(p).c_str());
+			runs.push_back(poolmem::sim::simulate(run));
+		}
+	if (tty)
+		std::fprintf(stderr, "\r%*s\r", 60, "");
+	if (!o.out.empty())
+		write_out(o.out, s, runs);
+	if (o.json) {
+		nlohmann::json j = nlohmann::json::array();
+		for (const auto &r : runs)
+			j.push_back(result_json(r, false));
+		print_json(g, j);
+		return;
+	}
+	std::printf("%s: %u hosts, %zu pools, %.3g s simulated, seed %lu\n", s.name.c_str(), s.hosts, s.pools.size(),
+		    s.duration_s, static_cast<unsigned long>(s.seed));
+	Table tb({"TIER-POLICY", "POOL-SELECT", ">MEAN", ">P99", ">P99.9", ">>=1us", ">IMBALANCE", ">SIGBUS",
+		  ">ENOSPC", ">VMS", ">EVENTS/S"});
+	for (const auto &r : runs) {
+		char over[16], imb[24], eps[24];
+		std::snprintf(over, sizeof(over), "%.2f%%", r.over_1us * 100);
+		std::snprintf(imb, sizeof(imb), "%.0f", r.imbalance_mean);
+		std::snprintf(eps, sizeof(eps), "%.1fM", r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s / 1e6 : 0);
+		tb.row({r.tier_policy, r.pool_select, ns_text(r.mean_ns), ns_text(r.p99_ns), ns_text(r.p999_ns), over, imb,
+			std::to_string(r.sigbus), std::to_string(r.enospc), std::to_string(r.vms_max), eps});
+	}
+	tb.print();
+	if (!o.out.empty())
+		std::printf("results in %s (figures: scripts/sim-plot.py %s)\n", o.out.c_str(), o.out.c_str());
+}
+
+void run_plan(const GlobalOptions &g, const PlanOptions &o)
+{
+	poolmem::sim::PlanInput in;
+	in.host_dram = size_value("--host-dram", o.host_dram);
+	in.pool_capacity = o.pool.empty() ? 0 : size_value("--pool", o.pool);
+	in.vm_size = size_value("--vm-size", o.vm_size);
+	if (o.local_pct > 100)
+		throw UsageError("--local-pct " + std::to_string(o.local_pct) + ": 0 to 100");
+	in.local_pct = o.local_pct;
+	in.trials = o.trials;
+	const auto colon = o.touched.find(':');
+	try {
+		in.touched_min = std::stod(o.touched.substr(0, colon));
+		in.touched_max = colon == std::string::npos ? in.touched_min : std::stod(o.touched.substr(colon + 1));
+		in.overcommit.clear();
+		for (const auto &x : split(o.overcommit))
+			in.overcommit.push_back(std::stod(x));
+	} catch (const std::exception &) {
+		throw UsageError("--touched MIN:MAX (fractions) and --overcommit R1,R2,... (ratios) take numbers");
+	}
+	if (!(in.touched_min >= 0 && in.touched_min <= in.touched_max && in.touched_max <= 1))
+		throw UsageError("--touched " + o.touched + ": fractions 0 <= MIN <= MAX <= 1");
+	for (double r : in.overcommit)
+		if (!(r > 0 && r <= 100))
+			throw UsageError("--overcommit: ratios above 0, at most 100");
+	const auto p = poolmem::sim::plan(in);
+	if (o.json) {
+		nlohmann::json rows = nlohmann::json::array();
+		for (const auto &r : p.rows)
+			rows.push_back({{"overcommit", r.overcommit},
+					{"vms", r.vms},
+					{"density_vs_dram_only", r.density},
+					{"sigbus_risk", r.sigbus_risk},
+					{"pool_touched_mean_bytes", static_cast<uint64_t>(r.pool_touched_mean)}});
+		print_json(g, {{"dram_only_vms", p.dram_only_vms}, {"rows", rows}});
+		return;
+	}
+	std::printf("host: %s DRAM, %s pool; VMs of %s, %u%% local, touching %s of their memory\n",
+		    poolmem::format_size(in.host_dram).c_str(), poolmem::format_size(in.pool_capacity).c_str(),
+		    poolmem::format_size(in.vm_size).c_str(), in.local_pct, o.touched.c_str());
+	std::printf("all-DRAM host: %u VMs\n", p.dram_only_vms);
+	Table tb({">OVERCOMMIT", ">VMS", ">DENSITY", ">SIGBUS-RISK", ">POOL-TOUCHED"});
+	for (const auto &r : p.rows) {
+		char oc[16], d[16], risk[16];
+		std::snprintf(oc, sizeof(oc), "%.2fx", r.overcommit);
+		std::snprintf(d, sizeof(d), "%+.0f%%", (r.density - 1) * 100);
+		std::snprintf(risk, sizeof(risk), "%.2f%%", r.sigbus_risk * 100);
+		tb.row({oc, std::to_string(r.vms), d, risk,
+			poolmem::format_size(static_cast<uint64_t>(r.pool_touched_mean))});
+	}
+	tb.print();
+}
+
+} // namespace
+
+void setup_simulate(CLI::App &app, const GlobalOptions &g)
+{
+	auto o = std::make_shared<SimOptions>();
+	auto *sim = app.add_subcommand("simulate", "run the placement policies in a model (the module's own policy code)");
+	sim->add_option("scenario", o->scenario, "scenario file (TOML, see poolctl-simulate(8))");
+	sim->add_option("--tier-policy", o->tier_policy, "override the scenario's tier policy");
+	sim->add_option("--pool-select", o->pool_select, "override the scenario's pool selection");
+	sim->add_option("--compare", o->compare, "pool selections to run side by side, e.g. random,round-robin,nearest,smart-idle");
+	sim->add_option("--tier-policies", o->tiers, "tier policies to run side by side, e.g. local-first,interleave");
+	sim->add_option("--seed", o->seed, "override the scenario's seed");
+	sim->add_option("--out", o->out, "write results.json, summary.csv and per-run series and CDF CSVs here");
+	sim->add_flag("--json", o->json, "print JSON");
+	sim->add_flag("--policy-source", o->policy_source, "print the SHA-256 of the policy source built in, and exit");
+	sim->callback([&g, o, sim] {
+		if (sim->get_subcommands().empty())
+			run_simulate(g, *o);
+	});
+
+	auto p = std::make_shared<PlanOptions>();
+	auto *pl = sim->add_subcommand("plan", "how many VMs of a size fit a host, by overcommit ratio, and the SIGBUS risk");
+	pl->add_option("--host-dram", p->host_dram, "the host's DRAM for VMs")->required();
+	pl->add_option("--pool", p->pool, "the host's pool memory (default 0)");
+	pl->add_option("--vm-size", p->vm_size, "each VM's memory")->required();
+	pl->add_option("--local-pct", p->local_pct, "each VM's local quota, % of its size (default 25)");
+	pl->add_option("--touched", p->touched, "each VM touches a uniform fraction MIN:MAX of its memory (default 0.3:1.0)");
+	pl->add_option("--overcommit", p->overcommit, "pool overcommit ratios (default 1,1.25,1.5,2)");
+	pl->add_option("--trials", p->trials, "Monte Carlo trials per ratio (default 10000)");
+	pl->add_flag("--json", p->json, "print JSON");
+	pl->callback([&g, p] { run_plan(g, *p); });
+}
+
+} // namespace poolctl
