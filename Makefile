@@ -26,7 +26,7 @@ JOBS ?= $(shell nproc)
 DESTDIR ?=
 PREFIX ?= /usr/local
 
-.PHONY: all kmod userspace check check-debug fuzz check-unit check-guest check-rig demo bench install uninstall clean
+.PHONY: all kmod userspace check check-debug fuzz check-unit check-guest check-rig demo bench simulate install uninstall clean
 
 all: kmod userspace
 
@@ -65,6 +65,11 @@ demo: all
 
 bench: all
 	scripts/bench
+
+# seed 003's experiment in the policy simulator: the table and figures of
+# Documentation/simulation.md
+simulate: userspace
+	scripts/simulate
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install

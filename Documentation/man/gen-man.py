@@ -49,7 +49,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
-      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add"]),
+      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
  synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT]",
@@ -484,6 +484,49 @@ profile silver: /run/poolmem/silver, 1 live domains
  examples="""# poolctl profile remove gold
 poolctl: gold: cannot remove profile: its directory is not empty""",
  see=["poolctl-profile-create"]),
+"poolctl-simulate": dict(
+ summary="run the placement policies in a model, with the module's own policy code; plan a host's capacity",
+ synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json]",
+ description="""A discrete-event model of hosts, pools and VMs (Documentation/simulation.md). Each
+pool and each host's DRAM is a FIFO server (M/M/1, or M/D/1 with service =
+"deterministic"); VMs touch a growing part of their memory, and the first access to a
+chunk places it with the kernel module's own tier order, pool order and access factor
+(kmod/policy/pm_policy.c, built into the simulator from the same file; --policy-source
+prints its SHA-256). VMs arrive, are admitted by the module's rules, burst, and leave.
+The scenario is a TOML file; a trace of (time_s, domain, offset, op) rows can replace
+the generator. Prints, per tier policy and pool selection: mean, p99 and p99.9 access
+latency, the share of accesses at 1 us or more, the imbalance (max - min accesses per
+pool per Af window), SIGBUS and ENOSPC counts, peak VMs and the simulator's speed.
+--out DIR writes results.json, summary.csv and per run the time series and latency
+CDF as CSV; scripts/sim-plot.py DIR draws the figures (SVG, PNG). make simulate runs
+seed 003's experiment.
+.PP
+plan: how many VMs of --vm-size fit a host under the module's admission rules at each
+pool overcommit ratio, the density against a host of DRAM alone, and the risk (Monte
+Carlo) that the VMs' touched pool memory exceeds the pool, when each VM touches a
+uniform fraction --touched of its memory and its local quota first.""",
+ options=[("--compare SELECT,...","pool selections to run side by side (round-robin, random, nearest, smart-idle)"),
+          ("--tier-policies TIER,...","tier policies to run side by side (local-first, interleave, pool-first)"),
+          ("--tier-policy P, --pool-select P","override the scenario's policy"),
+          ("--seed N","override the scenario's seed (the same seed gives the same result)"),
+          ("--out DIR","write results.json, summary.csv, series-*.csv and cdf-*.csv"),
+          ("--json","print JSON"),
+          ("--policy-source","print the SHA-256 of the policy source built in"),
+          ("plan --host-dram SIZE --pool SIZE --vm-size SIZE","the host's DRAM and pool memory, each VM's size"),
+          ("plan --local-pct N","each VM's local quota in % (default 25)"),
+          ("plan --touched MIN:MAX","each VM's touched fraction, uniform (default 0.3:1.0)"),
+          ("plan --overcommit R,...","pool overcommit ratios (default 1,1.25,1.5,2)")],
+ examples="""# poolctl simulate /usr/share/doc/poolmem/seed003.toml --tier-policies interleave --compare round-robin,smart-idle
+seed003: 64 hosts, 6 pools, 0.02 s simulated, seed 3
+TIER-POLICY  POOL-SELECT     MEAN      P99    P99.9  >=1us  IMBALANCE  SIGBUS  ENOSPC  VMS  EVENTS/S
+interleave   round-robin  1003 ns  35.8 us  46.5 us  6.41%        746       0       0   64      5.4M
+interleave   smart-idle    346 ns  1262 ns  2251 ns  2.42%        302       0       0   64      5.4M
+# poolctl simulate plan --host-dram 112G --pool 224G --vm-size 16G --local-pct 62 --touched 0.5:0.8
+host: 112.0 GiB DRAM, 224.0 GiB pool; VMs of 16.0 GiB, 62% local, touching 0.5:0.8 of their memory
+all-DRAM host: 7 VMs
+OVERCOMMIT  VMS  DENSITY  SIGBUS-RISK  POOL-TOUCHED
+     1.00x   11     +57%        0.00%       9.5 GiB""",
+ see=["poolctl-vm-create","poolctl-status"]),
 "poolctl-status": dict(
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
  synopsis="poolctl status [--json]",

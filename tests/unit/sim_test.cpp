@@ -1,0 +1,194 @@
+// The policy simulator keeps to its model: queueing theory where it has an
+// answer, conservation of chunks and accesses, determinism, the module's
+// admission and SIGBUS rules, and the planner's arithmetic.
+#include <poolmem/sim.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace poolmem::sim;
+
+namespace {
+
+/* One VM on one pool, no local memory: every access goes to the pool. */
+Scenario single_queue(double rho, double service_ns, bool deterministic)
+{
+	Scenario s;
+	s.name = "mm1";
+	s.seed = 7;
+	s.duration_s = 0.4;
+	s.chunk = 4ULL << 20;
+	s.hosts = 1;
+	s.local_per_host = 0;
+	PoolSpec p;
+	p.name = "p0";
+	p.capacity = 1ULL << 30;
+	p.service_ns = service_ns;
+	p.latency_ns = 0;
+	s.pools = {p};
+	s.deterministic_service = deterministic;
+	s.tier_policy = 0; // local-first, with no local quota
+	s.pool_select = 0;
+	s.initial_vms = 1;
+	VmClass c;
+	c.size = 64ULL << 20;
+	c.local_pct = 0;
+	c.touch_start = c.touch_end = 1;
+	c.access_rate = rho / (service_ns * 1e-9);
+	s.classes = {c};
+	return s;
+}
+
+Scenario churn(uint64_t seed)
+{
+	Scenario s;
+	s.name = "churn";
+	s.seed = seed;
+	s.duration_s = 0.02;
+	s.chunk = 4ULL << 20;
+	s.hosts = 8;
+	s.local_per_host = 512ULL << 20;
+	for (int i = 0; i < 4; i++) {
+		PoolSpec p;
+		p.name = "p" + std::to_string(i);
+		p.capacity = 2ULL << 30;
+		p.distance = 20 + i;
+		s.pools.push_back(p);
+	}
+	s.tier_policy = 1;
+	s.pool_select = 3;
+	s.initial_vms = 8;
+	s.arrival_rate = 2000;
+	s.lifetime_s = 0.004;
+	VmClass a, b;
+	a.size = 512ULL << 20;
+	a.touch_start = 0.1;
+	a.touch_end = 0.9;
+	a.ramp_s = 0.003;
+	a.access_rate = 2e5;
+	b = a;
+	b.size = 1ULL << 30;
+	b.local_pct = 50;
+	b.hot_fraction = 0.2;
+	b.hot_share = 0.8;
+	s.classes = {a, b};
+	Phase ph;
+	ph.start_s = 0.005;
+	ph.end_s = 0.01;
+	ph.rate_scale = 4;
+	ph.vm_fraction = 0.3;
+	s.phases = {ph};
+	return s;
+}
+
+} // namespace
+
+TEST(Sim, MM1MeanSojournMatchesTheory)
+{
+	for (double rho : {0.3, 0.5, 0.7}) {
+		const Result r = simulate(single_queue(rho, 100, false));
+		const double want = 100 / (1 - rho); // M/M/1: E[T] = S / (1 - rho)
+		EXPECT_GT(r.accesses, 500000u);
+		EXPECT_NEAR(r.mean_ns, want, want * 0.05) << "rho " << rho;
+		EXPECT_EQ(r.local_accesses, 0u);
+	}
+}
+
+TEST(Sim, MD1MeanSojournMatchesTheory)
+{
+	const double rho = 0.6, S = 100;
+	const Result r = simulate(single_queue(rho, S, true));
+	const double want = S + rho * S / (2 * (1 - rho)); // Pollaczek-Khinchine, deterministic service
+	EXPECT_NEAR(r.mean_ns, want, want * 0.05);
+}
+
+TEST(Sim, ConservesChunksAndAccesses)
+{
+	const Result r = simulate(churn(11));
+	EXPECT_GT(r.vms_admitted, 20u);
+	EXPECT_GT(r.chunks_allocated, 1000u);
+	/* every VM left: every chunk came back, no pool holds any */
+	EXPECT_EQ(r.chunks_allocated, r.chunks_freed);
+	uint64_t pool_acc = 0;
+	for (const auto &p : r.pools) {
+		EXPECT_EQ(p.allocated_end, 0u) << p.name;
+		pool_acc += p.accesses;
+	}
+	EXPECT_EQ(pool_acc + r.local_accesses, r.accesses);
+	/* the series' per-window accesses add up to the pools' (up to the last partial window) */
+	uint64_t series = 0;
+	for (const auto &w : r.pool_accesses)
+		for (uint64_t a : w)
+			series += a;
+	EXPECT_LE(series, pool_acc);
+	EXPECT_GT(series, pool_acc * 9 / 10);
+}
+
+TEST(Sim, SameSeedSameResult)
+{
+	const Result a = simulate(churn(5)), b = simulate(churn(5)), c = simulate(churn(6));
+	EXPECT_EQ(a.accesses, b.accesses);
+	EXPECT_EQ(a.mean_ns, b.mean_ns);
+	EXPECT_EQ(a.p999_ns, b.p999_ns);
+	EXPECT_EQ(a.imbalance, b.imbalance);
+	for (size_t i = 0; i < a.pools.size(); i++)
+		EXPECT_EQ(a.pools[i].allocations, b.pools[i].allocations);
+	EXPECT_NE(a.accesses, c.accesses);
+}
+
+TEST(Sim, AdmissionRefusesAndExhaustionKills)
+{
+	Scenario s = churn(3);
+	s.overcommit = 0.05; // the pools admit almost nothing
+	Result r = simulate(s);
+	EXPECT_GT(r.enospc, 0u);
+	EXPECT_EQ(r.sigbus, 0u);
+
+	s = churn(3);
+	s.overcommit = 8; // admitted far beyond what the pools hold ...
+	for (auto &p : s.pools)
+		p.capacity = 64ULL << 20; // ... and they hold little
+	r = simulate(s);
+	EXPECT_GT(r.sigbus, 0u);
+	EXPECT_EQ(r.chunks_allocated, r.chunks_freed);
+}
+
+TEST(Sim, NearestFillsTheNearestPoolFirst)
+{
+	Scenario s = churn(4);
+	s.pool_select = 2; // nearest: p0 has the lowest distance
+	s.arrival_rate = 0;
+	s.lifetime_s = 0;
+	for (auto &p : s.pools)
+		p.capacity = 16ULL << 30; // p0 holds every VM's pool quota
+	const Result r = simulate(s);
+	EXPECT_GT(r.pools[0].allocations, 0u);
+	EXPECT_EQ(r.pools[1].allocations + r.pools[2].allocations + r.pools[3].allocations, 0u);
+}
+
+TEST(Sim, PlanArithmetic)
+{
+	PlanInput in;
+	in.host_dram = 128ULL << 30;
+	in.pool_capacity = 256ULL << 30;
+	in.vm_size = 16ULL << 30;
+	in.local_pct = 25;
+	in.touched_min = in.touched_max = 1.0;
+	in.overcommit = {1.0, 1.25};
+	in.trials = 100;
+	const Plan p = plan(in);
+	EXPECT_EQ(p.dram_only_vms, 8u);
+	ASSERT_EQ(p.rows.size(), 2u);
+	EXPECT_EQ(p.rows[0].vms, 21u); // 256G / 12G of pool quota each
+	EXPECT_DOUBLE_EQ(p.rows[0].sigbus_risk, 0);
+	EXPECT_EQ(p.rows[1].vms, 26u);
+	EXPECT_DOUBLE_EQ(p.rows[1].sigbus_risk, 1); // 26 x 12G touched > 256G
+}
+
+TEST(Sim, PolicyNamesAreTheKernels)
+{
+	EXPECT_EQ(parse_pool_select_name("smart-idle"), 3u);
+	EXPECT_EQ(tier_policy_name(1), "interleave");
+	EXPECT_THROW(parse_pool_select_name("fastest"), std::invalid_argument);
+}
