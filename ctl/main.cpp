@@ -93,6 +93,7 @@ int main(int argc, char **argv)
 	poolctl::setup_profile(app, g);
 	poolctl::setup_apply(app, g);
 	poolctl::setup_simulate(app, g);
+	poolctl::setup_cluster(app, g);
 
 	try {
 		app.parse(argc, argv);

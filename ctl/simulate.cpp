@@ -3,12 +3,17 @@
 #include "commands.hpp"
 #include "table.hpp"
 
+#include <poolmem/control.hpp>
+#include <poolmem/error.hpp>
 #include <poolmem/sim.hpp>
 #include <poolmem/size.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <map>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,6 +27,11 @@ struct SimOptions {
 	std::string scenario, tier_policy, pool_select, compare, tiers, out;
 	uint64_t seed = 0;
 	bool json = false, policy_source = false;
+};
+
+struct RecordOptions {
+	std::string out;
+	double seconds = 10, interval = 0.5;
 };
 
 struct PlanOptions {
@@ -264,6 +274,92 @@ void run_plan(const GlobalOptions &g, const PlanOptions &o)
 	tb.print();
 }
 
+/*
+ * A trace of this host for poolctl simulate: every domain's creation (its
+ * size), each chunk that became present (its first touch, an "access"
+ * that allocates in the replay), each chunk that went away (a discard),
+ * and each domain's end. The module does not export where a domain's
+ * accesses go (tiering's heat is per domain), so a recorded trace replays
+ * placement and allocation, not the access load.
+ */
+void run_record(const GlobalOptions &g, const RecordOptions &o)
+{
+	if (!(o.interval > 0) || !(o.seconds > 0))
+		throw UsageError("--seconds and --interval must be above 0");
+	std::ofstream out(o.out);
+	if (!out)
+		throw std::runtime_error(o.out + ": cannot write");
+	out << "time_s,domain,offset,op\n";
+	poolmem::Control ctl(g.control);
+	struct Seen {
+		uint64_t chunk = 0;
+		std::vector<bool> present;
+	};
+	std::map<std::string, Seen> seen;
+	const bool tty = isatty(STDERR_FILENO);
+	const auto t0 = std::chrono::steady_clock::now();
+	uint64_t rows = 0;
+	for (unsigned step = 0;; step++) {
+		const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		std::map<std::string, Seen> now;
+		for (const auto &name : ctl.domain_names()) {
+			poolmem::DomainInfo info;
+			std::vector<poolmem::MapRange> map;
+			try {
+				info = ctl.domain_info(name);
+				map = ctl.domain_map(name);
+			} catch (const poolmem::Error &) {
+				continue; /* destroyed meanwhile: its end is the next round's */
+			}
+			Seen &cur = now[name];
+			cur.chunk = info.chunk_bytes;
+			cur.present.assign(info.bytes / info.chunk_bytes, false);
+			for (const auto &r : map)
+				for (uint64_t off = r.offset; off < r.offset + r.length; off += info.chunk_bytes)
+					if (off / info.chunk_bytes < cur.present.size())
+						cur.present[off / info.chunk_bytes] = true;
+			auto it = seen.find(name);
+			char line[256];
+			if (it == seen.end()) {
+				std::snprintf(line, sizeof(line), "%.6f,%s,%lu,create\n", t, name.c_str(),
+					      static_cast<unsigned long>(info.bytes));
+				out << line;
+				rows++;
+			}
+			for (size_t i = 0; i < cur.present.size(); i++) {
+				const bool was = it != seen.end() && i < it->second.present.size() && it->second.present[i];
+				if (cur.present[i] == was)
+					continue;
+				std::snprintf(line, sizeof(line), "%.6f,%s,%lu,%s\n", t, name.c_str(),
+					      static_cast<unsigned long>(i * info.chunk_bytes), cur.present[i] ? "access" : "discard");
+				out << line;
+				rows++;
+			}
+		}
+		for (const auto &[name, s] : seen)
+			if (!now.count(name)) {
+				char line[128];
+				std::snprintf(line, sizeof(line), "%.6f,%s,0,destroy\n", t, name.c_str());
+				out << line;
+				rows++;
+			}
+		seen = std::move(now);
+		out.flush();
+		if (tty)
+			std::fprintf(stderr, "\r%.1f/%.1f s, %zu domains, %lu rows", t, o.seconds, seen.size(),
+				     static_cast<unsigned long>(rows));
+		if (t >= o.seconds)
+			break;
+		std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
+	}
+	if (tty)
+		std::fprintf(stderr, "\n");
+	if (!out)
+		throw std::runtime_error(o.out + ": write failed");
+	std::printf("%s: %lu rows (create, access = first touch, discard, destroy)\n", o.out.c_str(),
+		    static_cast<unsigned long>(rows));
+}
+
 } // namespace
 
 void setup_simulate(CLI::App &app, const GlobalOptions &g)
@@ -295,6 +391,13 @@ void setup_simulate(CLI::App &app, const GlobalOptions &g)
 	pl->add_option("--trials", p->trials, "Monte Carlo trials per ratio (default 10000)");
 	pl->add_flag("--json", p->json, "print JSON");
 	pl->callback([&g, p] { run_plan(g, *p); });
+
+	auto r = std::make_shared<RecordOptions>();
+	auto *rec = sim->add_subcommand("record", "record this host's domains as a trace to replay (scenario key trace)");
+	rec->add_option("out", r->out, "CSV file to write")->required();
+	rec->add_option("--seconds", r->seconds, "how long to record (default 10)");
+	rec->add_option("--interval", r->interval, "seconds between looks at the chunk maps (default 0.5)");
+	rec->callback([&g, r] { run_record(g, *r); });
 }
 
 } // namespace poolctl

@@ -25,6 +25,8 @@ PKGS=(
 	libvirt-clients libvirt0 libxml2-utils
 	# the policy simulator's figures (SVG, PNG)
 	python3-matplotlib
+	# the cluster ledger: etcd (tests start their own on loopback), its gateway through libcurl
+	etcd-server etcd-client libcurl4-openssl-dev
 )
 
 missing=()

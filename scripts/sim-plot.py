@@ -65,7 +65,8 @@ def main():
         t = [v * 1e3 for v in r["series"]["t_s"]]
         ax.plot(t, r["series"]["imbalance"], label=lab.replace("\n", ", "), linewidth=1)
     ax.set_xlabel("time (ms)")
-    ax.set_ylabel("imbalance (max - min accesses per pool per window)")
+    ax.set_yscale("symlog", linthresh=100)
+    ax.set_ylabel("imbalance (max - min accesses\nper pool per window, log)")
     ax.set_title("imbalance over time")
     ax.legend(fontsize=7)
     save(fig, d, "imbalance")

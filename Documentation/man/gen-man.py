@@ -486,7 +486,7 @@ poolctl: gold: cannot remove profile: its directory is not empty""",
  see=["poolctl-profile-create"]),
 "poolctl-simulate": dict(
  summary="run the placement policies in a model, with the module's own policy code; plan a host's capacity",
- synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json]",
+ synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json] | poolctl simulate record FILE [--seconds N] [--interval S]",
  description="""A discrete-event model of hosts, pools and VMs (Documentation/simulation.md). Each
 pool and each host's DRAM is a FIFO server (M/M/1, or M/D/1 with service =
 "deterministic"); VMs touch a growing part of their memory, and the first access to a
@@ -504,7 +504,13 @@ seed 003's experiment.
 plan: how many VMs of --vm-size fit a host under the module's admission rules at each
 pool overcommit ratio, the density against a host of DRAM alone, and the risk (Monte
 Carlo) that the VMs' touched pool memory exceeds the pool, when each VM touches a
-uniform fraction --touched of its memory and its local quota first.""",
+uniform fraction --touched of its memory and its local quota first.
+.PP
+record: write this host's domains as a trace for the scenario key trace: each domain's
+creation (its size), every chunk that becomes present (first touch) or goes away
+(discard), and each domain's end, from the chunk maps read every --interval seconds
+for --seconds. Accesses themselves are not recorded (the module exports no per-chunk
+access counts), so a replay shows placement and allocation balance.""",
  options=[("--compare SELECT,...","pool selections to run side by side (round-robin, random, nearest, smart-idle)"),
           ("--tier-policies TIER,...","tier policies to run side by side (local-first, interleave, pool-first)"),
           ("--tier-policy P, --pool-select P","override the scenario's policy"),
@@ -515,7 +521,8 @@ uniform fraction --touched of its memory and its local quota first.""",
           ("plan --host-dram SIZE --pool SIZE --vm-size SIZE","the host's DRAM and pool memory, each VM's size"),
           ("plan --local-pct N","each VM's local quota in % (default 25)"),
           ("plan --touched MIN:MAX","each VM's touched fraction, uniform (default 0.3:1.0)"),
-          ("plan --overcommit R,...","pool overcommit ratios (default 1,1.25,1.5,2)")],
+          ("plan --overcommit R,...","pool overcommit ratios (default 1,1.25,1.5,2)"),
+          ("record --seconds N --interval S","how long to record (default 10) and how often to read the chunk maps (default 0.5)")],
  examples="""# poolctl simulate /usr/share/doc/poolmem/seed003.toml --tier-policies interleave --compare round-robin,smart-idle
 seed003: 64 hosts, 6 pools, 0.02 s simulated, seed 3
 TIER-POLICY  POOL-SELECT     MEAN      P99    P99.9  >=1us  IMBALANCE  SIGBUS  ENOSPC  VMS  EVENTS/S

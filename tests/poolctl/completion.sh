@@ -23,7 +23,7 @@ want() { # WHAT HAVE WORD...
 	done
 }
 for c in "node list" "pool online" "pool add" "pool list" "pool show" "pool drain" "vm create" "vm list" \
-	"vm show" "vm map" "vm set" "status" "top" "profile create" "profile list" "profile show" "simulate plan"; do
+	"vm show" "vm map" "vm set" "status" "top" "profile create" "profile list" "profile show" "simulate plan" "simulate record"; do
 	opts=$("$poolctl" $c --help 2>&1 | grep -oE '^\s+(-[a-z],)?--[a-z][a-z.-]*' | sed 's/.*--/--/' | grep -v -- '--help')
 	want "poolctl $c --" "$(complete_words $c --)" $opts
 done

@@ -61,7 +61,6 @@ struct Pool {
 	PoolSpec spec;
 	Server srv;
 	uint64_t capacity_chunks = 0, allocated = 0, peak = 0; // chunks
-	uint64_t committed = 0;				       // bytes of pool quotas admitted
 	struct pm_af af {};
 	uint64_t accesses = 0, allocations = 0, window_accesses = 0;
 	double lat_sum = 0;
@@ -229,6 +228,7 @@ private:
 	std::vector<TraceRow> trace_;
 	size_t trace_pos_ = 0;
 	std::vector<std::pair<std::string, uint32_t>> trace_vms_;
+	uint64_t pool_committed_ = 0; // bytes of pool quotas admitted, all pools
 	uint64_t next_id_ = 0, alive_ = 0, vms_max_ = 0, admitted_ = 0, sigbus_ = 0, enospc_ = 0;
 	double vm_seconds_ = 0, last_t_ = 0;
 	uint64_t accesses_ = 0, local_accesses_ = 0, chunks_alloc_ = 0, chunks_freed_ = 0;
@@ -284,18 +284,19 @@ private:
 
 	/*
 	 * Admission, as the module's: the host's DRAM must hold the local
-	 * quota, and the pools, at capacity times the overcommit ratio, the
-	 * pool quota. The host is the least committed one that fits.
+	 * quota, and the pools together, at capacity times the overcommit
+	 * ratio, the pool quota (the module checks per allowed pool; every
+	 * pool is allowed here). The host is the least committed one that
+	 * fits.
 	 */
 	int admit(uint64_t size, uint32_t local_pct, uint32_t cls)
 	{
 		const uint64_t local = pm_profile_quota(size, s_.chunk, local_pct, 0);
 		const uint64_t pool = size - local;
-		uint64_t pool_room = 0;
-		for (const auto &p : pools_) {
-			const auto lim = static_cast<uint64_t>(static_cast<double>(p.spec.capacity) * s_.overcommit);
-			pool_room += lim > p.committed ? lim - p.committed : 0;
-		}
+		uint64_t pool_limit = 0;
+		for (const auto &p : pools_)
+			pool_limit += static_cast<uint64_t>(static_cast<double>(p.spec.capacity) * s_.overcommit);
+		const uint64_t pool_room = pool_limit > pool_committed_ ? pool_limit - pool_committed_ : 0;
 		int best = -1;
 		for (uint32_t h = 0; h < hosts_.size(); h++)
 			if (hosts_[h].committed + local <= s_.local_per_host &&
@@ -329,15 +330,7 @@ private:
 		v.born = now_;
 		v.alive = true;
 		hosts_[best].committed += local;
-		/* the pool quota is committed against the pools in proportion to their room */
-		uint64_t left = pool;
-		for (size_t i = 0; i < pools_.size() && left; i++) {
-			auto &p = pools_[i];
-			const auto lim = static_cast<uint64_t>(static_cast<double>(p.spec.capacity) * s_.overcommit);
-			const uint64_t take = std::min(left, lim > p.committed ? lim - p.committed : 0);
-			p.committed += take;
-			left -= take;
-		}
+		pool_committed_ += pool;
 		admitted_++;
 		alive_++;
 		vms_max_ = std::max(vms_max_, alive_);
@@ -378,12 +371,7 @@ private:
 		Vm &v = vms_[slot];
 		release(v);
 		hosts_[v.host].committed -= v.local_quota_bytes;
-		uint64_t left = v.pool_quota_bytes;
-		for (auto it = pools_.rbegin(); it != pools_.rend() && left; ++it) {
-			const uint64_t take = std::min(left, it->committed);
-			it->committed -= take;
-			left -= take;
-		}
+		pool_committed_ -= v.pool_quota_bytes;
 		v.alive = false;
 		v.gen++;
 		alive_--;

@@ -1,0 +1,310 @@
+// The cluster ledger against a real etcd (Debian's etcd-server), started
+// here on free loopback ports with its own data directory and stopped by
+// its PID: claim races never give one extent to two hosts, a host whose
+// lease ran out leaves its extents fencing (never free) until a confirmed
+// fence, a returning host finds its stale claims, and an etcd restart
+// during claims loses or doubles none.
+#include <poolmem/cluster.hpp>
+#include <poolmem/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+using namespace poolmem::cluster;
+using namespace std::chrono_literals;
+
+namespace {
+
+int free_port()
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	sockaddr_in a{};
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
+	socklen_t len = sizeof(a);
+	getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+class EtcdServer {
+public:
+	EtcdServer()
+	{
+		char tmpl[] = "/tmp/poolmem-etcd-XXXXXX";
+		dir_ = mkdtemp(tmpl);
+		client_ = free_port();
+		peer_ = free_port();
+		start();
+	}
+	~EtcdServer()
+	{
+		stop();
+		std::filesystem::remove_all(dir_);
+	}
+	void start()
+	{
+		const std::string c = "http://127.0.0.1:" + std::to_string(client_),
+				  p = "http://127.0.0.1:" + std::to_string(peer_);
+		pid_ = fork();
+		if (pid_ == 0) {
+			freopen((dir_ + "/log").c_str(), "a", stderr);
+			freopen("/dev/null", "w", stdout);
+			execlp("etcd", "etcd", "--name", "t", "--data-dir", (dir_ + "/data").c_str(), "--listen-client-urls",
+			       c.c_str(), "--advertise-client-urls", c.c_str(), "--listen-peer-urls", p.c_str(),
+			       "--initial-advertise-peer-urls", p.c_str(), "--initial-cluster", ("t=" + p).c_str(),
+			       static_cast<char *>(nullptr));
+			_exit(127);
+		}
+		Etcd e(url(), 500);
+		for (int i = 0; i < 100; i++) {
+			try {
+				e.range("/ping");
+				return;
+			} catch (const poolmem::Error &) {
+				std::this_thread::sleep_for(100ms);
+			}
+		}
+		throw std::runtime_error("etcd did not start on " + url() + " (is etcd-server installed?)");
+	}
+	void stop()
+	{
+		if (pid_ > 0) {
+			kill(pid_, SIGKILL);
+			waitpid(pid_, nullptr, 0);
+			pid_ = -1;
+		}
+	}
+	std::string url() const { return "http://127.0.0.1:" + std::to_string(client_); }
+
+private:
+	std::string dir_;
+	int client_ = 0, peer_ = 0;
+	pid_t pid_ = -1;
+};
+
+/* until the lease has run out and etcd has removed what it held (hosts/<host>) */
+int64_t wait_lease_gone(Etcd &e, int64_t lease, Ledger &l)
+{
+	for (int i = 0; i < 100; i++) {
+		const auto s = l.status();
+		bool held = false;
+		for (const auto &h : s.hosts)
+			held |= h.lease == lease;
+		if (e.lease_ttl(lease) < 0 && !held)
+			return i;
+		std::this_thread::sleep_for(100ms);
+	}
+	return -1;
+}
+
+} // namespace
+
+TEST(Cluster, RegisterOnce)
+{
+	EtcdServer srv;
+	Etcd e(srv.url());
+	Ledger l(e);
+	l.register_device({"dcd0", 2ULL << 30, 128ULL << 20});
+	EXPECT_NO_THROW(l.register_device({"dcd0", 2ULL << 30, 128ULL << 20}));
+	try {
+		l.register_device({"dcd0", 4ULL << 30, 128ULL << 20});
+		FAIL() << "a different definition was taken";
+	} catch (const poolmem::Error &x) {
+		EXPECT_EQ(x.code(), EEXIST);
+	}
+	EXPECT_EQ(l.device("dcd0").extents(), 16u);
+}
+
+TEST(Cluster, ClaimRacesNeverGiveOneExtentToTwoHosts)
+{
+	EtcdServer srv;
+	{
+		Etcd e(srv.url());
+		Ledger(e).register_device({"dcd0", 8ULL << 27, 128ULL << 20}); // 8 extents
+	}
+	constexpr int kHosts = 6, kRounds = 100;
+	std::atomic<int> owner[8];
+	for (auto &o : owner)
+		o = -1;
+	std::atomic<int> violations{0}, wins{0}, losses{0}, bad_releases{0};
+	std::vector<std::thread> hosts;
+	for (int h = 0; h < kHosts; h++)
+		hosts.emplace_back([&, h] {
+			Etcd e(srv.url());
+			Ledger l(e);
+			const std::string name = "host" + std::to_string(h);
+			const int64_t lease = l.join(name, 30);
+			std::mt19937 rng(h);
+			for (int r = 0; r < kRounds; r++) {
+				std::vector<unsigned> want;
+				for (unsigned i = rng() % 5; want.size() < 3; i = (i + 1 + rng() % 2) % 8)
+					if (std::find(want.begin(), want.end(), i) == want.end())
+						want.push_back(i);
+				try {
+					l.claim(name, lease, "dcd0", want);
+				} catch (const poolmem::Error &x) {
+					EXPECT_EQ(x.code(), EBUSY) << x.what();
+					losses++;
+					continue;
+				}
+				wins++;
+				/* "online" them: nobody else may have them now */
+				for (unsigned i : want) {
+					int expect = -1;
+					if (!owner[i].compare_exchange_strong(expect, h))
+						violations++;
+				}
+				std::this_thread::sleep_for(std::chrono::microseconds(rng() % 2000));
+				for (unsigned i : want) {
+					int expect = h;
+					owner[i].compare_exchange_strong(expect, -1); /* "offline" */
+				}
+				for (const auto &x : l.held(name, lease)) {
+					try {
+						l.release(x);
+					} catch (const poolmem::Error &) {
+						bad_releases++; /* someone else rewrote our claim */
+					}
+				}
+			}
+			l.leave(name, lease);
+		});
+	for (auto &t : hosts)
+		t.join();
+	EXPECT_EQ(violations.load(), 0);
+	EXPECT_EQ(bad_releases.load(), 0);
+	EXPECT_GT(wins.load(), 50);
+	EXPECT_GT(losses.load(), 50) << "no races happened: the test proves nothing";
+	Etcd e(srv.url());
+	EXPECT_TRUE(Ledger(e).status().extents.empty());
+}
+
+TEST(Cluster, ExpiredLeaseFencesThenConfirmedFenceFrees)
+{
+	EtcdServer srv;
+	Etcd e(srv.url());
+	Ledger l(e);
+	l.register_device({"dcd0", 1ULL << 30, 128ULL << 20});
+	const int64_t a = l.join("a", 2);
+	l.claim("a", a, "dcd0", {0, 1, 2});
+	const int64_t b = l.join("b", 30);
+	/* a stops renewing (as kill -STOP would make it) */
+	ASSERT_GE(wait_lease_gone(e, a, l), 0);
+	auto s = l.status();
+	ASSERT_EQ(s.extents.size(), 3u);
+	for (const auto &x : s.extents)
+		EXPECT_FALSE(x.live) << "extent " << x.index << " should be fencing";
+	try {
+		l.claim("b", b, "dcd0", {1});
+		FAIL() << "b took a fencing extent";
+	} catch (const poolmem::Error &x) {
+		EXPECT_EQ(x.code(), EBUSY);
+	}
+	try {
+		l.fence("b", "test");
+		FAIL() << "fenced a live host";
+	} catch (const poolmem::Error &x) {
+		EXPECT_EQ(x.code(), EBUSY);
+	}
+	/* a comes back before any fence: its claims have a stale epoch */
+	const int64_t a2 = l.join("a", 30);
+	const auto stale = l.held("a", a2, true);
+	EXPECT_EQ(stale.size(), 3u);
+	EXPECT_TRUE(l.held("a", a2).empty());
+	try {
+		l.claim("a", a, "dcd0", {5}); /* with its old lease: refused */
+		FAIL() << "a claimed with a dead lease";
+	} catch (const poolmem::Error &x) {
+		EXPECT_EQ(x.code(), ESTALE);
+	}
+	l.leave("a", a2);
+	/* the operator confirms a is cut off */
+	EXPECT_EQ(l.fence("a", "test").size(), 3u);
+	EXPECT_TRUE(l.status().extents.empty());
+	EXPECT_NO_THROW(l.claim("b", b, "dcd0", {0, 1, 2}));
+}
+
+TEST(Cluster, EtcdRestartLosesAndDoublesNoClaim)
+{
+	EtcdServer srv;
+	{
+		Etcd e(srv.url());
+		Ledger(e).register_device({"dcd0", 2048ULL << 27, 128ULL << 20}); // 2048 extents
+	}
+	constexpr int kHosts = 4;
+	std::mutex mu;
+	std::map<unsigned, std::set<int>> got; // extent -> hosts that believe they hold it
+	std::atomic<bool> done{false};
+	std::atomic<int> errors{0};
+	std::vector<std::thread> hosts;
+	for (int h = 0; h < kHosts; h++)
+		hosts.emplace_back([&, h] {
+			Etcd e(srv.url(), 1000);
+			Ledger l(e);
+			const std::string name = "h" + std::to_string(h);
+			const int64_t lease = l.join(name, 60);
+			while (!done) {
+				try {
+					for (unsigned i : l.claim_free(name, lease, "dcd0", 1)) {
+						std::lock_guard<std::mutex> g(mu);
+						got[i].insert(h);
+					}
+				} catch (const poolmem::Error &x) {
+					if (x.code() == ENOSPC)
+						break;
+					errors++; /* etcd down: keep what we hold, claim nothing new */
+					std::this_thread::sleep_for(100ms);
+				}
+			}
+			/* etcd is back: reconcile (a claim whose answer was lost may have committed) */
+			for (int tries = 0; tries < 50; tries++) {
+				try {
+					for (const auto &x : l.held(name, lease)) {
+						std::lock_guard<std::mutex> g(mu);
+						got[x.index].insert(h);
+					}
+					break;
+				} catch (const poolmem::Error &) {
+					std::this_thread::sleep_for(100ms);
+				}
+			}
+		});
+	std::this_thread::sleep_for(300ms);
+	srv.stop();
+	std::this_thread::sleep_for(1s);
+	srv.start();
+	std::this_thread::sleep_for(200ms);
+	done = true;
+	for (auto &t : hosts)
+		t.join();
+	EXPECT_GT(errors.load(), 0) << "etcd was never seen down: the test proves nothing";
+	Etcd e(srv.url());
+	const auto s = Ledger(e).status();
+	std::map<unsigned, std::string> ledger;
+	for (const auto &x : s.extents)
+		ledger[x.index] = x.host;
+	for (const auto &[i, hs] : got) {
+		EXPECT_EQ(hs.size(), 1u) << "extent " << i << " believed held by " << hs.size() << " hosts";
+		ASSERT_TRUE(ledger.count(i)) << "extent " << i << " was claimed, and is not in the ledger";
+		EXPECT_EQ(ledger[i], "h" + std::to_string(*hs.begin()));
+	}
+	EXPECT_EQ(ledger.size(), got.size()) << "the ledger holds claims nobody knows of";
+}

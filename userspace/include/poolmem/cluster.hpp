@@ -1,0 +1,149 @@
+// The cluster ledger: which host may online which extent of a shared
+// device, kept in etcd (v3, through its JSON gateway) so that no two hosts
+// ever use the same memory. See Documentation/cluster.md.
+//
+// Keys, under a prefix (default "/poolmem"):
+//   devices/<dev>            {"size_bytes","extent_bytes"}: registered once
+//   hosts/<host>             {"lease"}: put with the host's lease, so it
+//                            disappears when the host stops renewing it
+//   extents/<dev>/<NNNNNN>   {"host","lease"}: absent = free. Never
+//                            attached to a lease: an extent whose owner's
+//                            lease is gone is "fencing", never free, until
+//                            a confirmed fence deletes it
+//   fences/<host>            the last confirmed fence of a host
+//   load/<host>/<dev>        {"af","allocated_bytes"} with the host's lease
+//
+// A claim is one transaction: every extent absent, and hosts/<host> held
+// by the claimer's lease; then all of them are written. Its epoch is the
+// extent key's create revision.
+//
+// Not thread-safe per object (one Etcd per thread); the ledger itself is
+// safe against any number of hosts, which is the point.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace poolmem::cluster {
+
+/// One etcd endpoint through its gRPC gateway (JSON over HTTP), libcurl.
+class Etcd {
+public:
+	explicit Etcd(std::string endpoint = "http://127.0.0.1:2379", long timeout_ms = 5000);
+	~Etcd();
+	Etcd(const Etcd &) = delete;
+	Etcd &operator=(const Etcd &) = delete;
+
+	/// POST BODY to /v3/PATH; throws poolmem::Error naming the endpoint
+	/// (ECONNREFUSED, ETIMEDOUT: etcd unreachable; EPROTO: a gateway error).
+	nlohmann::json call(const std::string &path, const nlohmann::json &body);
+
+	struct Kv {
+		std::string key, value;
+		int64_t create_revision = 0, mod_revision = 0, version = 0, lease = 0;
+	};
+	/// KEY, or every key under it with PREFIX; REVISION gets the store's.
+	std::vector<Kv> range(const std::string &key, bool prefix = false, int64_t *revision = nullptr);
+	int64_t lease_grant(int64_t ttl_s);
+	/// Renew; returns the TTL left, 0 when the lease is gone.
+	int64_t lease_keepalive(int64_t id);
+	/// TTL left, -1 when the lease is gone.
+	int64_t lease_ttl(int64_t id);
+	void lease_revoke(int64_t id);
+
+	const std::string &endpoint() const { return endpoint_; }
+
+private:
+	std::string endpoint_;
+	long timeout_ms_;
+	void *curl_;
+};
+
+/// A transaction: compares, then the ops on success (or on failure).
+struct Txn {
+	nlohmann::json compare = nlohmann::json::array(), success = nlohmann::json::array(),
+		       failure = nlohmann::json::array();
+	Txn &absent(const std::string &key);			 ///< create_revision == 0
+	Txn &mod_is(const std::string &key, int64_t rev);	 ///< mod_revision == REV
+	Txn &lease_is(const std::string &key, int64_t lease);	 ///< held with LEASE
+	Txn &put(const std::string &key, const std::string &value, int64_t lease = 0);
+	Txn &del(const std::string &key);
+	Txn &get_on_failure(const std::string &key);
+};
+
+struct Device {
+	std::string name;
+	uint64_t size_bytes = 0, extent_bytes = 0;
+	unsigned extents() const { return extent_bytes ? static_cast<unsigned>(size_bytes / extent_bytes) : 0; }
+};
+
+struct Extent {
+	std::string device;
+	unsigned index = 0;
+	std::string host;
+	int64_t lease = 0;
+	int64_t epoch = 0;	  ///< the claim's create revision
+	int64_t mod_revision = 0; ///< guards release and fence
+	bool live = false;	  ///< its owner's lease still holds it ("claimed"); else "fencing"
+};
+
+struct Host {
+	std::string name;
+	int64_t lease = 0, ttl = -1;
+};
+
+struct Status {
+	int64_t revision = 0;
+	std::vector<Device> devices;
+	std::vector<Extent> extents; ///< claimed or fencing; the rest are free
+	std::vector<Host> hosts;
+};
+
+class Ledger {
+public:
+	explicit Ledger(Etcd &etcd, std::string prefix = "/poolmem");
+
+	/// Register DEV (extents of whole memory blocks). The same definition
+	/// again is a no-op; a different one throws EEXIST.
+	void register_device(const Device &dev);
+	Device device(const std::string &name);
+
+	/// Start a host's life: a lease of TTL seconds and hosts/<host> on it.
+	/// Throws EBUSY while another live instance holds the name.
+	int64_t join(const std::string &host, int64_t ttl_s);
+	void leave(const std::string &host, int64_t lease);
+
+	/// Claim INDEXES of DEV for HOST, all or none: returns their epochs;
+	/// throws EBUSY naming an extent already held (and its holder), or
+	/// ESTALE when HOST's lease no longer holds hosts/<host>.
+	std::vector<int64_t> claim(const std::string &host, int64_t lease, const std::string &dev,
+				   const std::vector<unsigned> &indexes);
+	/// Claim COUNT free extents of DEV (lowest first), retrying the race.
+	std::vector<unsigned> claim_free(const std::string &host, int64_t lease, const std::string &dev, unsigned count);
+	/// Give back an extent HOST holds (guarded by its owner and revision).
+	void release(const Extent &e);
+
+	/// Extents recorded for HOST: with LEASE (its own, e.g. after etcd came
+	/// back: reconcile) or, with stale = true, any other lease: a past
+	/// life's, whose memory the host must offline before anything else.
+	std::vector<Extent> held(const std::string &host, int64_t lease, bool stale = false);
+
+	/// A confirmed fence of HOST (operator, BMC, fabric manager): its
+	/// extents become free. Refused (EBUSY) while HOST's lease is live.
+	std::vector<Extent> fence(const std::string &host, const std::string &by);
+
+	Status status();
+
+	std::string key(const std::string &rest) const { return prefix_ + "/" + rest; }
+	static std::string extent_key_suffix(const std::string &dev, unsigned index);
+
+private:
+	Etcd &etcd_;
+	std::string prefix_;
+	Extent parse_extent(const Etcd::Kv &kv) const;
+};
+
+} // namespace poolmem::cluster

@@ -1,0 +1,480 @@
+// The cluster ledger on etcd (see cluster.hpp for the key layout).
+#include <poolmem/cluster.hpp>
+#include <poolmem/error.hpp>
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace poolmem::cluster {
+
+namespace {
+
+const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string b64(const std::string &in)
+{
+	std::string out;
+	size_t i = 0;
+	for (; i + 2 < in.size(); i += 3) {
+		const uint32_t v = static_cast<uint8_t>(in[i]) << 16 | static_cast<uint8_t>(in[i + 1]) << 8 |
+				   static_cast<uint8_t>(in[i + 2]);
+		out += {kB64[v >> 18], kB64[(v >> 12) & 63], kB64[(v >> 6) & 63], kB64[v & 63]};
+	}
+	if (i + 1 == in.size()) {
+		const uint32_t v = static_cast<uint8_t>(in[i]) << 16;
+		out += {kB64[v >> 18], kB64[(v >> 12) & 63], '=', '='};
+	} else if (i + 2 == in.size()) {
+		const uint32_t v = static_cast<uint8_t>(in[i]) << 16 | static_cast<uint8_t>(in[i + 1]) << 8;
+		out += {kB64[v >> 18], kB64[(v >> 12) & 63], kB64[(v >> 6) & 63], '='};
+	}
+	return out;
+}
+
+std::string unb64(const std::string &in)
+{
+	std::string out;
+	uint32_t v = 0;
+	int bits = 0;
+	for (char c : in) {
+		const char *p = std::strchr(kB64, c);
+		if (c == '=' || !c || !p)
+			break;
+		v = v << 6 | static_cast<uint32_t>(p - kB64);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out += static_cast<char>((v >> bits) & 0xff);
+		}
+	}
+	return out;
+}
+
+/* etcd's gateway sends int64 as strings, and leaves out zero values */
+int64_t i64(const nlohmann::json &j, const char *key)
+{
+	if (!j.is_object() || !j.contains(key))
+		return 0;
+	const auto &v = j.at(key);
+	return v.is_string() ? std::stoll(v.get<std::string>()) : v.get<int64_t>();
+}
+
+std::string prefix_end(const std::string &p)
+{
+	std::string e = p;
+	while (!e.empty() && static_cast<unsigned char>(e.back()) == 0xff)
+		e.pop_back();
+	if (!e.empty())
+		e.back() = static_cast<char>(e.back() + 1);
+	return e;
+}
+
+size_t collect(char *data, size_t size, size_t n, void *out)
+{
+	static_cast<std::string *>(out)->append(data, size * n);
+	return size * n;
+}
+
+std::once_flag curl_once;
+
+} // namespace
+
+Etcd::Etcd(std::string endpoint, long timeout_ms) : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms)
+{
+	std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+	curl_ = curl_easy_init();
+	if (!curl_)
+		throw Error("etcd " + endpoint_, "cannot set up libcurl", ENOMEM);
+}
+
+Etcd::~Etcd() { curl_easy_cleanup(static_cast<CURL *>(curl_)); }
+
+nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
+{
+	CURL *c = static_cast<CURL *>(curl_);
+	const std::string url = endpoint_ + "/v3/" + path, data = body.dump();
+	std::string reply;
+	curl_easy_reset(c);
+	curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, data.c_str());
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(data.size()));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms_);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms_, 2000L));
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* loopback or the operator's etcd: never a proxy */
+	const CURLcode rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		const int e = rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
+			      : rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
+							       : EIO;
+		throw Error::plain("etcd " + endpoint_,
+				   std::string("unreachable (") + curl_easy_strerror(rc) + ") on " + path, e);
+	}
+	long status = 0;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	nlohmann::json j = nlohmann::json::parse(reply, nullptr, false);
+	if (status != 200 || j.is_discarded()) {
+		std::string msg = j.is_object() && j.contains("message") ? j["message"].get<std::string>() : reply;
+		throw Error::plain("etcd " + endpoint_, path + ": HTTP " + std::to_string(status) + ": " + msg, EPROTO);
+	}
+	return j;
+}
+
+std::vector<Etcd::Kv> Etcd::range(const std::string &key, bool prefix, int64_t *revision)
+{
+	nlohmann::json body = {{"key", b64(key)}};
+	if (prefix)
+		body["range_end"] = b64(prefix_end(key));
+	if (revision && *revision > 0)
+		body["revision"] = std::to_string(*revision);
+	const auto j = call("kv/range", body);
+	if (revision)
+		*revision = i64(j["header"], "revision");
+	std::vector<Kv> out;
+	if (j.contains("kvs"))
+		for (const auto &kv : j["kvs"])
+			out.push_back({unb64(kv.value("key", "")), unb64(kv.value("value", "")), i64(kv, "create_revision"),
+				       i64(kv, "mod_revision"), i64(kv, "version"), i64(kv, "lease")});
+	return out;
+}
+
+int64_t Etcd::lease_grant(int64_t ttl_s)
+{
+	const auto j = call("lease/grant", {{"TTL", std::to_string(ttl_s)}});
+	const int64_t id = i64(j, "ID");
+	if (!id)
+		throw Error::plain("etcd " + endpoint_, "no lease granted: " + j.dump(), EPROTO);
+	return id;
+}
+
+int64_t Etcd::lease_keepalive(int64_t id)
+{
+	const auto j = call("lease/keepalive", {{"ID", std::to_string(id)}});
+	return i64(j.contains("result") ? j["result"] : j, "TTL");
+}
+
+int64_t Etcd::lease_ttl(int64_t id)
+{
+	const auto j = call("lease/timetolive", {{"ID", std::to_string(id)}});
+	return j.contains("TTL") ? i64(j, "TTL") : -1;
+}
+
+void Etcd::lease_revoke(int64_t id) { call("lease/revoke", {{"ID", std::to_string(id)}}); }
+
+Txn &Txn::absent(const std::string &key)
+{
+	compare.push_back({{"key", b64(key)}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}});
+	return *this;
+}
+
+Txn &Txn::mod_is(const std::string &key, int64_t rev)
+{
+	compare.push_back(
+		{{"key", b64(key)}, {"target", "MOD"}, {"result", "EQUAL"}, {"mod_revision", std::to_string(rev)}});
+	return *this;
+}
+
+Txn &Txn::lease_is(const std::string &key, int64_t lease)
+{
+	compare.push_back({{"key", b64(key)}, {"target", "LEASE"}, {"result", "EQUAL"}, {"lease", std::to_string(lease)}});
+	return *this;
+}
+
+Txn &Txn::put(const std::string &key, const std::string &value, int64_t lease)
+{
+	nlohmann::json p = {{"key", b64(key)}, {"value", b64(value)}};
+	if (lease)
+		p["lease"] = std::to_string(lease);
+	success.push_back({{"request_put", p}});
+	return *this;
+}
+
+Txn &Txn::del(const std::string &key)
+{
+	success.push_back({{"request_delete_range", {{"key", b64(key)}}}});
+	return *this;
+}
+
+Txn &Txn::get_on_failure(const std::string &key)
+{
+	failure.push_back({{"request_range", {{"key", b64(key)}}}});
+	return *this;
+}
+
+namespace {
+
+struct TxnResult {
+	bool ok = false;
+	int64_t revision = 0;
+	std::vector<std::vector<Etcd::Kv>> ranges; ///< per failure op
+};
+
+TxnResult run(Etcd &etcd, const Txn &t)
+{
+	const auto j = etcd.call("kv/txn", {{"compare", t.compare}, {"success", t.success}, {"failure", t.failure}});
+	TxnResult r;
+	r.ok = j.value("succeeded", false);
+	r.revision = i64(j["header"], "revision");
+	if (j.contains("responses"))
+		for (const auto &resp : j["responses"]) {
+			std::vector<Etcd::Kv> kvs;
+			if (resp.contains("response_range") && resp["response_range"].contains("kvs"))
+				for (const auto &kv : resp["response_range"]["kvs"])
+					kvs.push_back({unb64(kv.value("key", "")), unb64(kv.value("value", "")),
+						       i64(kv, "create_revision"), i64(kv, "mod_revision"), i64(kv, "version"),
+						       i64(kv, "lease")});
+			r.ranges.push_back(kvs);
+		}
+	return r;
+}
+
+} // namespace
+
+Ledger::Ledger(Etcd &etcd, std::string prefix) : etcd_(etcd), prefix_(std::move(prefix))
+{
+	while (prefix_.size() > 1 && prefix_.back() == '/')
+		prefix_.pop_back();
+}
+
+std::string Ledger::extent_key_suffix(const std::string &dev, unsigned index)
+{
+	char b[16];
+	std::snprintf(b, sizeof(b), "%06u", index);
+	return "extents/" + dev + "/" + b;
+}
+
+void Ledger::register_device(const Device &dev)
+{
+	if (dev.name.empty() || dev.name.find('/') != std::string::npos)
+		throw Error::plain(dev.name, "invalid device name (no '/')", EINVAL);
+	if (!dev.extent_bytes || dev.size_bytes % dev.extent_bytes || !dev.size_bytes || dev.extents() > 999999)
+		throw Error::plain(dev.name, "the size must be a whole number of extents (at most 999999)", EINVAL);
+	const std::string k = key("devices/" + dev.name);
+	const nlohmann::json v = {{"size_bytes", dev.size_bytes}, {"extent_bytes", dev.extent_bytes}};
+	Txn t;
+	t.absent(k).put(k, v.dump()).get_on_failure(k);
+	const auto r = run(etcd_, t);
+	if (r.ok)
+		return;
+	const auto &kvs = r.ranges.at(0);
+	if (!kvs.empty() && nlohmann::json::parse(kvs[0].value, nullptr, false) == v)
+		return; /* the same definition: registered once, already */
+	throw Error::plain(dev.name, "registered already with another size or extent size", EEXIST);
+}
+
+Device Ledger::device(const std::string &name)
+{
+	const auto kvs = etcd_.range(key("devices/" + name));
+	if (kvs.empty())
+		throw Error::plain(name, "no such shared device in the ledger", ENOENT);
+	const auto v = nlohmann::json::parse(kvs[0].value);
+	return {name, v.value("size_bytes", uint64_t{0}), v.value("extent_bytes", uint64_t{0})};
+}
+
+int64_t Ledger::join(const std::string &host, int64_t ttl_s)
+{
+	if (host.empty() || host.find('/') != std::string::npos)
+		throw Error::plain(host, "invalid host name (no '/')", EINVAL);
+	const int64_t lease = etcd_.lease_grant(ttl_s);
+	const std::string k = key("hosts/" + host);
+	Txn t;
+	t.absent(k).put(k, nlohmann::json({{"lease", std::to_string(lease)}, {"since", std::time(nullptr)}}).dump(), lease)
+		.get_on_failure(k);
+	const auto r = run(etcd_, t);
+	if (!r.ok) {
+		etcd_.lease_revoke(lease);
+		throw Error::plain(host, "a live instance of this host holds the ledger (lease " +
+						 (r.ranges.at(0).empty() ? std::string("?") : std::to_string(r.ranges[0][0].lease)) + ")",
+				   EBUSY);
+	}
+	return lease;
+}
+
+void Ledger::leave(const std::string &host, int64_t lease)
+{
+	(void)host;
+	etcd_.lease_revoke(lease); /* hosts/<host> and load/<host>/ go with it */
+}
+
+Extent Ledger::parse_extent(const Etcd::Kv &kv) const
+{
+	Extent e;
+	const std::string rest = kv.key.substr(prefix_.size() + std::string("/extents/").size());
+	const auto slash = rest.rfind('/');
+	e.device = rest.substr(0, slash);
+	e.index = static_cast<unsigned>(std::stoul(rest.substr(slash + 1)));
+	const auto v = nlohmann::json::parse(kv.value, nullptr, false);
+	if (v.is_object()) {
+		e.host = v.value("host", "");
+		e.lease = v.contains("lease") ? std::stoll(v["lease"].get<std::string>()) : 0;
+	}
+	e.epoch = kv.create_revision;
+	e.mod_revision = kv.mod_revision;
+	return e;
+}
+
+std::vector<int64_t> Ledger::claim(const std::string &host, int64_t lease, const std::string &dev,
+				   const std::vector<unsigned> &indexes)
+{
+	const Device d = device(dev);
+	/* etcd takes at most 128 operations in one transaction (--max-txn-ops) */
+	if (indexes.empty() || indexes.size() > 127)
+		throw Error::plain(dev, "claim 1 to 127 extents at once", EINVAL);
+	const std::string hk = key("hosts/" + host);
+	const std::string value = nlohmann::json({{"host", host}, {"lease", std::to_string(lease)}}).dump();
+	Txn t;
+	t.lease_is(hk, lease).get_on_failure(hk);
+	for (unsigned i : indexes) {
+		if (i >= d.extents())
+			throw Error::plain(dev, "no extent " + std::to_string(i) + " (it has " + std::to_string(d.extents()) + ")",
+					   EINVAL);
+		const std::string k = key(extent_key_suffix(dev, i));
+		t.absent(k).put(k, value).get_on_failure(k);
+	}
+	const auto r = run(etcd_, t);
+	if (r.ok)
+		return std::vector<int64_t>(indexes.size(), r.revision);
+	if (r.ranges.at(0).empty() || r.ranges[0][0].lease != lease)
+		throw Error::plain(host, "stale: its lease no longer holds the ledger; offline its extents and join again",
+				   ESTALE);
+	for (size_t i = 1; i < r.ranges.size(); i++)
+		if (!r.ranges[i].empty()) {
+			const Extent e = parse_extent(r.ranges[i][0]);
+			throw Error::plain(dev + " extent " + std::to_string(e.index), "held by " + e.host, EBUSY);
+		}
+	throw Error::plain(dev, "claim failed and nothing explains why", EAGAIN);
+}
+
+std::vector<unsigned> Ledger::claim_free(const std::string &host, int64_t lease, const std::string &dev, unsigned count)
+{
+	const Device d = device(dev);
+	for (int attempt = 0; attempt < 50; attempt++) {
+		std::set<unsigned> taken;
+		for (const auto &kv : etcd_.range(key("extents/" + dev + "/"), true))
+			taken.insert(parse_extent(kv).index);
+		std::vector<unsigned> want;
+		for (unsigned i = 0; i < d.extents() && want.size() < count; i++)
+			if (!taken.count(i))
+				want.push_back(i);
+		if (want.size() < count)
+			throw Error::plain(dev, std::to_string(d.extents() - taken.size()) + " extents free, " +
+							std::to_string(count) + " wanted",
+					   ENOSPC);
+		try {
+			claim(host, lease, dev, want);
+			return want;
+		} catch (const Error &e) {
+			if (e.code() != EBUSY)
+				throw;
+		}
+	}
+	throw Error::plain(dev, "claims kept losing races (50 tries)", EAGAIN);
+}
+
+void Ledger::release(const Extent &e)
+{
+	const std::string k = key(extent_key_suffix(e.device, e.index));
+	Txn t;
+	t.mod_is(k, e.mod_revision).del(k);
+	if (!run(etcd_, t).ok)
+		throw Error::plain(e.device + " extent " + std::to_string(e.index),
+				   "changed since it was read (fenced, or released already)", ESTALE);
+}
+
+std::vector<Extent> Ledger::held(const std::string &host, int64_t lease, bool stale)
+{
+	std::vector<Extent> out;
+	for (const auto &kv : etcd_.range(key("extents/"), true)) {
+		Extent e = parse_extent(kv);
+		if (e.host == host && (stale ? e.lease != lease : e.lease == lease)) {
+			e.live = !stale;
+			out.push_back(e);
+		}
+	}
+	return out;
+}
+
+std::vector<Extent> Ledger::fence(const std::string &host, const std::string &by)
+{
+	const std::string hk = key("hosts/" + host);
+	std::vector<Extent> gone;
+	for (int attempt = 0; attempt < 10; attempt++) {
+		const auto h = etcd_.range(hk);
+		if (!h.empty())
+			throw Error::plain(host, "is alive (lease " + std::to_string(h[0].lease) +
+							 " holds the ledger): fence only a host that is down and cut off",
+					   EBUSY);
+		std::vector<std::pair<Etcd::Kv, Extent>> mine;
+		for (const auto &kv : etcd_.range(key("extents/"), true)) {
+			Extent e = parse_extent(kv);
+			if (e.host == host)
+				mine.emplace_back(kv, e);
+		}
+		/*
+		 * In batches under etcd's 128 operations a transaction; each is
+		 * guarded by the host still being down and every extent being
+		 * as read, so a batch that lost a race is read and tried again.
+		 */
+		bool raced = false;
+		for (size_t i = 0; i < mine.size() && !raced; i += 100) {
+			Txn t;
+			t.absent(hk);
+			const size_t end = std::min(mine.size(), i + 100);
+			for (size_t k = i; k < end; k++)
+				t.mod_is(mine[k].first.key, mine[k].first.mod_revision).del(mine[k].first.key);
+			if (run(etcd_, t).ok)
+				for (size_t k = i; k < end; k++)
+					gone.push_back(mine[k].second);
+			else
+				raced = true;
+		}
+		if (raced)
+			continue;
+		etcd_.call("kv/put", {{"key", b64(key("fences/" + host))},
+				      {"value", b64(nlohmann::json({{"by", by}, {"time", std::time(nullptr)},
+								  {"extents", gone.size()}})
+							    .dump())}});
+		return gone;
+	}
+	throw Error::plain(host, "its extents kept changing during the fence (10 tries)", EAGAIN);
+}
+
+Status Ledger::status()
+{
+	Status s;
+	int64_t rev = 0;
+	for (const auto &kv : etcd_.range(key("devices/"), true, &rev)) {
+		const auto v = nlohmann::json::parse(kv.value, nullptr, false);
+		if (v.is_object())
+			s.devices.push_back({kv.key.substr(key("devices/").size()), v.value("size_bytes", uint64_t{0}),
+					     v.value("extent_bytes", uint64_t{0})});
+	}
+	s.revision = rev;
+	std::map<std::string, int64_t> live;
+	for (const auto &kv : etcd_.range(key("hosts/"), true, &rev)) {
+		Host h{kv.key.substr(key("hosts/").size()), kv.lease, -1};
+		live[h.name] = h.lease;
+		s.hosts.push_back(h);
+	}
+	for (const auto &kv : etcd_.range(key("extents/"), true, &rev)) {
+		Extent e = parse_extent(kv);
+		auto it = live.find(e.host);
+		e.live = it != live.end() && it->second == e.lease;
+		s.extents.push_back(e);
+	}
+	for (auto &h : s.hosts)
+		h.ttl = etcd_.lease_ttl(h.lease);
+	return s;
+}
+
+} // namespace poolmem::cluster
