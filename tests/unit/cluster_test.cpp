@@ -7,6 +7,8 @@
 #include <poolmem/cluster.hpp>
 #include <poolmem/error.hpp>
 
+#include "etcd_server.hpp"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -28,77 +30,9 @@
 
 using namespace poolmem::cluster;
 using namespace std::chrono_literals;
+using poolmem_test::EtcdServer;
 
 namespace {
-
-int free_port()
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	sockaddr_in a{};
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
-	socklen_t len = sizeof(a);
-	getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-class EtcdServer {
-public:
-	EtcdServer()
-	{
-		char tmpl[] = "/tmp/poolmem-etcd-XXXXXX";
-		dir_ = mkdtemp(tmpl);
-		client_ = free_port();
-		peer_ = free_port();
-		start();
-	}
-	~EtcdServer()
-	{
-		stop();
-		std::filesystem::remove_all(dir_);
-	}
-	void start()
-	{
-		const std::string c = "http://127.0.0.1:" + std::to_string(client_),
-				  p = "http://127.0.0.1:" + std::to_string(peer_);
-		pid_ = fork();
-		if (pid_ == 0) {
-			freopen((dir_ + "/log").c_str(), "a", stderr);
-			freopen("/dev/null", "w", stdout);
-			execlp("etcd", "etcd", "--name", "t", "--data-dir", (dir_ + "/data").c_str(), "--listen-client-urls",
-			       c.c_str(), "--advertise-client-urls", c.c_str(), "--listen-peer-urls", p.c_str(),
-			       "--initial-advertise-peer-urls", p.c_str(), "--initial-cluster", ("t=" + p).c_str(),
-			       static_cast<char *>(nullptr));
-			_exit(127);
-		}
-		Etcd e(url(), 500);
-		for (int i = 0; i < 100; i++) {
-			try {
-				e.range("/ping");
-				return;
-			} catch (const poolmem::Error &) {
-				std::this_thread::sleep_for(100ms);
-			}
-		}
-		throw std::runtime_error("etcd did not start on " + url() + " (is etcd-server installed?)");
-	}
-	void stop()
-	{
-		if (pid_ > 0) {
-			kill(pid_, SIGKILL);
-			waitpid(pid_, nullptr, 0);
-			pid_ = -1;
-		}
-	}
-	std::string url() const { return "http://127.0.0.1:" + std::to_string(client_); }
-
-private:
-	std::string dir_;
-	int client_ = 0, peer_ = 0;
-	pid_t pid_ = -1;
-};
 
 /* until the lease has run out and etcd has removed what it held (hosts/<host>) */
 int64_t wait_lease_gone(Etcd &e, int64_t lease, Ledger &l)

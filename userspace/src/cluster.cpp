@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -362,14 +363,25 @@ std::vector<unsigned> Ledger::claim_free(const std::string &host, int64_t lease,
 		std::set<unsigned> taken;
 		for (const auto &kv : etcd_.range(key("extents/" + dev + "/"), true))
 			taken.insert(parse_extent(kv).index);
-		std::vector<unsigned> want;
-		for (unsigned i = 0; i < d.extents() && want.size() < count; i++)
+		std::vector<unsigned> free;
+		for (unsigned i = 0; i < d.extents(); i++)
 			if (!taken.count(i))
-				want.push_back(i);
-		if (want.size() < count)
-			throw Error::plain(dev, std::to_string(d.extents() - taken.size()) + " extents free, " +
-							std::to_string(count) + " wanted",
+				free.push_back(i);
+		if (free.size() < count)
+			throw Error::plain(dev, std::to_string(free.size()) + " extents free, " + std::to_string(count) +
+							" wanted",
 					   ENOSPC);
+		/*
+		 * Hosts racing for the same device would all pick its lowest free
+		 * extents and all but one lose; each starts at its own place in
+		 * the free list instead (a hash of its name, moved on by every
+		 * lost race), so most races are not races at all.
+		 */
+		const size_t start = (std::hash<std::string>{}(host) + static_cast<size_t>(attempt) * 7919) % free.size();
+		std::vector<unsigned> want;
+		for (size_t k = 0; k < count; k++)
+			want.push_back(free[(start + k) % free.size()]);
+		std::sort(want.begin(), want.end());
 		try {
 			claim(host, lease, dev, want);
 			return want;

@@ -121,7 +121,8 @@ public:
 	/// ESTALE when HOST's lease no longer holds hosts/<host>.
 	std::vector<int64_t> claim(const std::string &host, int64_t lease, const std::string &dev,
 				   const std::vector<unsigned> &indexes);
-	/// Claim COUNT free extents of DEV (lowest first), retrying the race.
+	/// Claim COUNT free extents of DEV (from a place in the free list that
+	/// depends on HOST, so racing hosts rarely collide), retrying lost races.
 	std::vector<unsigned> claim_free(const std::string &host, int64_t lease, const std::string &dev, unsigned count);
 	/// Give back an extent HOST holds (guarded by its owner and revision).
 	void release(const Extent &e);
