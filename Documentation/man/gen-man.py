@@ -49,7 +49,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
-      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate"]),
+      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
  synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT]",
@@ -534,6 +534,43 @@ all-DRAM host: 7 VMs
 OVERCOMMIT  VMS  DENSITY  SIGBUS-RISK  POOL-TOUCHED
      1.00x   11     +57%        0.00%       9.5 GiB""",
  see=["poolctl-vm-create","poolctl-status"]),
+"poolctl-cluster": dict(
+ summary="the ledger of shared devices on etcd: which host may online which extent",
+ synopsis="poolctl cluster [--etcd URL] [--prefix P] status [--json] | register DEV --size SIZE [--extent SIZE] | claim DEV --host H (--count N | --index I,...) [--ttl S] [--hold S] | fence HOST [--by WHO]",
+ description="""Hosts that share a CXL device (multi-headed, multi-logical, dynamic capacity) must
+never online the same extent. The ledger in etcd records each extent's owner; a claim is
+one etcd transaction over a batch of extents (all or none), valid only while the host's
+lease holds its host key. A host whose lease runs out leaves its extents fencing, never
+free: only a confirmed fence (cluster fence, the operator's or a BMC's word that the
+host is cut off) frees them. A host that comes back finds its old claims with a stale
+epoch and must offline that memory first. See Documentation/cluster.md for the keys,
+the guarantees and their limits.
+.PP
+status shows devices with their free, claimed and fencing extents, and hosts with their
+lease's TTL and extents. register records a device once (the same definition again is
+a no-op, another one exit 4). claim joins as HOST, claims the extents, keeps the lease
+alive until --hold seconds pass or SIGINT/SIGTERM, then releases them and leaves: a
+stand-in for a host's agent, for scripts and tests. fence confirms that HOST is down;
+refused (exit 4) while its lease is live.""",
+ options=[("--etcd URL","etcd endpoint (default $POOLMEM_ETCD, then http://127.0.0.1:2379)"),
+          ("--prefix P","key prefix of the ledger (default /poolmem)"),
+          ("register --size SIZE --extent SIZE","the device's capacity and its extent size, whole memory blocks (default 128M)"),
+          ("claim --count N | --index I,...","claim N free extents, or these"),
+          ("claim --ttl S --hold S","the lease's TTL (default 10 s) and how long to hold (default: until a signal)"),
+          ("fence --by WHO","who confirms the fence (default: the operator on this machine)")],
+ examples="""# poolctl cluster register dcd0 --size 2G --extent 128M
+dcd0: registered, 16 extents of 128.0 MiB
+# poolctl cluster claim dcd0 --host a --count 3 &
+a: a claimed extents 0,1,2 of dcd0 (lease 2324035732548657928)
+# kill -STOP %1; sleep 15; poolctl cluster status
+ledger http://127.0.0.1:2379/poolmem at revision 12: 1 devices, 0 hosts alive
+DEVICE     SIZE     EXTENT  FREE  CLAIMED  FENCING
+dcd0    2.0 GiB  128.0 MiB    13        0        3
+HOST  STATE          LEASE-TTL  EXTENTS
+a     down: fencing          -  dcd0:3
+# poolctl cluster fence a
+a: fenced by operator on rack1; 3 extents are free again""",
+ see=["poolctl-pool-online","poolctl-status"]),
 "poolctl-status": dict(
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
  synopsis="poolctl status [--json]",

@@ -23,11 +23,11 @@ want() { # WHAT HAVE WORD...
 	done
 }
 for c in "node list" "pool online" "pool add" "pool list" "pool show" "pool drain" "vm create" "vm list" \
-	"vm show" "vm map" "vm set" "status" "top" "profile create" "profile list" "profile show" "simulate plan" "simulate record"; do
+	"vm show" "vm map" "vm set" "status" "top" "profile create" "profile list" "profile show" "simulate plan" "simulate record" "cluster status" "cluster register" "cluster claim" "cluster fence"; do
 	opts=$("$poolctl" $c --help 2>&1 | grep -oE '^\s+(-[a-z],)?--[a-z][a-z.-]*' | sed 's/.*--/--/' | grep -v -- '--help')
 	want "poolctl $c --" "$(complete_words $c --)" $opts
 done
-want "nouns" "$(complete_words '')" node pool vm profile status top simulate
+want "nouns" "$(complete_words '')" node pool vm profile status top simulate cluster
 want "pool verbs" "$(complete_words pool '')" online add list show offline drain undrain remove
 want "vm verbs" "$(complete_words vm '')" create list show map set destroy
 want "pool names" "$(complete_words pool show '')" cxl0 cxl1
