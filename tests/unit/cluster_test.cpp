@@ -242,3 +242,33 @@ TEST(Cluster, EtcdRestartLosesAndDoublesNoClaim)
 	}
 	EXPECT_EQ(ledger.size(), got.size()) << "the ledger holds claims nobody knows of";
 }
+
+TEST(Cluster, SmartIdleUsesClusterWideFiguresAndTheModulesOrder)
+{
+	EtcdServer srv;
+	Etcd e(srv.url());
+	Ledger l(e);
+	const int64_t a = l.join("a", 30), b = l.join("b", 30);
+	/* 4 devices: m = 2 idlest by summed Af are d1 (5) and d3 (7); of those d3 has less allocated */
+	l.publish_load("a", a, "d0", 50, 1 << 20);
+	l.publish_load("b", b, "d0", 50, 1 << 20);
+	l.publish_load("a", a, "d1", 5, 8 << 20);
+	l.publish_load("a", a, "d2", 40, 0);
+	l.publish_load("a", a, "d3", 3, 2 << 20);
+	l.publish_load("b", b, "d3", 4, 2 << 20);
+	const auto order = l.smart_idle({"d0", "d1", "d2", "d3"});
+	EXPECT_EQ(order, (std::vector<std::string>{"d3", "d1", "d2", "d0"}));
+	for (const auto &x : l.load()) {
+		if (x.device == "d3") {
+			EXPECT_EQ(x.hosts, 2u);
+		}
+	}
+	/* a host's figures go with its lease */
+	l.leave("b", b);
+	const auto after = l.load();
+	for (const auto &x : after) {
+		if (x.device == "d0") {
+			EXPECT_EQ(x.af, 50u);
+		}
+	}
+}

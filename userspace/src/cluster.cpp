@@ -4,6 +4,8 @@
 
 #include <curl/curl.h>
 
+#include "policy/pm_policy.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -487,6 +489,61 @@ Status Ledger::status()
 	for (auto &h : s.hosts)
 		h.ttl = etcd_.lease_ttl(h.lease);
 	return s;
+}
+
+void Ledger::publish_load(const std::string &host, int64_t lease, const std::string &dev, uint64_t af,
+			  uint64_t allocated_bytes)
+{
+	etcd_.call("kv/put", {{"key", b64(key("load/" + host + "/" + dev))},
+			      {"value", b64(nlohmann::json({{"af", af}, {"allocated_bytes", allocated_bytes}}).dump())},
+			      {"lease", std::to_string(lease)}});
+}
+
+std::vector<Ledger::Load> Ledger::load()
+{
+	std::map<std::string, Load> by;
+	for (const auto &kv : etcd_.range(key("load/"), true)) {
+		const std::string rest = kv.key.substr(key("load/").size());
+		const auto slash = rest.find('/');
+		if (slash == std::string::npos)
+			continue;
+		const auto v = nlohmann::json::parse(kv.value, nullptr, false);
+		if (!v.is_object())
+			continue;
+		Load &l = by[rest.substr(slash + 1)];
+		l.device = rest.substr(slash + 1);
+		l.af += v.value("af", uint64_t{0});
+		l.allocated_bytes += v.value("allocated_bytes", uint64_t{0});
+		l.hosts++;
+	}
+	std::vector<Load> out;
+	for (auto &[k, v] : by)
+		out.push_back(v);
+	return out;
+}
+
+std::vector<std::string> Ledger::smart_idle(const std::vector<std::string> &candidates)
+{
+	if (candidates.empty() || candidates.size() > PM_MAX_POOLS)
+		throw Error::plain("smart idle", "1 to 64 candidate devices", EINVAL);
+	std::map<std::string, Load> by;
+	for (const auto &l : load())
+		by[l.device] = l;
+	std::vector<pm_pool_view> views(candidates.size());
+	for (size_t i = 0; i < candidates.size(); i++) {
+		const Load &l = by[candidates[i]];
+		views[i].id = static_cast<u32>(i);
+		views[i].distance = 0;
+		views[i].allocated = l.allocated_bytes;
+		views[i].af = l.af;
+	}
+	std::vector<u32> order(candidates.size());
+	const unsigned n = pm_pool_order(PM_SELECT_SMART_IDLE, views.data(), static_cast<unsigned>(views.size()), 0, 0,
+					 order.data());
+	std::vector<std::string> out;
+	for (unsigned i = 0; i < n; i++)
+		out.push_back(candidates[order[i]]);
+	return out;
 }
 
 } // namespace poolmem::cluster

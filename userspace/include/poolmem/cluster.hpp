@@ -138,6 +138,23 @@ public:
 
 	Status status();
 
+	/// Publish HOST's figures for one shared device (its pool's access
+	/// factor and bytes allocated), under its lease: they go with it.
+	void publish_load(const std::string &host, int64_t lease, const std::string &dev, uint64_t af,
+			  uint64_t allocated_bytes);
+	/// Cluster-wide figures per device: the sums over live hosts.
+	struct Load {
+		std::string device;
+		uint64_t af = 0, allocated_bytes = 0;
+		unsigned hosts = 0;
+	};
+	std::vector<Load> load();
+	/// Where the next extents should come from, most preferred first, by
+	/// the module's own smart idle (pm_pool_order over the cluster-wide
+	/// figures: the m = ceil(log2 n) devices with the lowest Af, least
+	/// allocated first, then the rest by Af). CANDIDATES: device names.
+	std::vector<std::string> smart_idle(const std::vector<std::string> &candidates);
+
 	std::string key(const std::string &rest) const { return prefix_ + "/" + rest; }
 	static std::string extent_key_suffix(const std::string &dev, unsigned index);
 
