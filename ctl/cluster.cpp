@@ -56,6 +56,7 @@ void run_status(const GlobalOptions &g, const ClusterOptions &c, const StatusOpt
 	poolmem::cluster::Etcd etcd(endpoint(c));
 	poolmem::cluster::Ledger ledger(etcd, c.prefix);
 	const auto s = ledger.status();
+	const auto load = ledger.load();
 	std::map<std::string, std::pair<unsigned, unsigned>> by_dev; // claimed, fencing
 	for (const auto &e : s.extents)
 		(e.live ? by_dev[e.device].first : by_dev[e.device].second)++;
@@ -80,7 +81,16 @@ void run_status(const GlobalOptions &g, const ClusterOptions &c, const StatusOpt
 				       {"epoch", e.epoch}});
 		for (const auto &h : s.hosts)
 			hosts.push_back({{"name", h.name}, {"lease", std::to_string(h.lease)}, {"ttl_seconds", h.ttl}});
-		print_json(g, {{"etcd", endpoint(c)}, {"revision", s.revision}, {"devices", devs}, {"extents", ext}, {"hosts", hosts}});
+		nlohmann::json ld = nlohmann::json::array();
+		for (const auto &l : load)
+			ld.push_back({{"device", l.device}, {"hosts", l.hosts}, {"access_factor", l.af},
+				      {"allocated_bytes", l.allocated_bytes}});
+		print_json(g, {{"etcd", endpoint(c)},
+			       {"revision", s.revision},
+			       {"devices", devs},
+			       {"extents", ext},
+			       {"hosts", hosts},
+			       {"load", ld}});
 		return;
 	}
 	std::printf("ledger %s%s at revision %ld: %zu devices, %zu hosts alive\n", endpoint(c).c_str(), c.prefix.c_str(),
@@ -115,6 +125,12 @@ void run_status(const GlobalOptions &g, const ClusterOptions &c, const StatusOpt
 			       alive ? std::to_string(ttl[host]) + " s" : "-", list.empty() ? "-" : list});
 		}
 		h.print();
+	}
+	if (!load.empty()) {
+		Table t2({"DEVICE", ">HOSTS", ">AF", ">ALLOCATED"});
+		for (const auto &l : load)
+			t2.row({l.device, std::to_string(l.hosts), std::to_string(l.af), poolmem::format_size(l.allocated_bytes)});
+		t2.print();
 	}
 }
 
