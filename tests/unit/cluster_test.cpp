@@ -4,6 +4,7 @@
 // lease ran out leaves its extents fencing (never free) until a confirmed
 // fence, a returning host finds its stale claims, and an etcd restart
 // during claims loses or doubles none.
+#include <poolmem/agent.hpp>
 #include <poolmem/cluster.hpp>
 #include <poolmem/error.hpp>
 
@@ -271,4 +272,154 @@ TEST(Cluster, SmartIdleUsesClusterWideFiguresAndTheModulesOrder)
 			EXPECT_EQ(x.af, 50u);
 		}
 	}
+}
+
+namespace {
+
+/* This host's memory for the agent tests: which host has which extent online, shared by all hosts. */
+struct Board {
+	std::mutex mu;
+	std::map<unsigned, std::set<std::string>> online;
+	int violations = 0;
+};
+
+class BoardMemory : public ExtentMemory {
+public:
+	BoardMemory(Board &b, std::string host) : b_(b), host_(std::move(host)) {}
+	void online(const std::string &, unsigned i) override
+	{
+		std::lock_guard<std::mutex> g(b_.mu);
+		auto &s = b_.online[i];
+		if (!s.empty() && !s.count(host_))
+			b_.violations++;
+		s.insert(host_);
+	}
+	void offline(const std::string &, unsigned i) override
+	{
+		std::lock_guard<std::mutex> g(b_.mu);
+		b_.online[i].erase(host_);
+	}
+	size_t count()
+	{
+		std::lock_guard<std::mutex> g(b_.mu);
+		size_t n = 0;
+		for (const auto &[i, s] : b_.online)
+			n += s.count(host_);
+		return n;
+	}
+
+private:
+	Board &b_;
+	std::string host_;
+};
+
+} // namespace
+
+TEST(ClusterAgent, TwoHostsNeverOnlineTheSameExtent)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd ea(srv.url()), eb(srv.url());
+	Ledger la(ea), lb(eb);
+	la.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	BoardMemory ma(board, "a"), mb(board, "b");
+	Agent a(ea, la, ma, {"a", 10, 3, {{"dcd0", 6}}});
+	Agent b(eb, lb, mb, {"b", 10, 3, {{"dcd0", 6}}});
+	a.start();
+	b.start();
+	EXPECT_EQ(ma.count(), 6u);
+	EXPECT_EQ(mb.count(), 2u); /* only two were left */
+	for (int r = 0; r < 20; r++) {
+		a.step();
+		b.step();
+	}
+	EXPECT_EQ(ma.count() + mb.count(), 8u);
+	EXPECT_EQ(board.violations, 0);
+	a.stop();
+	b.step();
+	EXPECT_EQ(mb.count(), 6u) << "b did not take what a gave back";
+	b.stop();
+	EXPECT_EQ(board.violations, 0);
+	EXPECT_TRUE(la.status().extents.empty());
+}
+
+TEST(ClusterAgent, FencesItselfBeforeItsLeaseCanRunOut)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url(), 500);
+	Ledger l(e);
+	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	BoardMemory m(board, "a");
+	Agent a(e, l, m, {"a", 4, 1.5, {{"dcd0", 3}}});
+	a.start();
+	ASSERT_EQ(m.count(), 3u);
+	a.step();
+	const auto renewed = std::chrono::steady_clock::now();
+	srv.stop(); /* the ledger goes away */
+	double offline_after = -1;
+	for (int i = 0; i < 60 && offline_after < 0; i++) {
+		std::this_thread::sleep_for(100ms);
+		a.step();
+		if (m.count() == 0)
+			offline_after = std::chrono::duration<double>(std::chrono::steady_clock::now() - renewed).count();
+	}
+	ASSERT_GE(offline_after, 0) << "the agent kept its extents online with no ledger";
+	EXPECT_TRUE(a.fenced());
+	EXPECT_GT(a.unreachable_rounds(), 0u);
+	EXPECT_LT(offline_after, 4.0) << "offlined only after the lease could have run out";
+	EXPECT_GE(offline_after, 2.0) << "fenced itself long before it had to";
+	/* the ledger comes back: a new life, the old claims are stale and given back */
+	srv.start();
+	for (int i = 0; i < 100 && (a.fenced() || m.count() < 3); i++) {
+		std::this_thread::sleep_for(100ms);
+		a.step();
+	}
+	EXPECT_FALSE(a.fenced());
+	EXPECT_EQ(m.count(), 3u);
+	EXPECT_EQ(board.violations, 0);
+	a.stop();
+}
+
+TEST(ClusterAgent, OfflinesAPastLifesMemoryFirst)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url());
+	Ledger l(e);
+	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	BoardMemory m(board, "a");
+	{
+		Agent a(e, l, m, {"a", 2, 1, {{"dcd0", 4}}});
+		a.start();
+		ASSERT_EQ(m.count(), 4u);
+		/* a crashes: no stop(); its memory stays online, its lease runs out */
+	}
+	for (int i = 0; i < 100 && !l.status().hosts.empty(); i++)
+		std::this_thread::sleep_for(100ms);
+	std::set<unsigned> before;
+	for (const auto &x : l.status().extents)
+		before.insert(x.index);
+	ASSERT_EQ(before.size(), 4u);
+	struct Spy : BoardMemory {
+		using BoardMemory::BoardMemory;
+		std::vector<std::string> log;
+		void online(const std::string &d, unsigned i) override
+		{
+			log.push_back("on" + std::to_string(i));
+			BoardMemory::online(d, i);
+		}
+		void offline(const std::string &d, unsigned i) override
+		{
+			log.push_back("off" + std::to_string(i));
+			BoardMemory::offline(d, i);
+		}
+	} spy(board, "a");
+	Agent a2(e, l, spy, {"a", 10, 3, {{"dcd0", 4}}});
+	a2.start();
+	ASSERT_GE(spy.log.size(), 8u);
+	for (size_t i = 0; i < 4; i++)
+		EXPECT_EQ(spy.log[i].rfind("off", 0), 0u) << "step " << i << ": " << spy.log[i];
+	EXPECT_EQ(spy.count(), 4u);
+	a2.stop();
 }

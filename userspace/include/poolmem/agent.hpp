@@ -1,0 +1,78 @@
+// The per-host side of the cluster ledger: what poolmem-agent runs. It
+// joins with a lease, offlines whatever its past lives held before
+// anything else, claims the extents it is configured to use and onlines
+// exactly those, renews its lease, and fences itself (offlines every
+// extent) when it can't renew before the lease could have run out.
+//
+// Memory is reached through an interface, so that the same logic drives
+// sysfs memory blocks on a host and can be tested against a real etcd.
+// Not thread-safe: one thread calls start() and step().
+#pragma once
+
+#include <poolmem/cluster.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace poolmem::cluster {
+
+/// Onlining and offlining one extent of a shared device on this host.
+class ExtentMemory {
+public:
+	virtual ~ExtentMemory() = default;
+	virtual void online(const std::string &dev, unsigned index) = 0;
+	/// Must not return before the memory is offline (or throw).
+	virtual void offline(const std::string &dev, unsigned index) = 0;
+};
+
+struct AgentConfig {
+	std::string host;
+	int64_t ttl_s = 10;
+	/// Fence ourselves when the last renewal is this close to the TTL.
+	double fence_margin_s = 3;
+	/// Extents wanted per registered device.
+	std::map<std::string, unsigned> want;
+};
+
+class Agent {
+public:
+	using Clock = std::chrono::steady_clock;
+	Agent(Etcd &etcd, Ledger &ledger, ExtentMemory &mem, AgentConfig cfg);
+
+	/// Join (the ledger must be reachable), offline and release what a
+	/// past life held (stale epochs), then claim and online.
+	void start();
+	/// One round, every ttl/3 or so: renew; if the ledger is unreachable,
+	/// keep what we hold and claim nothing; fence ourselves before the
+	/// lease could run out; otherwise reconcile and top up the claims.
+	void step();
+	/// Give everything back: offline, release, leave.
+	void stop();
+
+	const std::set<std::pair<std::string, unsigned>> &online() const { return online_; }
+	bool fenced() const { return fenced_; }
+	int64_t lease() const { return lease_; }
+	/// Rounds in which the ledger could not be reached.
+	unsigned unreachable_rounds() const { return unreachable_; }
+
+private:
+	Etcd &etcd_;
+	Ledger &ledger_;
+	ExtentMemory &mem_;
+	AgentConfig cfg_;
+	int64_t lease_ = 0;
+	Clock::time_point renewed_;
+	std::set<std::pair<std::string, unsigned>> online_;
+	bool fenced_ = false;
+	unsigned unreachable_ = 0;
+
+	void offline_all();
+	void top_up();
+	void rejoin();
+};
+
+} // namespace poolmem::cluster
