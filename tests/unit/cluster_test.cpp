@@ -423,3 +423,34 @@ TEST(ClusterAgent, OfflinesAPastLifesMemoryFirst)
 	EXPECT_EQ(spy.count(), 4u);
 	a2.stop();
 }
+
+TEST(ClusterAgent, FencesItselfInTimeWhenEtcdHangs)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url(), 2000);
+	Ledger l(e);
+	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	BoardMemory m(board, "a");
+	Agent a(e, l, m, {"a", 4, 1.5, {{"dcd0", 3}}});
+	a.start();
+	ASSERT_EQ(m.count(), 3u);
+	a.step();
+	const auto renewed = std::chrono::steady_clock::now();
+	srv.pause(); /* connections are accepted and never answered */
+	double offline_after = -1;
+	/* as poolmem-agent runs it: a step every 1.1 s, the watchdog every 100 ms */
+	for (int i = 0; i < 80 && offline_after < 0; i++) {
+		if (i % 11 == 0)
+			a.step();
+		else
+			a.watchdog();
+		if (m.count() == 0)
+			offline_after = std::chrono::duration<double>(std::chrono::steady_clock::now() - renewed).count();
+		std::this_thread::sleep_for(100ms);
+	}
+	srv.resume();
+	ASSERT_GE(offline_after, 0) << "the agent kept its extents online while etcd hung";
+	EXPECT_LT(offline_after, 2.5 + 0.5) << "offlined after the self-fence deadline (TTL 4 s - margin 1.5 s)";
+	a.stop();
+}

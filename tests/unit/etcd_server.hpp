@@ -85,6 +85,9 @@ public:
 			pid_ = -1;
 		}
 	}
+	/* SIGSTOP: it still accepts connections, and answers nothing */
+	void pause() { kill(pid_, SIGSTOP); }
+	void resume() { kill(pid_, SIGCONT); }
 	std::string url() const { return "http://127.0.0.1:" + std::to_string(client_); }
 
 private:

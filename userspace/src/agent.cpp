@@ -7,7 +7,7 @@
 namespace poolmem::cluster {
 
 Agent::Agent(Etcd &etcd, Ledger &ledger, ExtentMemory &mem, AgentConfig cfg)
-	: etcd_(etcd), ledger_(ledger), mem_(mem), cfg_(std::move(cfg))
+	: etcd_(etcd), ledger_(ledger), mem_(mem), cfg_(std::move(cfg)), timeout_ms_(etcd.timeout_ms())
 {
 	if (cfg_.fence_margin_s <= 0 || cfg_.fence_margin_s >= static_cast<double>(cfg_.ttl_s))
 		throw Error::plain(cfg_.host, "the self-fence margin must be between 0 and the lease TTL", EINVAL);
@@ -33,6 +33,38 @@ void Agent::start()
 		}
 	}
 	top_up();
+}
+
+/*
+ * The moment we must have stopped using the memory: the last renewal we
+ * know of (taken before its request was sent, so on our clock it can only
+ * be early) plus the TTL, less the margin for the two clocks' rates and
+ * for offlining itself.
+ */
+Agent::Clock::time_point Agent::deadline() const
+{
+	return renewed_ + std::chrono::duration_cast<Clock::duration>(
+				  std::chrono::duration<double>(static_cast<double>(cfg_.ttl_s) - cfg_.fence_margin_s));
+}
+
+void Agent::fence_self()
+{
+	offline_all();
+	fenced_ = true;
+}
+
+std::chrono::milliseconds Agent::time_left() const
+{
+	if (fenced_ || !lease_)
+		return std::chrono::milliseconds(0);
+	return std::max(std::chrono::milliseconds(0),
+			std::chrono::duration_cast<std::chrono::milliseconds>(deadline() - Clock::now()));
+}
+
+void Agent::watchdog()
+{
+	if (!fenced_ && lease_ && Clock::now() >= deadline())
+		fence_self();
 }
 
 void Agent::offline_all()
@@ -89,31 +121,54 @@ void Agent::step()
 		}
 		return;
 	}
-	const auto now = Clock::now();
+	auto now = Clock::now();
+	if (now >= deadline()) {
+		fence_self();
+		return;
+	}
+	/*
+	 * No call of this step may outlast the deadline: a stopped etcd
+	 * accepts connections and never answers, and a step stuck in a call
+	 * can't fence. Each call gets what is left of the budget.
+	 */
+	struct Restore {
+		Etcd &e;
+		long ms;
+		~Restore() { e.set_timeout_ms(ms); }
+	} restore{etcd_, timeout_ms_};
+	auto budget = [&] {
+		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline() - Clock::now()).count();
+		etcd_.set_timeout_ms(std::max<long>(50, std::min<long>(timeout_ms_, static_cast<long>(left))));
+	};
+	budget();
 	int64_t ttl = 0;
 	try {
 		ttl = etcd_.lease_keepalive(lease_);
 	} catch (const Error &) {
 		unreachable_++;
-		/*
-		 * Keep what we hold while the lease may still be valid; fence
-		 * ourselves before it could have run out: nobody may be given
-		 * our extents while we still write them.
-		 */
-		const double since = std::chrono::duration<double>(now - renewed_).count();
-		if (since >= static_cast<double>(cfg_.ttl_s) - cfg_.fence_margin_s) {
-			offline_all();
-			fenced_ = true;
-		}
+		/* keep what we hold while the lease may still be valid */
+		watchdog();
 		return;
 	}
 	if (ttl <= 0) {
 		/* the lease is gone (a pause longer than the TTL): stop using the memory now */
-		offline_all();
-		fenced_ = true;
+		fence_self();
 		return;
 	}
 	renewed_ = now;
+	budget();
+	try {
+		reconcile_and_top_up();
+	} catch (const Error &e) {
+		if (e.code() != ECONNREFUSED && e.code() != ETIMEDOUT && e.code() != EIO)
+			throw;
+		unreachable_++; /* etcd went away mid-step: the next step or the watchdog decides */
+		watchdog();
+	}
+}
+
+void Agent::reconcile_and_top_up()
+{
 	/*
 	 * Reconcile with the ledger: a claim whose answer was lost (etcd went
 	 * away mid-transaction) may have committed; and nothing may stay

@@ -52,6 +52,11 @@ public:
 	void step();
 	/// Give everything back: offline, release, leave.
 	void stop();
+	/// No network: fence ourselves if the last renewal is too old. Call it
+	/// often (every 100 ms) between steps: a step can't fence while it waits.
+	void watchdog();
+	/// Until the self-fence deadline (0 when past it, or fenced).
+	std::chrono::milliseconds time_left() const;
 
 	const std::set<std::pair<std::string, unsigned>> &online() const { return online_; }
 	bool fenced() const { return fenced_; }
@@ -69,9 +74,14 @@ private:
 	std::set<std::pair<std::string, unsigned>> online_;
 	bool fenced_ = false;
 	unsigned unreachable_ = 0;
+	long timeout_ms_; ///< the Etcd's own, restored after each step
+
+	Clock::time_point deadline() const;
+	void fence_self();
 
 	void offline_all();
 	void top_up();
+	void reconcile_and_top_up();
 	void rejoin();
 };
 

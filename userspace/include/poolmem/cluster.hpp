@@ -55,6 +55,9 @@ public:
 	void lease_revoke(int64_t id);
 
 	const std::string &endpoint() const { return endpoint_; }
+	long timeout_ms() const { return timeout_ms_; }
+	/// The time any one call may take from now on (a deadline's budget).
+	void set_timeout_ms(long ms) { timeout_ms_ = ms; }
 
 private:
 	std::string endpoint_;

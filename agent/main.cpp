@@ -1,0 +1,272 @@
+// poolmem-agent: this host's side of the cluster ledger (Documentation/
+// cluster.md). It onlines exactly the extents of shared devices the ledger
+// gives it, as pool memory, renews its lease, fences itself before the
+// lease could run out when etcd can't be reached, and publishes its
+// pools' load for cluster-wide smart idle.
+//
+//   poolmem-agent [--config /etc/poolmem/agent.toml]
+//
+// The configuration (TOML):
+//   etcd = "http://127.0.0.1:2379"    prefix = "/poolmem"
+//   host = "h1"                       (default: the host name)
+//   ttl_s = 10                        fence_margin_s = 3
+//   [[device]]
+//   name = "dcd0"                     its name in the ledger (registered)
+//   dax = "dax0.0"                    this host's dax device of that memory
+//   pool = "shared0"                  the pool its onlined extents form
+//   want = 4                          extents to hold
+//   zone = "movable"                  or "normal"
+#include <poolmem/agent.hpp>
+#include <poolmem/cluster.hpp>
+#include <poolmem/control.hpp>
+#include <poolmem/dax.hpp>
+#include <poolmem/error.hpp>
+#include <poolmem/stats.hpp>
+
+#include <CLI/CLI.hpp>
+#include <toml++/toml.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+struct DeviceConf {
+	std::string name, dax, pool, zone = "movable";
+	unsigned want = 0;
+};
+
+struct Conf {
+	std::string etcd = "http://127.0.0.1:2379", prefix = "/poolmem", host, sysfs = "/sys",
+		    control = "/dev/poolmem/control";
+	int64_t ttl_s = 10;
+	double fence_margin_s = 3;
+	std::vector<DeviceConf> devices;
+};
+
+[[noreturn]] void bad(const std::string &file, const std::string &key, const std::string &why)
+{
+	throw std::runtime_error(file + ": " + key + ": " + why);
+}
+
+Conf load(const std::string &file)
+{
+	toml::table t;
+	try {
+		t = toml::parse_file(file);
+	} catch (const toml::parse_error &e) {
+		throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": " +
+					 std::string(e.description()));
+	}
+	Conf c;
+	for (const auto &[k, v] : t) {
+		const std::string key(k.str());
+		if (key == "etcd" || key == "prefix" || key == "host" || key == "sysfs" || key == "control") {
+			auto s = v.value<std::string>();
+			if (!s)
+				bad(file, key, "not a string");
+			(key == "etcd" ? c.etcd : key == "prefix" ? c.prefix : key == "host" ? c.host : key == "sysfs" ? c.sysfs : c.control) = *s;
+		} else if (key == "ttl_s") {
+			auto i = v.value<int64_t>();
+			if (!i || *i < 2 || *i > 3600)
+				bad(file, key, "2 to 3600 seconds");
+			c.ttl_s = *i;
+		} else if (key == "fence_margin_s") {
+			auto d = v.value<double>();
+			if (!d || *d <= 0)
+				bad(file, key, "seconds above 0");
+			c.fence_margin_s = *d;
+		} else if (key == "device") {
+			const auto *arr = v.as_array();
+			if (!arr || !arr->is_array_of_tables())
+				bad(file, key, "not [[device]] tables");
+			for (const auto &n : *arr) {
+				DeviceConf d;
+				for (const auto &[dk, dv] : *n.as_table()) {
+					const std::string k2(dk.str());
+					if (k2 == "want") {
+						auto i = dv.value<int64_t>();
+						if (!i || *i < 0)
+							bad(file, "device." + k2, "a count");
+						d.want = static_cast<unsigned>(*i);
+						continue;
+					}
+					auto s = dv.value<std::string>();
+					if (!s)
+						bad(file, "device." + k2, "not a string");
+					if (k2 == "name")
+						d.name = *s;
+					else if (k2 == "dax")
+						d.dax = *s;
+					else if (k2 == "pool")
+						d.pool = *s;
+					else if (k2 == "zone" && (*s == "movable" || *s == "normal"))
+						d.zone = *s;
+					else
+						bad(file, "device." + k2, k2 == "zone" ? "movable or normal" : "unknown key");
+				}
+				if (d.name.empty() || d.dax.empty() || d.pool.empty())
+					bad(file, "device", "needs name, dax and pool");
+				c.devices.push_back(d);
+			}
+		} else {
+			bad(file, key, "unknown key");
+		}
+	}
+	if (c.host.empty()) {
+		char h[256] = "";
+		gethostname(h, sizeof(h) - 1);
+		c.host = h;
+	}
+	return c;
+}
+
+/*
+ * Extents as memory blocks of this host's dax device of the shared memory:
+ * extent i is blocks [i*k, (i+1)*k) of the device's blocks, k the extent
+ * size in blocks. The device is bound to kmem with its blocks offline
+ * (pool online --async --first 0, or daxctl reconfigure-device
+ * --no-online); only claimed extents are ever onlined.
+ */
+class SysfsMemory : public poolmem::cluster::ExtentMemory {
+public:
+	SysfsMemory(const Conf &c, poolmem::cluster::Ledger &ledger) : c_(c), dax_(c.sysfs), ctl_(c.control)
+	{
+		const uint64_t block = poolmem::memory_block_size(c.sysfs);
+		for (const auto &d : c.devices) {
+			const auto dev = ledger.device(d.name);
+			if (dev.extent_bytes % block)
+				throw poolmem::Error::plain(d.name, "extent size is not a whole number of memory blocks", EINVAL);
+			dax_.to_system_ram(d.dax);
+			Dev x;
+			x.conf = d;
+			x.per_extent = static_cast<unsigned>(dev.extent_bytes / block);
+			x.blocks = dax_.blocks(d.dax);
+			x.node = dax_.device(d.dax).target_node;
+			if (x.blocks.size() < static_cast<size_t>(dev.extents()) * x.per_extent)
+				throw poolmem::Error::plain(d.dax, "smaller than ledger device " + d.name, EINVAL);
+			devs_[d.name] = x;
+		}
+	}
+	void online(const std::string &dev, unsigned i) override
+	{
+		Dev &d = devs_.at(dev);
+		poolmem::online_blocks(c_.sysfs, range(d, i),
+				       d.conf.zone == "normal" ? poolmem::Zone::normal : poolmem::Zone::movable, nullptr);
+		if (!d.pool_added) {
+			try {
+				ctl_.pool_add(d.conf.pool, d.node);
+			} catch (const poolmem::Error &e) {
+				if (e.code() != EEXIST)
+					throw;
+			}
+			d.pool_added = true;
+		}
+	}
+	void offline(const std::string &dev, unsigned i) override
+	{
+		Dev &d = devs_.at(dev);
+		const auto refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
+		if (!refused.empty())
+			throw poolmem::Error::plain(dev + " extent " + std::to_string(i),
+						    "memory block " + std::to_string(refused[0]) +
+							    " refused to go offline (chunks live there: drain the pool first)",
+						    EBUSY);
+	}
+
+private:
+	struct Dev {
+		DeviceConf conf;
+		unsigned per_extent = 1;
+		std::vector<unsigned> blocks;
+		int node = -1;
+		bool pool_added = false;
+	};
+	const Conf &c_;
+	poolmem::Dax dax_;
+	poolmem::Control ctl_;
+	std::map<std::string, Dev> devs_;
+
+	static std::vector<unsigned> range(const Dev &d, unsigned i)
+	{
+		return {d.blocks.begin() + static_cast<long>(i) * d.per_extent,
+			d.blocks.begin() + static_cast<long>(i + 1) * d.per_extent};
+	}
+};
+
+std::atomic<bool> stopping{false};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	CLI::App app{"poolmem-agent: this host's side of the shared-device ledger on etcd"};
+	std::string config = "/etc/poolmem/agent.toml";
+	app.add_option("--config", config, "configuration file (TOML)");
+	try {
+		app.parse(argc, argv);
+	} catch (const CLI::ParseError &e) {
+		return app.exit(e);
+	}
+	try {
+		const Conf c = load(config);
+		poolmem::cluster::Etcd etcd(c.etcd, 2000);
+		poolmem::cluster::Ledger ledger(etcd, c.prefix);
+		SysfsMemory mem(c, ledger);
+		poolmem::cluster::AgentConfig ac;
+		ac.host = c.host;
+		ac.ttl_s = c.ttl_s;
+		ac.fence_margin_s = c.fence_margin_s;
+		for (const auto &d : c.devices)
+			ac.want[d.name] = d.want;
+		poolmem::cluster::Agent agent(etcd, ledger, mem, ac);
+		std::signal(SIGTERM, [](int) { stopping = true; });
+		std::signal(SIGINT, [](int) { stopping = true; });
+		agent.start();
+		std::printf("poolmem-agent: %s joined (lease %ld), %zu extents online\n", c.host.c_str(),
+			    static_cast<long>(agent.lease()), agent.online().size());
+		std::fflush(stdout);
+		bool was_fenced = false;
+		while (!stopping) {
+			const auto next = std::chrono::steady_clock::now() +
+					  std::chrono::milliseconds(std::max<int64_t>(c.ttl_s * 1000 / 3 - 200, 300));
+			agent.step();
+			if (agent.fenced() != was_fenced) {
+				std::printf(agent.fenced() ? "poolmem-agent: %s: ledger unreachable: fenced itself, every extent offline\n"
+							   : "poolmem-agent: %s: back in the ledger (lease %ld)\n",
+					    c.host.c_str(), static_cast<long>(agent.lease()));
+				std::fflush(stdout);
+				was_fenced = agent.fenced();
+			}
+			if (!agent.fenced() && agent.time_left().count() > 300) {
+				/* a hung etcd must not hold us past the self-fence deadline */
+				etcd.set_timeout_ms(std::min<long>(2000, agent.time_left().count() - 200));
+				try {
+					const auto pools = poolmem::read_pools(c.sysfs);
+					for (const auto &d : c.devices)
+						for (const auto &p : pools)
+							if (p.name == d.pool)
+								ledger.publish_load(c.host, agent.lease(), d.name, p.access_factor,
+										    p.allocated_bytes);
+				} catch (const poolmem::Error &) {
+					/* the ledger went away between the step and here */
+				}
+				etcd.set_timeout_ms(2000);
+			}
+			while (!stopping && std::chrono::steady_clock::now() < next) {
+				std::this_thread::sleep_for(std::chrono::milliseconds(100));
+				agent.watchdog();
+			}
+		}
+		agent.stop();
+		std::printf("poolmem-agent: %s: every extent offline and released\n", c.host.c_str());
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());
+		return 1;
+	}
+	return 0;
+}
