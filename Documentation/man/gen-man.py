@@ -571,6 +571,27 @@ a     down: fencing          -  dcd0:3
 # poolctl cluster fence a
 a: fenced by operator on rack1; 3 extents are free again""",
  see=["poolctl-pool-online","poolctl-status"]),
+"poolmem-agent": dict(
+ summary="this host's extents of shared devices, by the ledger on etcd",
+ synopsis="poolmem-agent [--config FILE]",
+ description="""Joins the ledger of shared devices (poolctl-cluster(8)) with a lease, offlines whatever
+a past life of this host held there (claims with a stale epoch) before anything else,
+claims the extents it is configured to want and onlines exactly their memory blocks of
+this host's dax device of that memory, as a pool. It renews its lease every third of its
+TTL; when etcd can't be reached it keeps what it holds and claims nothing, and it
+offlines every extent before its lease could run out (TTL less fence_margin_s; no etcd
+call may outlast that deadline, and a watchdog checks it every 100 ms). When etcd is
+back it starts a new life. Each round it publishes its pools' access factor and
+allocated bytes for cluster-wide smart idle. SIGTERM offlines and releases everything.
+The configuration (TOML, default /etc/poolmem/agent.toml): etcd, prefix, host, ttl_s,
+fence_margin_s, and one [[device]] table per shared device with name (in the ledger),
+dax (this host's dax device), pool, want and zone. See Documentation/cluster.md.""",
+ options=[("--config FILE","configuration file (default /etc/poolmem/agent.toml)")],
+ examples="""# poolmem-agent --config /etc/poolmem/agent.toml
+poolmem-agent: g1 joined (lease 7668682591117596944), 3 extents online
+poolmem-agent: g1: ledger unreachable: fenced itself, every extent offline
+poolmem-agent: g1: back in the ledger (lease 7668682591117597012)""",
+ see=["poolctl-cluster","poolctl-pool-online"]),
 "poolctl-status": dict(
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
  synopsis="poolctl status [--json]",
