@@ -3,6 +3,7 @@
 #include <poolmem/error.hpp>
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include "policy/pm_policy.h"
 
@@ -14,7 +15,6 @@
 #include <ctime>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <set>
 
 namespace poolmem::cluster {
@@ -86,45 +86,87 @@ size_t collect(char *data, size_t size, size_t n, void *out)
 	return size * n;
 }
 
-std::once_flag curl_once;
+/*
+ * libcurl, loaded when the first Etcd is made. Linking it would map it
+ * and its 27 libraries (TLS, HTTP/2, LDAP, SSH...) into every poolctl
+ * process: 6.6 MiB of resident memory for commands that never speak to
+ * etcd, counted on the node a drain must not grow.
+ */
+struct Curl {
+	CURLcode (*global_init)(long);
+	CURL *(*easy_init)();
+	void (*easy_cleanup)(CURL *);
+	void (*easy_reset)(CURL *);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	const char *(*easy_strerror)(CURLcode);
+};
+
+const Curl &curl()
+{
+	static const Curl c = [] {
+		void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			throw Error::plain("etcd", std::string("cannot load libcurl (install libcurl4): ") + dlerror(), ENOENT);
+		auto sym = [h](const char *name) {
+			void *p = dlsym(h, name);
+			if (!p)
+				throw Error::plain("etcd", std::string("libcurl has no ") + name, ENOENT);
+			return p;
+		};
+		Curl x;
+		x.global_init = reinterpret_cast<decltype(x.global_init)>(sym("curl_global_init"));
+		x.easy_init = reinterpret_cast<decltype(x.easy_init)>(sym("curl_easy_init"));
+		x.easy_cleanup = reinterpret_cast<decltype(x.easy_cleanup)>(sym("curl_easy_cleanup"));
+		x.easy_reset = reinterpret_cast<decltype(x.easy_reset)>(sym("curl_easy_reset"));
+		x.easy_setopt = reinterpret_cast<decltype(x.easy_setopt)>(sym("curl_easy_setopt"));
+		x.easy_perform = reinterpret_cast<decltype(x.easy_perform)>(sym("curl_easy_perform"));
+		x.easy_getinfo = reinterpret_cast<decltype(x.easy_getinfo)>(sym("curl_easy_getinfo"));
+		x.easy_strerror = reinterpret_cast<decltype(x.easy_strerror)>(sym("curl_easy_strerror"));
+		x.global_init(CURL_GLOBAL_DEFAULT); /* once: this initializer runs once */
+		return x; /* the library stays loaded for the process's life */
+	}();
+	return c;
+}
 
 } // namespace
 
 Etcd::Etcd(std::string endpoint, long timeout_ms) : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms)
 {
-	std::call_once(curl_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-	curl_ = curl_easy_init();
+	curl_ = curl().easy_init();
 	if (!curl_)
 		throw Error("etcd " + endpoint_, "cannot set up libcurl", ENOMEM);
 }
 
-Etcd::~Etcd() { curl_easy_cleanup(static_cast<CURL *>(curl_)); }
+Etcd::~Etcd() { curl().easy_cleanup(static_cast<CURL *>(curl_)); }
 
 nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
 {
+	const Curl &cu = curl();
 	CURL *c = static_cast<CURL *>(curl_);
 	const std::string url = endpoint_ + "/v3/" + path, data = body.dump();
 	std::string reply;
-	curl_easy_reset(c);
-	curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, data.c_str());
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(data.size()));
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms_);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms_, 2000L));
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* loopback or the operator's etcd: never a proxy */
-	const CURLcode rc = curl_easy_perform(c);
+	cu.easy_reset(c);
+	cu.easy_setopt(c, CURLOPT_URL, url.c_str());
+	cu.easy_setopt(c, CURLOPT_POSTFIELDS, data.c_str());
+	cu.easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(data.size()));
+	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	cu.easy_setopt(c, CURLOPT_WRITEDATA, &reply);
+	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms_);
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms_, 2000L));
+	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(c, CURLOPT_NOPROXY, "*"); /* loopback or the operator's etcd: never a proxy */
+	const CURLcode rc = cu.easy_perform(c);
 	if (rc != CURLE_OK) {
 		const int e = rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
 			      : rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
 							       : EIO;
 		throw Error::plain("etcd " + endpoint_,
-				   std::string("unreachable (") + curl_easy_strerror(rc) + ") on " + path, e);
+				   std::string("unreachable (") + cu.easy_strerror(rc) + ") on " + path, e);
 	}
 	long status = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	nlohmann::json j = nlohmann::json::parse(reply, nullptr, false);
 	if (status != 200 || j.is_discarded()) {
 		std::string msg = j.is_object() && j.contains("message") ? j["message"].get<std::string>() : reply;
