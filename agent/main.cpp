@@ -6,10 +6,17 @@
 //
 //   poolmem-agent [--config /etc/poolmem/agent.toml]
 //
+// SIGHUP reloads the configuration's targets ("want"): the next step claims
+// up to them or gives the surplus back (offline, then release). Any other
+// change needs a restart, and a reload that makes one is refused (logged).
+// SIGTERM offlines and releases everything, then leaves the ledger.
+//
 // The configuration (TOML):
 //   etcd = "http://127.0.0.1:2379"    prefix = "/poolmem"
 //   host = "h1"                       (default: the host name)
 //   ttl_s = 10                        fence_margin_s = 3
+//   state = "/run/poolmem/agent.json" where the agent writes what it holds
+//                                     after every step ("" for nowhere)
 //   [[device]]
 //   name = "dcd0"                     its name in the ledger (registered)
 //   dax = "dax0.0"                    this host's dax device of that memory
@@ -26,10 +33,12 @@
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
-#include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -42,7 +51,7 @@ struct DeviceConf {
 
 struct Conf {
 	std::string etcd = "http://127.0.0.1:2379", prefix = "/poolmem", host, sysfs = "/sys",
-		    control = "/dev/poolmem/control";
+		    control = "/dev/poolmem/control", state = "/run/poolmem/agent.json";
 	int64_t ttl_s = 10;
 	double fence_margin_s = 3;
 	std::vector<DeviceConf> devices;
@@ -65,11 +74,17 @@ Conf load(const std::string &file)
 	Conf c;
 	for (const auto &[k, v] : t) {
 		const std::string key(k.str());
-		if (key == "etcd" || key == "prefix" || key == "host" || key == "sysfs" || key == "control") {
+		if (key == "etcd" || key == "prefix" || key == "host" || key == "sysfs" || key == "control" ||
+		    key == "state") {
 			auto s = v.value<std::string>();
 			if (!s)
 				bad(file, key, "not a string");
-			(key == "etcd" ? c.etcd : key == "prefix" ? c.prefix : key == "host" ? c.host : key == "sysfs" ? c.sysfs : c.control) = *s;
+			(key == "etcd"	   ? c.etcd
+			 : key == "prefix" ? c.prefix
+			 : key == "host"   ? c.host
+			 : key == "sysfs"  ? c.sysfs
+			 : key == "state"  ? c.state
+					   : c.control) = *s;
 		} else if (key == "ttl_s") {
 			auto i = v.value<int64_t>();
 			if (!i || *i < 2 || *i > 3600)
@@ -198,7 +213,69 @@ private:
 	}
 };
 
-std::atomic<bool> stopping{false};
+volatile std::sig_atomic_t stopping = 0, reload = 0;
+
+/*
+ * What a reload may change: the targets. Everything else (endpoint, host
+ * name, lease, devices and their dax devices and pools) is this life's and
+ * needs a restart; a reload that changes it is refused as a whole.
+ */
+std::string reload_refusal(const Conf &a, const Conf &b)
+{
+	if (a.etcd != b.etcd || a.prefix != b.prefix || a.host != b.host || a.ttl_s != b.ttl_s ||
+	    a.fence_margin_s != b.fence_margin_s || a.sysfs != b.sysfs || a.control != b.control || a.state != b.state)
+		return "only the devices' \"want\" can change without a restart";
+	if (a.devices.size() != b.devices.size())
+		return "devices added or removed: restart the agent";
+	for (size_t i = 0; i < a.devices.size(); i++) {
+		const auto &x = a.devices[i], &y = b.devices[i];
+		if (x.name != y.name || x.dax != y.dax || x.pool != y.pool || x.zone != y.zone)
+			return "device " + x.name + " changed: only \"want\" can change without a restart";
+	}
+	return "";
+}
+
+/* STATE: what this life holds, for operators and the exporter; written whole, then renamed */
+void write_state(const Conf &c, const poolmem::cluster::Agent &agent, unsigned generation)
+{
+	if (c.state.empty())
+		return;
+	nlohmann::json j;
+	j["host"] = c.host;
+	j["lease"] = agent.lease();
+	j["fenced"] = agent.fenced();
+	j["generation"] = generation;
+	j["settled_steps"] = agent.settled_steps();
+	j["unreachable_rounds"] = agent.unreachable_rounds();
+	j["want"] = agent.want();
+	auto &ex = j["extents"] = nlohmann::json::array();
+	for (const auto &[dev, idx] : agent.online())
+		ex.push_back({{"device", dev}, {"index", idx}});
+	const std::string tmp = c.state + ".tmp";
+	const auto slash = c.state.rfind('/');
+	if (slash != std::string::npos && slash > 0)
+		mkdir(c.state.substr(0, slash).c_str(), 0755);
+	FILE *f = std::fopen(tmp.c_str(), "w");
+	if (!f) {
+		static bool said;
+		if (!said)
+			std::fprintf(stderr, "poolmem-agent: %s: %s (not written)\n", tmp.c_str(), std::strerror(errno));
+		said = true;
+		return;
+	}
+	const std::string text = j.dump() + "\n";
+	const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+	if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), c.state.c_str()) != 0)
+		std::fprintf(stderr, "poolmem-agent: %s: %s\n", c.state.c_str(), std::strerror(errno));
+}
+
+std::string holding(const poolmem::cluster::Agent &agent)
+{
+	std::string s;
+	for (const auto &[dev, idx] : agent.online())
+		s += (s.empty() ? "" : " ") + dev + ":" + std::to_string(idx);
+	return s.empty() ? "nothing" : s;
+}
 
 } // namespace
 
@@ -224,16 +301,46 @@ int main(int argc, char **argv)
 		for (const auto &d : c.devices)
 			ac.want[d.name] = d.want;
 		poolmem::cluster::Agent agent(etcd, ledger, mem, ac);
-		std::signal(SIGTERM, [](int) { stopping = true; });
-		std::signal(SIGINT, [](int) { stopping = true; });
+		struct sigaction sa {};
+		sa.sa_handler = [](int sig) {
+			if (sig == SIGHUP)
+				reload = 1;
+			else
+				stopping = 1;
+		};
+		sigemptyset(&sa.sa_mask);
+		for (int sig : {SIGTERM, SIGINT, SIGHUP})
+			sigaction(sig, &sa, nullptr);
 		agent.start();
-		std::printf("poolmem-agent: %s joined (lease %ld), %zu extents online\n", c.host.c_str(),
-			    static_cast<long>(agent.lease()), agent.online().size());
+		unsigned generation = 1;
+		std::printf("poolmem-agent: %s joined (lease %ld), holding %s\n", c.host.c_str(),
+			    static_cast<long>(agent.lease()), holding(agent).c_str());
 		std::fflush(stdout);
+		write_state(c, agent, generation);
 		bool was_fenced = false;
+		std::string held = holding(agent);
 		while (!stopping) {
 			const auto next = std::chrono::steady_clock::now() +
 					  std::chrono::milliseconds(std::max<int64_t>(c.ttl_s * 1000 / 3 - 200, 300));
+			if (reload) {
+				reload = 0;
+				try {
+					const Conf n = load(config);
+					const auto why = reload_refusal(c, n);
+					if (!why.empty())
+						throw std::runtime_error(why);
+					std::map<std::string, unsigned> want;
+					for (const auto &d : n.devices)
+						want[d.name] = d.want;
+					agent.set_want(want);
+					generation++;
+					std::printf("poolmem-agent: %s: reloaded %s\n", c.host.c_str(), config.c_str());
+				} catch (const std::exception &e) {
+					std::fprintf(stderr, "poolmem-agent: reload refused, keeping the running configuration: %s\n",
+						     e.what());
+				}
+				std::fflush(stdout);
+			}
 			agent.step();
 			if (agent.fenced() != was_fenced) {
 				std::printf(agent.fenced() ? "poolmem-agent: %s: ledger unreachable: fenced itself, every extent offline\n"
@@ -242,6 +349,12 @@ int main(int argc, char **argv)
 				std::fflush(stdout);
 				was_fenced = agent.fenced();
 			}
+			if (holding(agent) != held) {
+				held = holding(agent);
+				std::printf("poolmem-agent: %s: holding %s\n", c.host.c_str(), held.c_str());
+				std::fflush(stdout);
+			}
+			write_state(c, agent, generation);
 			if (!agent.fenced() && agent.time_left().count() > 300) {
 				/* a hung etcd must not hold us past the self-fence deadline */
 				etcd.set_timeout_ms(std::min<long>(2000, agent.time_left().count() - 200));
@@ -257,12 +370,22 @@ int main(int argc, char **argv)
 				}
 				etcd.set_timeout_ms(2000);
 			}
-			while (!stopping && std::chrono::steady_clock::now() < next) {
-				std::this_thread::sleep_for(std::chrono::milliseconds(100));
+			while (!stopping && !reload && std::chrono::steady_clock::now() < next) {
+				std::this_thread::sleep_for(std::chrono::milliseconds(50));
+				const bool before = agent.fenced();
 				agent.watchdog();
+				if (agent.fenced() != before) {
+					write_state(c, agent, generation);
+					std::printf("poolmem-agent: %s: lease about to run out: fenced itself, every extent offline\n",
+						    c.host.c_str());
+					std::fflush(stdout);
+					was_fenced = true;
+					held = holding(agent);
+				}
 			}
 		}
 		agent.stop();
+		write_state(c, agent, generation);
 		std::printf("poolmem-agent: %s: every extent offline and released\n", c.host.c_str());
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());

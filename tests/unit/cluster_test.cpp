@@ -454,3 +454,62 @@ TEST(ClusterAgent, FencesItselfInTimeWhenEtcdHangs)
 	EXPECT_LT(offline_after, 2.5 + 0.5) << "offlined after the self-fence deadline (TTL 4 s - margin 1.5 s)";
 	a.stop();
 }
+
+/*
+ * A reload lowers the targets: the surplus goes back offline first, then
+ * released (so no other host can be given an extent still online here),
+ * and a racing host takes it; raising them again claims what is free.
+ */
+TEST(ClusterAgent, LoweredTargetsGiveTheSurplusBackOfflineFirst)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd ea(srv.url()), eb(srv.url()), echeck(srv.url());
+	Ledger la(ea), lb(eb), lcheck(echeck);
+	la.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	/* at the moment a's memory goes offline, the ledger must still give it to a */
+	struct Checking : BoardMemory {
+		Checking(Board &b, Ledger &l) : BoardMemory(b, "a"), l_(l) {}
+		void offline(const std::string &dev, unsigned i) override
+		{
+			bool held = false;
+			for (const auto &e : l_.status().extents)
+				held |= e.device == dev && e.index == i && e.host == "a";
+			if (!held)
+				released_before_offline++;
+			BoardMemory::offline(dev, i);
+		}
+		Ledger &l_;
+		int released_before_offline = 0;
+	} ma(board, lcheck);
+	BoardMemory mb(board, "b");
+	Agent a(ea, la, ma, {"a", 10, 3, {{"dcd0", 6}}});
+	Agent b(eb, lb, mb, {"b", 10, 3, {{"dcd0", 6}}});
+	a.start();
+	b.start();
+	ASSERT_EQ(ma.count(), 6u);
+	ASSERT_EQ(mb.count(), 2u);
+	const unsigned settled = a.settled_steps();
+	a.set_want({{"dcd0", 2}});
+	a.step();
+	EXPECT_EQ(ma.count(), 2u);
+	EXPECT_EQ(a.settled_steps(), settled + 1);
+	EXPECT_EQ(ma.released_before_offline, 0);
+	unsigned in_ledger = 0;
+	for (const auto &e : la.status().extents)
+		in_ledger += e.host == "a";
+	EXPECT_EQ(in_ledger, 2u) << "the surplus is still claimed";
+	b.step();
+	EXPECT_EQ(mb.count(), 6u) << "b did not take what a gave back";
+	a.set_want({{"dcd0", 8}});
+	a.step();
+	EXPECT_EQ(ma.count(), 2u) << "nothing was free";
+	b.set_want({{"dcd0", 0}});
+	b.step();
+	a.step();
+	EXPECT_EQ(mb.count(), 0u);
+	EXPECT_EQ(ma.count(), 8u);
+	EXPECT_EQ(board.violations, 0);
+	a.stop();
+	b.stop();
+}

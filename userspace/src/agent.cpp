@@ -111,6 +111,32 @@ void Agent::top_up()
 	}
 }
 
+/*
+ * Give back what is held beyond the targets: offline first, then release,
+ * so that the ledger never shows an extent free while it is online here.
+ * The highest indexes go first (any order would do; this one is stable).
+ */
+void Agent::trim()
+{
+	std::map<std::string, unsigned> have;
+	for (const auto &o : online_)
+		have[o.first]++;
+	for (auto it = online_.end(); it != online_.begin();) {
+		--it;
+		const auto w = cfg_.want.find(it->first);
+		const unsigned want = w == cfg_.want.end() ? 0 : w->second;
+		if (have[it->first] <= want)
+			continue;
+		const auto key = *it;
+		mem_.offline(key.first, key.second);
+		it = online_.erase(it);
+		have[key.first]--;
+		for (const auto &x : ledger_.held(cfg_.host, lease_))
+			if (x.device == key.first && x.index == key.second)
+				ledger_.release(x);
+	}
+}
+
 void Agent::step()
 {
 	if (fenced_) {
@@ -196,7 +222,9 @@ void Agent::reconcile_and_top_up()
 			ledger_.release(e); /* not ours to use: give it back */
 		}
 	}
+	trim();
 	top_up();
+	settled_++;
 }
 
 void Agent::stop()

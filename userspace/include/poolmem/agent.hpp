@@ -57,6 +57,13 @@ public:
 	void watchdog();
 	/// Until the self-fence deadline (0 when past it, or fenced).
 	std::chrono::milliseconds time_left() const;
+	/// New targets (a reloaded configuration): the next step claims up
+	/// to them, or gives back the surplus (offline first, then release).
+	void set_want(std::map<std::string, unsigned> want) { cfg_.want = std::move(want); }
+	const std::map<std::string, unsigned> &want() const { return cfg_.want; }
+	/// Steps that reached the ledger and ended with every device at its
+	/// target, or short of it only because nothing was free.
+	unsigned settled_steps() const { return settled_; }
 
 	const std::set<std::pair<std::string, unsigned>> &online() const { return online_; }
 	bool fenced() const { return fenced_; }
@@ -74,6 +81,7 @@ private:
 	std::set<std::pair<std::string, unsigned>> online_;
 	bool fenced_ = false;
 	unsigned unreachable_ = 0;
+	unsigned settled_ = 0;
 	long timeout_ms_; ///< the Etcd's own, restored after each step
 
 	Clock::time_point deadline() const;
@@ -81,6 +89,7 @@ private:
 
 	void offline_all();
 	void top_up();
+	void trim();
 	void reconcile_and_top_up();
 	void rejoin();
 };
