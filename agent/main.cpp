@@ -15,7 +15,7 @@
 //   etcd = "http://127.0.0.1:2379"    prefix = "/poolmem"
 //   host = "h1"                       (default: the host name)
 //   ttl_s = 10                        fence_margin_s = 3
-//   state = "/run/poolmem/agent.json" where the agent writes what it holds
+//   state = "/run/poolmem-agent/state.json" where the agent writes what it holds
 //                                     after every step ("" for nowhere)
 //   [[device]]
 //   name = "dcd0"                     its name in the ledger (registered)
@@ -51,7 +51,7 @@ struct DeviceConf {
 
 struct Conf {
 	std::string etcd = "http://127.0.0.1:2379", prefix = "/poolmem", host, sysfs = "/sys",
-		    control = "/dev/poolmem/control", state = "/run/poolmem/agent.json";
+		    control = "/dev/poolmem/control", state = "/run/poolmem-agent/state.json";
 	int64_t ttl_s = 10;
 	double fence_margin_s = 3;
 	std::vector<DeviceConf> devices;
@@ -236,6 +236,8 @@ std::string reload_refusal(const Conf &a, const Conf &b)
 }
 
 /* STATE: what this life holds, for operators and the exporter; written whole, then renamed */
+unsigned settled_generation;
+
 void write_state(const Conf &c, const poolmem::cluster::Agent &agent, unsigned generation)
 {
 	if (c.state.empty())
@@ -246,6 +248,7 @@ void write_state(const Conf &c, const poolmem::cluster::Agent &agent, unsigned g
 	j["fenced"] = agent.fenced();
 	j["generation"] = generation;
 	j["settled_steps"] = agent.settled_steps();
+	j["settled_generation"] = settled_generation;
 	j["unreachable_rounds"] = agent.unreachable_rounds();
 	j["want"] = agent.want();
 	auto &ex = j["extents"] = nlohmann::json::array();
@@ -313,6 +316,7 @@ int main(int argc, char **argv)
 			sigaction(sig, &sa, nullptr);
 		agent.start();
 		unsigned generation = 1;
+		settled_generation = generation;
 		std::printf("poolmem-agent: %s joined (lease %ld), holding %s\n", c.host.c_str(),
 			    static_cast<long>(agent.lease()), holding(agent).c_str());
 		std::fflush(stdout);
@@ -341,10 +345,15 @@ int main(int argc, char **argv)
 				}
 				std::fflush(stdout);
 			}
+			const unsigned settled = agent.settled_steps();
 			agent.step();
+			if (agent.settled_steps() != settled)
+				settled_generation = generation; /* this configuration's targets are met, or nothing is free */
 			if (agent.fenced() != was_fenced) {
-				std::printf(agent.fenced() ? "poolmem-agent: %s: ledger unreachable: fenced itself, every extent offline\n"
-							   : "poolmem-agent: %s: back in the ledger (lease %ld)\n",
+				std::printf(!agent.fenced()     ? "poolmem-agent: %s: back in the ledger (lease %ld)\n"
+					    : agent.lease_lost() ? "poolmem-agent: %s: lease %ld is gone (paused past its TTL?): "
+								   "fenced itself, every extent offline; its claims are stale\n"
+								 : "poolmem-agent: %s: ledger unreachable: fenced itself, every extent offline\n",
 					    c.host.c_str(), static_cast<long>(agent.lease()));
 				std::fflush(stdout);
 				was_fenced = agent.fenced();

@@ -18,6 +18,7 @@ void Agent::start()
 	lease_ = ledger_.join(cfg_.host, cfg_.ttl_s);
 	renewed_ = Clock::now();
 	fenced_ = false;
+	lease_lost_ = false;
 	/*
 	 * A past life's claims (another lease) are stale: their memory may
 	 * still be online here, from before a crash or a pause. Offline it
@@ -179,6 +180,7 @@ void Agent::step()
 	if (ttl <= 0) {
 		/* the lease is gone (a pause longer than the TTL): stop using the memory now */
 		fence_self();
+		lease_lost_ = true;
 		return;
 	}
 	renewed_ = now;

@@ -1762,6 +1762,112 @@ static int cmd_stamp(int argc, char **argv)
  * until the pool is empty (one call with check or cancel); prints what
  * each call says. Errors as die() prints them, after the figures.
  */
+/*
+ * host-stamp NAME TAG / host-verify NAME TAG (tests/guest/cluster-node.sh):
+ * stamp every 4 KiB page of domain NAME, through a mapping of its file, with
+ * {magic, TAG, the page's frame, its index}, the frame read from
+ * /proc/self/pagemap once the page is there; verify reads every stamp back
+ * through a new mapping. Two hosts that both had the same memory online
+ * and stamped it would find each other's stamps: "wrong N of M pages".
+ * host-stamp prints, per memory block, "block B PAGES".
+ */
+#define HOST_STAMP_MAGIC 0x21736f6f6c6d656dULL	/* "memloos!" */
+
+static uint64_t *host_map(const char *name, uint64_t *pages, uint64_t **pfns)
+{
+	char path[512];
+	struct stat st;
+	uint64_t *p;
+	int fd, pm;
+
+	snprintf(path, sizeof(path), MNT "/%s", name);
+	fd = open(path, O_RDWR);
+	if (fd < 0 || fstat(fd, &st))
+		die(path);
+	*pages = (uint64_t)st.st_size >> 12;
+	p = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	close(fd);
+	/* every page present (a write fault places its chunk), then its frame */
+	for (uint64_t i = 0; i < *pages; i++)
+		((volatile uint64_t *)p)[i * 512 + 4] = ((volatile uint64_t *)p)[i * 512 + 4];
+	*pfns = malloc(*pages * 8);
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	if (!*pfns || pm < 0)
+		die("pagemap");
+	if (pread(pm, *pfns, *pages * 8, ((uintptr_t)p >> 12) * 8) != (ssize_t)(*pages * 8))
+		die("pagemap read");
+	close(pm);
+	for (uint64_t i = 0; i < *pages; i++) {
+		if (!((*pfns)[i] >> 63)) {
+			fprintf(stderr, "pmtest: page %" PRIu64 " of %s not present\n", i, name);
+			exit(1);
+		}
+		(*pfns)[i] &= (1ULL << 55) - 1;
+	}
+	return p;
+}
+
+static uint64_t block_pages(void)
+{
+	FILE *f = fopen("/sys/devices/system/memory/block_size_bytes", "r");
+	unsigned long long b = 0;
+
+	if (!f || fscanf(f, "%llx", &b) != 1)
+		die("block_size_bytes");
+	fclose(f);
+	return b >> 12;
+}
+
+static int cmd_host_stamp(int argc, char **argv, int verify)
+{
+	uint64_t pages, *pfns, tag, wrong = 0, bp = block_pages();
+	uint64_t *p;
+
+	if (argc < 2)
+		usage();
+	tag = strtoull(argv[1], NULL, 0);
+	p = host_map(argv[0], &pages, &pfns);
+	for (uint64_t i = 0; i < pages; i++) {
+		uint64_t *w = p + i * 512;
+
+		if (!verify) {
+			w[0] = HOST_STAMP_MAGIC;
+			w[1] = tag;
+			w[2] = pfns[i];
+			w[3] = i;
+			continue;
+		}
+		if (w[0] != HOST_STAMP_MAGIC || w[1] != tag || w[2] != pfns[i] || w[3] != i) {
+			if (wrong++ < 5)
+				printf("page %" PRIu64 " (pfn 0x%" PRIx64 ", block %" PRIu64 "): found magic %s tag %" PRIu64
+				       " pfn 0x%" PRIx64 " index %" PRIu64 "\n", i, pfns[i], pfns[i] / bp,
+				       w[0] == HOST_STAMP_MAGIC ? "ok" : "wrong", w[1], w[2], w[3]);
+		}
+	}
+	if (verify) {
+		printf("wrong %" PRIu64 " of %" PRIu64 " pages\n", wrong, pages);
+		return wrong ? 1 : 0;
+	}
+	/* pages per memory block, in block order (pfns come in any order) */
+	for (uint64_t i = 0; i < pages; i++) {
+		uint64_t b = pfns[i] / bp, n = 0;
+
+		if (pfns[i] == UINT64_MAX)
+			continue;
+		for (uint64_t j = i; j < pages; j++)
+			if (pfns[j] != UINT64_MAX && pfns[j] / bp == b) {
+				n++;
+				if (j > i)
+					pfns[j] = UINT64_MAX;
+			}
+		printf("block %" PRIu64 " %" PRIu64 "\n", b, n);
+	}
+	printf("stamped %" PRIu64 " pages\n", pages);
+	return 0;
+}
+
 static int cmd_drain(int argc, char **argv)
 {
 	if (argc < 1)
@@ -2190,6 +2296,10 @@ int main(int argc, char **argv)
 		return cmd_stamp(argc, argv);
 	if (!strcmp(c, "drain"))
 		return cmd_drain(argc, argv);
+	if (!strcmp(c, "host-stamp"))
+		return cmd_host_stamp(argc, argv, 0);
+	if (!strcmp(c, "host-verify"))
+		return cmd_host_stamp(argc, argv, 1);
 	if (!strcmp(c, "set"))
 		return cmd_set(argc, argv);
 	if (!strcmp(c, "xdp-pin"))

@@ -67,6 +67,9 @@ public:
 
 	const std::set<std::pair<std::string, unsigned>> &online() const { return online_; }
 	bool fenced() const { return fenced_; }
+	/// Fenced because the lease was found gone (a pause past the TTL): the
+	/// claims it held are stale, possibly fenced and given to others.
+	bool lease_lost() const { return lease_lost_; }
 	int64_t lease() const { return lease_; }
 	/// Rounds in which the ledger could not be reached.
 	unsigned unreachable_rounds() const { return unreachable_; }
@@ -80,6 +83,7 @@ private:
 	Clock::time_point renewed_;
 	std::set<std::pair<std::string, unsigned>> online_;
 	bool fenced_ = false;
+	bool lease_lost_ = false;
 	unsigned unreachable_ = 0;
 	unsigned settled_ = 0;
 	long timeout_ms_; ///< the Etcd's own, restored after each step

@@ -1,0 +1,200 @@
+# rig-topologies: cluster2
+# THEORY OF OPERATION: one of the two hosts of scripts/rig/cluster2 (issue
+# 15). Both guests map the same host file as an NVDIMM: the same physical
+# memory, 128 MiB extents of a device "dcd0" the host registered in an etcd
+# on the host's loopback, reached through QEMU's guestfwd at 10.0.2.100.
+# Only the ledger keeps the two from using the same extent. Each guest runs
+# poolmem-agent on its dax device (kmem, every block offline) and:
+#  race:   R rounds, started together (a barrier in etcd): both want 2 of
+#          the 3 extents (SIGHUP), so they race for them; each stamps every
+#          page of a domain on what it got ({magic, tag, frame, index}
+#          through its own mapping), waits until the other has stamped, and
+#          reads every stamp back: an extent online on both would show the
+#          other's stamps. Then want 0: offline, release.
+#  stop:   gA holds 2, gB wants 3 and holds 1; the host SIGSTOPs gA past its
+#          lease, fences it, gB takes the 2 and stamps them; gA resumes,
+#          sees the jump, offlines (timed); gB's stamps are intact after.
+#  etcd:   both cycle want 2 / want 0 while the host kills and restarts
+#          etcd; at the end each host's online extents are exactly its
+#          claims in the ledger, and stamps show no extent on both.
+# Each phase's result goes to etcd under /rig/<role>/; the host checks the
+# ledger's whole history (scripts/rig/cluster2).
+. /rig/tests/lib.sh
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+role=$(arg rigrole)
+E=$(arg rigetcd)
+rounds=$(arg rigrounds)
+cycles=$(arg rigcycles)
+[ -n "$role" ] && [ -n "$E" ] || fail "rigrole= and rigetcd= are the host's to give"
+case $role in gA) me=1 ;; gB) me=2 ;; *) fail "role $role" ;; esac
+k() { pmcluster "$E" "$@"; }
+say() { k put "/rig/$role/$1" "$2" >/dev/null || fail "etcd: put $1"; }
+pm_load
+ip link set lo up
+have_eth0() { [ -e /sys/class/net/eth0 ]; }
+wait_for 20 have_eth0 || fail "no eth0 (virtio_pci, virtio_net)"
+ip link set eth0 up
+ip addr add 10.0.2.15/24 dev eth0
+wait_for 60 k get /rig/start >/dev/null || fail "etcd at $E unreachable"
+
+# the shared NVDIMM as devdax, its memmap in this guest's RAM (-M mem: the
+# other guest's memmap would otherwise share the file), then kmem, offline
+ns=$(ls -d /sys/bus/nd/devices/namespace*.0 | head -n 1 | xargs basename)
+out=$(ndctl create-namespace -f -e "$ns" -m devdax -M mem 2>&1) || fail "$ns: $out"
+dax=$(dax_to_system_ram | tail -n 1)
+node=$(dax_node "$dax")
+for b in $(node_blocks "$node"); do
+	[ "$(cat $MEMSYS/$b/state)" = offline ] || echo offline > $MEMSYS/$b/state || fail "$b: offline"
+done
+all_blocks=$(node_blocks "$node" | sed 's/memory//' | sort -n | xargs)
+info "$role: $dax on node $node, blocks $all_blocks"
+say blocks "$all_blocks"
+
+cat > /tmp/agent.toml <<TOML
+etcd = "$E"
+host = "$role"
+ttl_s = 5
+fence_margin_s = 1.5
+state = "/tmp/agent-state.json"
+[[device]]
+name = "dcd0"
+dax = "$dax"
+pool = "sh0"
+want = 0
+TOML
+poolmem-agent --config /tmp/agent.toml > /tmp/agent.log 2>&1 &
+apid=$!
+joined() { grep -q joined /tmp/agent.log; }
+wait_for 30 joined || fail "agent: $(cat /tmp/agent.log)"
+
+gen=1
+st() { cat /tmp/agent-state.json 2>/dev/null; }
+field() { st | tr -d ' ' | sed -n "s/.*\"$1\":\([0-9a-z]*\).*/\1/p"; }
+held() { st | tr -d ' ' | grep -o '"index":[0-9]*' | sed 's/.*://' | sort -n | xargs; }
+# want N: a new target, and wait until the agent's step under it settled
+want() {
+	sed -i "s/^want = .*/want = $1/" /tmp/agent.toml
+	gen=$((gen + 1))
+	kill -HUP $apid
+	settled() { [ "$(field settled_generation)" = $gen ]; }
+	wait_for ${2:-60} settled || fail "want $1: the agent did not settle: $(tail -n 5 /tmp/agent.log); $(st)"
+}
+blocks_of() { # extent indexes -> block numbers
+	local i
+	for i in "$@"; do
+		echo "$all_blocks" | tr ' ' '\n' | sed -n "$((i + 1))p"
+	done | sort -n | xargs
+}
+online_blocks() {
+	for b in $all_blocks; do [ "$(cat $MEMSYS/memory$b/state)" = online ] && echo "$b"; done | xargs
+}
+# stamp NAME TAG: a domain over 3/4 of each extent held, every page stamped
+# through its mapping; the blocks the stamps landed on must be ours
+stamp() {
+	local n=$(held | wc -w) out
+	[ $n -gt 0 ] || return 0
+	pmtest domain-create "$1" $((n * 96))M 0 $((n * 96))M chunk=2M pools=sh0 >/dev/null || fail "domain $1"
+	out=$(pmtest host-stamp "$1" "$2") || fail "stamp $1: $out"
+	for b in $(echo "$out" | awk '$1 == "block" { print $2 }'); do
+		echo " $(blocks_of $(held)) " | grep -q " $b " || fail "$1: stamps landed on block $b, not one of ours ($(held))"
+	done
+}
+verify() {
+	local n=$(held | wc -w) out
+	[ $n -gt 0 ] || return 0
+	out=$(pmtest host-verify "$1" "$2") || fail "$1: stamps changed under us, the other host used our memory: $out"
+	pmtest domain-destroy "$1" >/dev/null || fail "destroy $1"
+}
+
+# ---- race ----
+t0=$(uptime_s)
+got=0 short=0
+r=1
+while [ $r -le "$rounds" ]; do
+	k barrier /rig/race/$r/go $role 2 120 || fail "round $r: no start"
+	want 2
+	h=$(held)
+	check_eq "round $r: online blocks are the held extents'" "$(blocks_of $h)" "$(online_blocks)"
+	tag=$((me * 1000000 + r))
+	stamp st$r $tag
+	k barrier /rig/race/$r/stamped $role 2 120 || fail "round $r: the other did not stamp"
+	verify st$r $tag
+	say race/$r "$h"
+	n=$(echo $h | wc -w)
+	got=$((got + n))
+	[ $n -lt 2 ] && short=$((short + 1))
+	want 0
+	check_eq "round $r: offline after want 0" "" "$(online_blocks)"
+	r=$((r + 1))
+done
+t1=$(uptime_s)
+info "$role: $rounds rounds in $(echo "$t0 $t1" | awk '{ printf "%.0f", $2 - $1 }') s: $got extents held, short of 2 in $short rounds"
+say race-done "$got $short"
+
+# ---- stop: gA holds 2, gB wants all 3 ----
+if [ $role = gA ]; then
+	want 2
+	say stop-held "$(held)"
+	# The host stops this guest (SIGSTOP) past its lease, fences it and
+	# lets gB take its extents, then resumes it. Whether this guest's clock
+	# shows the pause depends on its clocksource; the agent does not rely on
+	# it: the first renewal after the pause finds the lease gone. Poll until
+	# our blocks are offline and say so at once: the host times it from
+	# SIGCONT.
+	offline_now() { [ -z "$(online_blocks)" ]; }
+	while ! offline_now; do sleep 0.05; done
+	say stop-offline "$(uptime_s)"
+	info "gA: every block offline after the pause (clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource))"
+	back() { [ "$(field fenced)" = false ] && grep -q "back in the ledger" /tmp/agent.log; }
+	wait_for 30 back || fail "gA did not rejoin: $(cat /tmp/agent.log)"
+	check_eq "gA after the fence: extents" "" "$(held)"
+	say stop-resumed "$(grep -c 'fenced itself' /tmp/agent.log)"
+else
+	wait_for 120 k get /rig/gA/stop-held >/dev/null || fail "gA did not hold"
+	want 3
+	say stop-held "$(held)"
+	# the host fences gA; then the agent takes its 2 extents
+	wait_for 120 k get /rig/fenced >/dev/null || fail "the host did not fence gA"
+	all3() { [ "$(held | wc -w)" = 3 ]; }
+	wait_for 30 all3 || fail "gB did not take gA's extents after the fence: $(held); $(tail -n 5 /tmp/agent.log)"
+	check_eq "gB: online blocks after the fence" "$(blocks_of $(held))" "$(online_blocks)"
+	stamp stop 2999999
+	say stop-stamped "$(held)"
+	wait_for 120 k get /rig/gA/stop-resumed >/dev/null || fail "gA did not resume"
+	verify stop 2999999
+	info "gB: its stamps on gA's old extents are intact after gA resumed"
+	want 0
+fi
+k barrier /rig/stop-done $role 2 120 || fail "stop phase: the other did not finish"
+[ $role = gA ] && want 0
+
+# ---- etcd restarts while both claim and release ----
+k barrier /rig/etcd/go $role 2 120 || fail "etcd phase: no start"
+c=1
+while [ $c -le "$cycles" ]; do
+	want 2 120
+	want 0 120
+	c=$((c + 1))
+done
+# the host joins this barrier once its restarts are over
+k barrier /rig/etcd/cycled $role 3 300 || fail "etcd phase: the other guest or the host did not finish"
+want 2 120
+h=$(held)
+check_eq "after the restarts: online blocks are the held extents'" "$(blocks_of $h)" "$(online_blocks)"
+# the ledger's word for this host is what is online here: nothing lost, nothing extra
+ledger=$(poolctl cluster --etcd "$E" status --json | tr -d ' \n')
+[ -n "$ledger" ] || fail "poolctl cluster status failed"
+ledger=$(echo "$ledger" |
+	grep -o "\"device\":\"dcd0\",\"epoch\":[0-9]*,\"host\":\"$role\",\"index\":[0-9]*" | sed 's/.*"index"://' | sort -n | xargs)
+check_eq "after the restarts: the ledger's claims of $role" "$h" "$ledger"
+stamp fin $((me * 1000000 + 999))
+k barrier /rig/etcd/stamped $role 2 120 || fail "etcd phase: the other did not stamp"
+verify fin $((me * 1000000 + 999))
+say etcd-held "$h (agent: $(field unreachable_rounds) rounds without etcd)"
+k barrier /rig/etcd/done $role 2 120 || fail "etcd phase: the other did not finish"
+
+kill -TERM $apid
+wait $apid || fail "agent exit: $(cat /tmp/agent.log)"
+check_eq "$role: online blocks after the agent stopped" "" "$(online_blocks)"
+info "$role: agent log: $(grep -v reloaded /tmp/agent.log | tail -n 8 | tr '\n' '|')"
+info "$role: ok"
