@@ -30,6 +30,9 @@ struct Roots {
 	std::filesystem::path procfs = "/proc";
 	std::filesystem::path resctrl = "/sys/fs/resctrl";
 	ProbeOptions probe;
+	/// The cluster ledger's etcd (--cluster.etcd); "" = no cluster collector output.
+	std::string cluster_etcd;
+	std::string cluster_prefix = "/poolmem";
 };
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
@@ -74,6 +77,7 @@ std::unique_ptr<Collector> make_nodes_collector();
 std::unique_ptr<Collector> make_module_collector();
 std::unique_ptr<Collector> make_probe_collector();
 std::unique_ptr<Collector> make_resctrl_collector();
+std::unique_ptr<Collector> make_cluster_collector();
 
 /// The poolmem domain a resctrl group (path below /sys/fs/resctrl) belongs
 /// to: a path component that is a domain's name, or libvirt's

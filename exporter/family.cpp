@@ -55,6 +55,7 @@ std::vector<std::unique_ptr<Collector>> all_collectors()
 	v.push_back(make_nodes_collector());
 	v.push_back(make_probe_collector());
 	v.push_back(make_resctrl_collector());
+	v.push_back(make_cluster_collector());
 	return v;
 }
 

@@ -113,11 +113,16 @@ int main(int argc, char **argv)
 		->check(CLI::Range(0.1, 1000.0));
 	std::string probe_size;
 	app.add_option("--probe.size", probe_size, "probe buffer per pool, e.g. 64M (default: 2 x last-level cache, 32M..256M)");
+	app.add_option("--cluster.etcd", roots.cluster_etcd,
+		       "the shared-device ledger's etcd (e.g. http://127.0.0.1:2379): export the cluster view "
+		       "(default: none, the cluster collector is off)");
+	app.add_option("--cluster.prefix", roots.cluster_prefix, "the ledger's key prefix (default /poolmem)");
 	std::map<std::string, bool> on;
 	for (const auto &c : exporter::all_collectors()) {
 		on[c->name()] = true;
 		app.add_flag("--collector." + c->name() + ",!--no-collector." + c->name(), on[c->name()],
-			     "enable the " + c->name() + " collector (default on)");
+			     "enable the " + c->name() + " collector (default on" +
+				     (c->name() == "cluster" ? " when --cluster.etcd is given)" : ")"));
 	}
 	try {
 		app.parse(argc, argv);
@@ -143,7 +148,7 @@ int main(int argc, char **argv)
 	}
 	std::set<std::string> enabled;
 	for (const auto &[name, en] : on)
-		if (en)
+		if (en && (name != "cluster" || !roots.cluster_etcd.empty()))
 			enabled.insert(name);
 
 	auto registry = std::make_shared<exporter::Registry>(roots, enabled);
