@@ -130,7 +130,7 @@ while [ $r -le "$rounds" ]; do
 done
 t1=$(uptime_s)
 info "$role: $rounds rounds in $(echo "$t0 $t1" | awk '{ printf "%.0f", $2 - $1 }') s: $got extents held, short of 2 in $short rounds"
-say race-done "$got $short"
+say race-done "$got extents in all, short of 2 in $short rounds"
 
 # ---- stop: gA holds 2, gB wants all 3 ----
 if [ $role = gA ]; then
@@ -191,7 +191,7 @@ check_eq "after the restarts: the ledger's claims of $role" "$h" "$ledger"
 stamp fin $((me * 1000000 + 999))
 k barrier /rig/etcd/stamped $role 2 120 || fail "etcd phase: the other did not stamp"
 verify fin $((me * 1000000 + 999))
-say etcd-held "$h (agent: $(field unreachable_rounds) rounds without etcd)"
+say etcd-held "extents ${h:-none} (its agent saw $(field unreachable_rounds) rounds without etcd)"
 k barrier /rig/etcd/done $role 2 120 || fail "etcd phase: the other did not finish"
 
 kill -TERM $apid
