@@ -170,6 +170,11 @@ public:
 	void online(const std::string &dev, unsigned i) override
 	{
 		Dev &d = devs_.at(dev);
+		if (d.revoked) {
+			/* every extent of it went offline since: the pool may take chunks again */
+			undrain(d);
+			d.revoked = false;
+		}
 		poolmem::online_blocks(c_.sysfs, range(d, i),
 				       d.conf.zone == "normal" ? poolmem::Zone::normal : poolmem::Zone::movable, nullptr);
 		if (!d.pool_added) {
@@ -182,15 +187,54 @@ public:
 			d.pool_added = true;
 		}
 	}
+	/*
+	 * Offline extent I. Tenants' chunks there refuse it: move them off
+	 * (other pools, or their local tier), then offline again. The kernel
+	 * drains a whole pool, so chunks on this device's other extents move
+	 * too; the pool takes chunks again after. Revoked: the kernel drops
+	 * the chunks as the blocks go (POOLMEM_DRAIN_REVOKE), nothing moves.
+	 */
 	void offline(const std::string &dev, unsigned i) override
 	{
 		Dev &d = devs_.at(dev);
-		const auto refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
+		auto refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
+		if (!refused.empty() && !d.revoked) {
+			std::string why;
+			for (int tries = 0; tries < 5; tries++) {
+				const auto r = ctl_.pool_drain(d.conf.pool, 0, true);
+				if (r.err && r.err != EINTR) {
+					why = r.err == ENOSPC ? "no room elsewhere for domain " + r.blocker
+					      : r.err == EBUSY ? "domain " + r.blocker + " has a long-term pinned chunk there"
+							       : "domain " + r.blocker + " has a memory error there";
+					break;
+				}
+				if (!r.remaining_bytes || !r.busy_chunks)
+					break;
+			}
+			refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
+			undrain(d);
+			if (!refused.empty() && !why.empty())
+				throw poolmem::Error::plain(dev + " extent " + std::to_string(i),
+							    "memory block " + std::to_string(refused[0]) +
+								    " refused to go offline: its chunks could not move: " + why,
+							    EBUSY);
+		}
 		if (!refused.empty())
 			throw poolmem::Error::plain(dev + " extent " + std::to_string(i),
-						    "memory block " + std::to_string(refused[0]) +
-							    " refused to go offline (chunks live there: drain the pool first)",
+						    "memory block " + std::to_string(refused[0]) + " refused to go offline" +
+							    (d.revoked ? " (revoked: a chunk there is pinned or referenced)" : ""),
 						    EBUSY);
+	}
+	void revoke(const std::string &dev) override
+	{
+		Dev &d = devs_.at(dev);
+		try {
+			ctl_.pool_revoke(d.conf.pool);
+		} catch (const poolmem::Error &e) {
+			if (e.code() != ENOENT)
+				throw; /* no pool: no chunk to drop */
+		}
+		d.revoked = true;
 	}
 
 private:
@@ -200,7 +244,17 @@ private:
 		std::vector<unsigned> blocks;
 		int node = -1;
 		bool pool_added = false;
+		bool revoked = false;
 	};
+	void undrain(Dev &d)
+	{
+		try {
+			ctl_.pool_undrain(d.conf.pool);
+		} catch (const poolmem::Error &e) {
+			if (e.code() != ENOENT)
+				throw;
+		}
+	}
 	const Conf &c_;
 	poolmem::Dax dax_;
 	poolmem::Control ctl_;
@@ -270,6 +324,20 @@ void write_state(const Conf &c, const poolmem::cluster::Agent &agent, unsigned g
 	const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
 	if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), c.state.c_str()) != 0)
 		std::fprintf(stderr, "poolmem-agent: %s: %s\n", c.state.c_str(), std::strerror(errno));
+}
+
+/* Run F; a poolmem error is logged (once while it repeats) and the loop goes on. */
+template <class F> void guarded(F f)
+{
+	static std::string last;
+	try {
+		f();
+		last.clear();
+	} catch (const poolmem::Error &e) {
+		if (e.what() != last)
+			std::fprintf(stderr, "poolmem-agent: %s (retrying)\n", e.what());
+		last = e.what();
+	}
 }
 
 std::string holding(const poolmem::cluster::Agent &agent)
@@ -346,7 +414,8 @@ int main(int argc, char **argv)
 				std::fflush(stdout);
 			}
 			const unsigned settled = agent.settled_steps();
-			agent.step();
+			/* memory that refuses to go offline: say so, and try again next step */
+			guarded([&] { agent.step(); });
 			if (agent.settled_steps() != settled)
 				settled_generation = generation; /* this configuration's targets are met, or nothing is free */
 			if (agent.fenced() != was_fenced) {
@@ -382,7 +451,7 @@ int main(int argc, char **argv)
 			while (!stopping && !reload && std::chrono::steady_clock::now() < next) {
 				std::this_thread::sleep_for(std::chrono::milliseconds(50));
 				const bool before = agent.fenced();
-				agent.watchdog();
+				guarded([&] { agent.watchdog(); });
 				if (agent.fenced() != before) {
 					write_state(c, agent, generation);
 					std::printf("poolmem-agent: %s: lease about to run out: fenced itself, every extent offline\n",

@@ -243,6 +243,20 @@ void pm_chunk_free(struct pm_domain *d, u64 idx)
 }
 
 /*
+ * Chunk @idx (present, unmapped and frozen by the caller, its units the
+ * caller's to free) was revoked with its pool's memory: uncharge it and
+ * mark it lost. Caller holds d->lock.
+ */
+void pm_chunk_lose(struct pm_domain *d, u64 idx)
+{
+	pm_chunk_uncharge(d, d->meta[idx].tier, pm_chunk_pool(d, idx));
+	d->chunks--;
+	d->meta[idx].present = 0;
+	d->meta[idx].lost = 1;
+	d->revoked++;
+}
+
+/*
  * Allocate chunk @idx on the first of @n candidate nodes (pools @ids, or
  * the home node when @ids is NULL) that can supply it, with d->lock
  * dropped: allocating and zeroing 2 MiB takes long, and other faults of
@@ -424,6 +438,9 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 		return -EINTR;
 	if (meta->present)
 		return 0;
+	/* its memory was revoked: no silent zeros in its place (pm_chunk_lose) */
+	if (meta->lost)
+		return -EHWPOISON;
 
 	for (t = 0; t < PM_NR_TIERS; t++) {
 		tv.used[t] = d->usage[t] >> d->chunk_shift;

@@ -199,6 +199,15 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 			mutex_unlock(&d->lock);
 			return VM_FAULT_SIGBUS;
 		}
+		if (err == -EHWPOISON) {
+			/*
+			 * Revoked with its pool's memory: a memory error, as
+			 * for a poisoned page (BUS_MCEERR_AR; KVM passes it to
+			 * QEMU, which injects a machine check into the guest).
+			 */
+			mutex_unlock(&d->lock);
+			return VM_FAULT_HWPOISON;
+		}
 		if (err) {
 			d->sigbus++;
 			pr_warn_ratelimited("domain %s: no memory within quota for offset %#llx (local %llu/%llu MiB, pool %llu/%llu MiB)\n",
@@ -490,8 +499,12 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 			mutex_unlock(&d->lock);
 			return -EINTR;
 		}
-		if (!d->meta[idx].present)
+		if (!d->meta[idx].present) {
+			/* a lost chunk discarded whole is a hole again */
+			if (from == cstart && to == cend)
+				d->meta[idx].lost = 0;
 			continue;
+		}
 		if (from == cstart && to == cend) {
 			pm_chunk_discard(d, idx);
 			d->discards++;

@@ -713,7 +713,8 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) ||
 	    memchr_inv(a->blocker, 0, sizeof(a->blocker)) || a->moved_bytes ||
 	    a->remaining_bytes || a->busy_chunks || a->blocker_offset || a->need_bytes ||
-	    a->room_bytes || hweight32(a->flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)) > 1)
+	    a->room_bytes || hweight32(a->flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)) > 1 ||
+	    ((a->flags & POOLMEM_DRAIN_REVOKE) && a->flags != POOLMEM_DRAIN_REVOKE))
 		return -EINVAL;
 
 	mutex_lock(&pm_lock);
@@ -725,9 +726,21 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	if (a->flags & POOLMEM_DRAIN_CANCEL) {
 		if (p->draining)
 			pr_info("pool %s: draining cancelled\n", p->name);
+		WRITE_ONCE(p->revoked, false);
 		WRITE_ONCE(p->draining, false);
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
 		pm_zerod_kick();	/* its zero reserve fills again */
+		goto out_unlock;
+	}
+	if (a->flags & POOLMEM_DRAIN_REVOKE) {
+		/* no chunk moves: each goes when the block under it goes offline */
+		if (!p->revoked)
+			pr_warn("pool %s: revoked: offlining its memory drops the %llu MiB of chunks there\n",
+				p->name, atomic64_read(&p->allocated) >> 20);
+		WRITE_ONCE(p->revoked, true);
+		WRITE_ONCE(p->draining, true);
+		WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
+		pm_zerod_kick();
 		goto out_unlock;
 	}
 	ret = pm_drain_check(p, a);
@@ -771,6 +784,111 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 out_unlock:
 	a->remaining_bytes = atomic64_read(&p->allocated);
 	mutex_unlock(&pm_lock);
+	return ret;
+}
+
+/*
+ * Revoke present chunk @idx of @d: the memory under it is no longer this
+ * host's (its pool was revoked and the block is going offline). Unmapped
+ * and frozen as for a move; then dropped unread: by now it may hold
+ * another host's data, which a copy would show this domain. The chunk is
+ * lost from then on (pm_chunk_lose). Process context, d->lock not held.
+ * Returns 0; -ENOENT when not present (retired: still referenced);
+ * -EINPROGRESS when busy; -EAGAIN or -EBUSY when referenced or pinned.
+ */
+static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx)
+{
+	struct pm_move m = { .idx = idx };
+	struct page **arrays = pm_move_arrays(d, &m, 1);
+	struct pm_chunk_meta *meta = &d->meta[idx];
+	int ret;
+
+	if (!arrays)
+		return -ENOMEM;
+	mutex_lock(&d->lock);
+	ret = !meta->present ? -ENOENT : meta->busy ? -EINPROGRESS : 0;
+	if (ret)
+		goto out_unlock;
+	m.src_tier = meta->tier;
+	m.src = pm_chunk_pool(d, idx);
+	pm_chunk_busy(d, idx, PM_BUSY_MOVE);
+	memcpy(m.old, &d->units[idx * d->units_per_chunk], d->units_per_chunk * sizeof(*m.old));
+	mutex_unlock(&d->lock);
+
+	ret = pm_move_freeze(d, inode, &m);
+	mutex_lock(&d->lock);
+	if (ret) {
+		pm_move_abort(d, &m, ret);
+		goto out_unlock;
+	}
+	/* lost before the waiters wake: a fault after this gets the memory error */
+	pm_chunk_lose(d, idx);
+	pm_chunk_unbusy(d, idx);
+	mutex_unlock(&d->lock);
+	pm_units_unfreeze(m.old, d->units_per_chunk);
+	pm_units_free(m.old, d->units_per_chunk);
+	kfree(arrays);
+	return 0;
+
+out_unlock:
+	mutex_unlock(&d->lock);
+	kfree(arrays);
+	return ret;
+}
+
+/*
+ * MEM_GOING_OFFLINE of PFNs [@start_pfn, @last_pfn] on node @nid, whose
+ * pool was revoked: drop every domain chunk there (pm_chunk_revoke). Called
+ * by the memory notifier with the hotplug lock held and the range's
+ * pageblocks isolated, so the freed units go nowhere but offline: nothing
+ * on this host allocates the memory again before it is gone. Returns 0
+ * when no chunk is left there, or -EBUSY: a chunk in use the revoke can't
+ * take (pinned, referenced, being moved or retired); logged, and the
+ * offline is refused as it would be without the revoke. Lock order as the
+ * notifier's: hotplug lock, then pm_lock, then d->lock; no lock held here.
+ */
+int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
+{
+	unsigned long revoked = 0;
+	int ret = 0;
+
+	for (;;) {
+		struct pm_domain *d;
+		struct pm_held h;
+		size_t slot;
+		u64 idx;
+
+		if (!pm_rmap_first(start_pfn, last_pfn, &d, &slot))
+			break;
+		mutex_lock(&pm_lock);
+		d = pm_rmap_live(d);
+		h.d = d;
+		h.inode = d && !d->dead ? pm_domain_hold(d) : NULL;
+		mutex_unlock(&pm_lock);
+		if (!h.inode) {
+			pr_info("memory offline of PFNs %#lx-%#lx: a domain being freed still has chunks there\n",
+				start_pfn, last_pfn);
+			ret = -EBUSY;
+			break;
+		}
+		idx = slot / d->units_per_chunk;
+		ret = pm_chunk_revoke(d, h.inode, idx);
+		if (ret)
+			pr_warn("memory offline of PFNs %#lx-%#lx: domain %s offset %#llx can't be revoked (%s): offline refused\n",
+				start_pfn, last_pfn, d->name, idx << d->chunk_shift,
+				ret == -EBUSY ? "long-term pinned" : ret == -ENOENT ? "discarded, still referenced" :
+				ret == -EINPROGRESS ? "being placed or moved" : "referenced");
+		pm_domain_release_held(&h);
+		if (ret) {
+			ret = -EBUSY;
+			break;
+		}
+		revoked++;
+		cond_resched();
+	}
+	if (revoked)
+		pr_warn("memory offline of PFNs %#lx-%#lx on node %d: %lu chunks revoked, their domains lost them\n",
+			start_pfn, last_pfn, nid, revoked);
 	return ret;
 }
 

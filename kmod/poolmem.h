@@ -62,6 +62,12 @@ struct pm_pool {
 	 */
 	bool draining;
 	/*
+	 * Revoked (POOLMEM_DRAIN_REVOKE): draining, and memory offline of
+	 * its node drops the chunks there instead of refusing. Written under
+	 * pm_lock with draining; read by the memory notifier under pm_lock.
+	 */
+	bool revoked;
+	/*
 	 * Zero reserve (reserve.c): bytes, or PM_ZERO_RESERVE_PCT to keep
 	 * zero_reserve_pct % of capacity. Written by the sysfs store alone;
 	 * read with READ_ONCE.
@@ -80,6 +86,7 @@ struct pm_chunk_meta {
 	u8 tier;
 	u8 pool;			/* pool id, or PM_POOL_NONE */
 	u8 busy;			/* PM_BUSY_*: d->lock dropped, others wait */
+	u8 lost;			/* revoked: a touch is a memory error until discarded */
 };
 
 /*
@@ -190,6 +197,7 @@ struct pm_domain {
 	u64 moves;			/* chunks migrated */
 	u64 move_retries;		/* migrations put off: short-lived references */
 	u64 move_pins;			/* migrations refused: long-term pins */
+	u64 revoked;			/* chunks dropped with a revoked pool's memory */
 	/* tiering (tiering.c); d->lock */
 	u32 tier_mode;			/* POOLMEM_TIERING_* */
 	u32 hot_ms;			/* a refault within this makes a chunk hot */
@@ -376,6 +384,7 @@ void pm_chunk_unbusy(struct pm_domain *d, u64 idx);
 int pm_chunk_wait(struct pm_domain *d, u64 idx);
 void pm_domain_quiesce(struct pm_domain *d);
 void pm_chunk_discard(struct pm_domain *d, u64 idx);
+void pm_chunk_lose(struct pm_domain *d, u64 idx);
 void pm_chunk_free(struct pm_domain *d, u64 idx);
 struct page *pm_page_at(struct pm_domain *d, u64 off);
 struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx);
@@ -386,6 +395,9 @@ void pm_chunk_exit(void);
 
 /* migrate.c: moving live chunks; drain; live changes */
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier);
+int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
+bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot);
+struct pm_domain *pm_rmap_live(struct pm_domain *ed);
 int pm_pool_drain(struct poolmem_pool_drain *a);
 int pm_domain_set(struct poolmem_domain_set *a);
 int pm_pool_detach(struct pm_pool *p);

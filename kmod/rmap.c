@@ -107,6 +107,43 @@ static struct pm_domain *pm_rmap_owner(struct pm_domain *ed)
 }
 
 /*
+ * The first unit in PFNs [@first, @last] (retired ones included): its
+ * domain (not a reference: pm_rmap_live() under pm_lock says whether it
+ * still exists) and its slot. False when there is none.
+ */
+bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot)
+{
+	unsigned long index = first;
+	struct pm_rmap_entry *e;
+
+	rcu_read_lock();
+	e = mt_find(&pm_rmap, &index, last);
+	if (e) {
+		*d = e->d;
+		*slot = e->slot;
+	}
+	rcu_read_unlock();
+	return e;
+}
+
+/* @ed if it is still a domain, else NULL. Caller holds pm_lock. */
+struct pm_domain *pm_rmap_live(struct pm_domain *ed)
+{
+	return pm_rmap_owner(ed);
+}
+
+/* Whether node @nid's pool was revoked (POOLMEM_DRAIN_REVOKE). Caller holds pm_lock. */
+static bool pm_node_revoked(int nid)
+{
+	unsigned int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i] && pm_pools[i]->node == nid && READ_ONCE(pm_pools[i]->revoked))
+			return true;
+	return false;
+}
+
+/*
  * Which domain holds @pfn in its map, at which offset and in which pool.
  * Units of retired chunks or chunks still being allocated are not found.
  * Caller holds pm_lock.
@@ -226,7 +263,11 @@ int pm_domain_map(struct pm_domain *d, struct poolmem_map *m)
  * their pages can't be migrated by the kernel, and offline_pages() would
  * retry until it times out. Called by the memory hotplug core with the
  * hotplug lock held, after the block's pageblocks were isolated (no new
- * allocation can land there).
+ * allocation can land there). On the node of a revoked pool the chunks
+ * are dropped instead (pm_revoke_range()); that takes pm_lock, d->lock,
+ * the file's i_mmap_rwsem (unmap) and the mmu notifiers under the hotplug
+ * lock, so none of those may be held by anyone who waits for memory
+ * hotplug (nothing in poolmem does).
  */
 static int pm_memory_callback(struct notifier_block *nb, unsigned long action, void *arg)
 {
@@ -257,6 +298,11 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 		return NOTIFY_OK;
 
 	mutex_lock(&pm_lock);
+	if (pm_node_revoked(nid)) {
+		/* the memory is no longer ours: its chunks go instead of the offline */
+		mutex_unlock(&pm_lock);
+		return notifier_from_errno(pm_revoke_range(nid, mn->start_pfn, last));
+	}
 	d = pm_rmap_owner(ed);
 	pr_info("memory offline of PFNs %#lx-%#lx refused: domain %s has chunks there (offset %#llx)\n",
 		mn->start_pfn, last, d ? d->name : "(being freed)", offset);

@@ -67,7 +67,8 @@ static PM_DOMAIN_ATTR_RO(file);
 	X(sample_hits, d->hits)						\
 	X(promotions, d->promotions)					\
 	X(demotions, d->demotions)					\
-	X(tiering_scan_ns, d->scan_ns)
+	X(tiering_scan_ns, d->scan_ns)					\
+	X(revoked_chunks, d->revoked)
 
 DOMAIN_SHOW_U64(size_bytes, d->size)
 DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
@@ -245,6 +246,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_promotions.attr,
 	&dev_attr_demotions.attr,
 	&dev_attr_tiering_scan_ns.attr,
+	&dev_attr_revoked_chunks.attr,
 	&dev_attr_tiering.attr,
 	&dev_attr_heat.attr,
 	&dev_attr_profile.attr,

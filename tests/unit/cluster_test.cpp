@@ -513,3 +513,51 @@ TEST(ClusterAgent, LoweredTargetsGiveTheSurplusBackOfflineFirst)
 	a.stop();
 	b.stop();
 }
+
+/*
+ * Whether the memory may be read on its way offline: a watchdog on time
+ * (the lease certainly holds) moves tenants' chunks away; one that wakes
+ * after the lease may have run out (a paused host) revokes first, so that
+ * nothing of memory another host may own by now is copied to a tenant.
+ */
+TEST(ClusterAgent, RevokesWhatALeaseMayNoLongerCover)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url(), 500);
+	Ledger l(e);
+	l.register_device({"dcd0", 4ULL << 27, 128ULL << 20});
+	struct Spy : BoardMemory {
+		using BoardMemory::BoardMemory;
+		std::vector<std::string> log;
+		void offline(const std::string &d, unsigned i) override
+		{
+			log.push_back("off");
+			BoardMemory::offline(d, i);
+		}
+		void revoke(const std::string &) override { log.push_back("revoke"); }
+	};
+	{
+		Spy m(board, "a");
+		Agent a(e, l, m, {"a", 3, 1, {{"dcd0", 2}}});
+		a.start();
+		for (int i = 0; i < 40 && !a.fenced(); i++) { /* no renewal: the watchdog on time */
+			std::this_thread::sleep_for(100ms);
+			a.watchdog();
+		}
+		ASSERT_TRUE(a.fenced());
+		EXPECT_EQ(m.log, (std::vector<std::string>{"off", "off"})) << "revoked memory the lease still covered";
+		a.stop();
+	}
+	{
+		Spy m(board, "b");
+		Agent b(e, l, m, {"b", 3, 1, {{"dcd0", 2}}});
+		b.start();
+		std::this_thread::sleep_for(3500ms); /* paused past the TTL: no watchdog ran */
+		b.watchdog();
+		ASSERT_TRUE(b.fenced());
+		ASSERT_EQ(m.log.size(), 3u);
+		EXPECT_EQ(m.log[0], "revoke") << "offlined (and so moved) memory that may be another host's";
+	}
+	EXPECT_EQ(board.violations, 0);
+}

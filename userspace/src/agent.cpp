@@ -26,6 +26,8 @@ void Agent::start()
 	 * or another host changed meanwhile is not ours to release.
 	 */
 	for (const auto &e : ledger_.held(cfg_.host, lease_, true)) {
+		/* it may be fenced and another host's by now: nothing of it is read */
+		mem_.revoke(e.device);
 		mem_.offline(e.device, e.index);
 		online_.erase({e.device, e.index});
 		try {
@@ -48,9 +50,35 @@ Agent::Clock::time_point Agent::deadline() const
 				  std::chrono::duration<double>(static_cast<double>(cfg_.ttl_s) - cfg_.fence_margin_s));
 }
 
-void Agent::fence_self()
+/*
+ * Stop using every extent. While the lease certainly holds (the watchdog
+ * on time), the memory is still ours and tenants' chunks may move away as
+ * the memory goes offline. Past the point where the lease may have run
+ * out (a pause: the watchdog late, or the lease found gone), the extents
+ * may already be fenced and another host's: revoke first, so that
+ * offlining drops the chunks unread instead of copying another host's
+ * bytes to our tenants. If moving fails (no room, a pin), revoke too: the
+ * deadline is not the tenants' to extend.
+ */
+void Agent::fence_self(bool lease_may_be_gone)
 {
-	offline_all();
+	if (!lease_may_be_gone)
+		lease_may_be_gone = Clock::now() >= renewed_ + std::chrono::seconds(cfg_.ttl_s);
+	std::set<std::string> devs;
+	for (const auto &o : online_)
+		devs.insert(o.first);
+	if (lease_may_be_gone)
+		for (const auto &dev : devs)
+			mem_.revoke(dev);
+	try {
+		offline_all();
+	} catch (const Error &) {
+		if (lease_may_be_gone)
+			throw;
+		for (const auto &dev : devs)
+			mem_.revoke(dev);
+		offline_all();
+	}
 	fenced_ = true;
 }
 
@@ -70,9 +98,11 @@ void Agent::watchdog()
 
 void Agent::offline_all()
 {
-	for (const auto &[dev, idx] : online_)
-		mem_.offline(dev, idx);
-	online_.clear();
+	/* one by one: what went offline stays out of online_ if a later one throws */
+	for (auto it = online_.begin(); it != online_.end();) {
+		mem_.offline(it->first, it->second);
+		it = online_.erase(it);
+	}
 }
 
 void Agent::rejoin()
@@ -179,8 +209,8 @@ void Agent::step()
 	}
 	if (ttl <= 0) {
 		/* the lease is gone (a pause longer than the TTL): stop using the memory now */
-		fence_self();
 		lease_lost_ = true;
+		fence_self(true);
 		return;
 	}
 	renewed_ = now;

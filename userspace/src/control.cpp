@@ -216,6 +216,14 @@ void Control::pool_undrain(const std::string &name)
 	named_ioctl(fd_, POOLMEM_POOL_DRAIN, &a, name, "pool", "cannot end draining");
 }
 
+void Control::pool_revoke(const std::string &name)
+{
+	auto a = arg<poolmem_pool_drain>();
+	set_name(a.name, name, "pool");
+	a.flags = POOLMEM_DRAIN_REVOKE;
+	named_ioctl(fd_, POOLMEM_POOL_DRAIN, &a, name, "pool", "cannot revoke");
+}
+
 static std::vector<std::string> list_names(int fd, unsigned long cmd)
 {
 	for (;;) {

@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	5	/* 5: POOLMEM_DOMAIN_ZNUMA */
+#define POOLMEM_ABI_VERSION	6	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -129,12 +129,23 @@ struct poolmem_pool_info {
  * to their domain's local tier (within its local quota);
  * POOLMEM_DRAIN_CHECK only runs the pre-check (the pool's state does not
  * change); POOLMEM_DRAIN_CANCEL ends draining: the pool takes chunks again.
+ *
+ * POOLMEM_DRAIN_REVOKE (alone): the pool's memory is no longer this host's
+ * to use (poolmem-agent: its lease on a shared device is gone, and the
+ * extents may be fenced and given to another host). The pool drains, and
+ * from then on offlining its memory does not wait for its chunks: as each
+ * memory block goes offline, the chunks on it are unmapped and dropped
+ * without being read or copied (their bytes may be another host's by now),
+ * and their domains get a memory error (SIGBUS, BUS_MCEERR_AR) on touching
+ * them until they discard the range. Nothing moves in the call itself;
+ * POOLMEM_DRAIN_CANCEL ends it.
  */
 #define POOLMEM_DRAIN_ALLOW_LOCAL	(1u << 0)
 #define POOLMEM_DRAIN_CHECK		(1u << 1)
 #define POOLMEM_DRAIN_CANCEL		(1u << 2)
+#define POOLMEM_DRAIN_REVOKE		(1u << 3)
 #define POOLMEM_DRAIN_FLAGS \
-	(POOLMEM_DRAIN_ALLOW_LOCAL | POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)
+	(POOLMEM_DRAIN_ALLOW_LOCAL | POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL | POOLMEM_DRAIN_REVOKE)
 
 struct poolmem_pool_drain {
 	__u32 size;

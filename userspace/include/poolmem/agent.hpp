@@ -25,8 +25,13 @@ class ExtentMemory {
 public:
 	virtual ~ExtentMemory() = default;
 	virtual void online(const std::string &dev, unsigned index) = 0;
-	/// Must not return before the memory is offline (or throw).
+	/// Must not return before the memory is offline (or throw). The memory
+	/// is still this host's: what tenants hold there may be moved away.
 	virtual void offline(const std::string &dev, unsigned index) = 0;
+	/// This host's claim on DEV may be gone (its lease ran out, or nearly
+	/// so without a renewal): the next offline of DEV's memory must not
+	/// read it, and drops what tenants hold there. Default: nothing.
+	virtual void revoke(const std::string & /*dev*/) {}
 };
 
 struct AgentConfig {
@@ -89,7 +94,7 @@ private:
 	long timeout_ms_; ///< the Etcd's own, restored after each step
 
 	Clock::time_point deadline() const;
-	void fence_self();
+	void fence_self(bool lease_may_be_gone = false);
 
 	void offline_all();
 	void top_up();

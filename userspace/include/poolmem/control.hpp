@@ -164,6 +164,11 @@ public:
 	DrainStep pool_drain(const std::string &name, uint64_t max_bytes, bool allow_local,
 			     bool check_only = false);
 	void pool_undrain(const std::string &name);
+	/// The pool's memory is no longer this host's (a lost lease on a
+	/// shared device): offlining it drops the chunks there unread, and
+	/// their domains get memory errors on them (POOLMEM_DRAIN_REVOKE).
+	/// pool_undrain() ends it.
+	void pool_revoke(const std::string &name);
 
 	void domain_create(const DomainSpec &spec);
 	void domain_destroy(const std::string &name);
