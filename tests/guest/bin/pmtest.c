@@ -405,15 +405,25 @@ static uint64_t pmd_mapped(const void *p)
 }
 
 static sigjmp_buf sigbus_jmp;
+static volatile int sigbus_code;
 static void on_sigbus(int sig)
 {
 	(void)sig;
 	siglongjmp(sigbus_jmp, 1);
 }
 
+static void on_sigbus_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	sigbus_code = si->si_code;
+	siglongjmp(sigbus_jmp, 1);
+}
+
 /*
- * touch NAME OFF LEN [value=B] [layout=huge|small]: write one byte per
- * page; reports SIGBUS
+ * touch NAME OFF LEN [value=B] [layout=huge|small] [read=1]: write (or
+ * read) one byte per page; reports SIGBUS and its code (BUS_MCEERR_AR: a
+ * memory error, as for a chunk revoked with its pool's memory)
  */
 static int cmd_touch(int argc, char **argv)
 {
@@ -422,21 +432,27 @@ static int cmd_touch(int argc, char **argv)
 	struct mapping m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE,
 					     opt(argc, argv, "layout", "huge"));
 	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
-	int value = atoi(opt(argc, argv, "value", "1"));
-	volatile uint64_t i;
+	int value = atoi(opt(argc, argv, "value", "1")), rd = atoi(opt(argc, argv, "read", "0"));
+	struct sigaction sa = { .sa_sigaction = on_sigbus_info, .sa_flags = SA_SIGINFO };
+	volatile uint64_t i, sum = 0;
 
 	if (off + len > m.size) {
 		fprintf(stderr, "pmtest: range beyond domain size %" PRIu64 "\n", m.size);
 		return 2;
 	}
-	signal(SIGBUS, on_sigbus);
+	sigaction(SIGBUS, &sa, NULL);
 	if (sigsetjmp(sigbus_jmp, 1)) {
 		injection_off();
-		printf("touch: SIGBUS at offset %" PRIu64 "\n", off + i);
+		printf("touch: SIGBUS at offset %" PRIu64 " (%s)\n", off + i,
+		       sigbus_code == BUS_MCEERR_AR ? "BUS_MCEERR_AR" : sigbus_code == BUS_ADRERR ? "BUS_ADRERR" : "other");
 		return 3;
 	}
-	for (i = 0; i < len; i += 4096)
-		m.p[off + i] = value;
+	for (i = 0; i < len; i += 4096) {
+		if (rd)
+			sum += ((volatile unsigned char *)m.p)[off + i];
+		else
+			m.p[off + i] = value;
+	}
 	printf("touch: %" PRIu64 " bytes at %" PRIu64 "\n", len, off);
 	return 0;
 }
@@ -1876,7 +1892,8 @@ static int cmd_drain(int argc, char **argv)
 	uint64_t step = size_arg(opt(argc, argv, "step", "0")), moved = 0;
 	unsigned int flags = (atoi(opt(argc, argv, "local", "0")) ? POOLMEM_DRAIN_ALLOW_LOCAL : 0) |
 			     (atoi(opt(argc, argv, "check", "0")) ? POOLMEM_DRAIN_CHECK : 0) |
-			     (atoi(opt(argc, argv, "cancel", "0")) ? POOLMEM_DRAIN_CANCEL : 0);
+			     (atoi(opt(argc, argv, "cancel", "0")) ? POOLMEM_DRAIN_CANCEL : 0) |
+			     (atoi(opt(argc, argv, "revoke", "0")) ? POOLMEM_DRAIN_REVOKE : 0);
 	int calls = 0;
 
 	for (;;) {
@@ -1894,7 +1911,7 @@ static int cmd_drain(int argc, char **argv)
 		       (uint64_t)a.room_bytes);
 		if (ret)
 			die("pool drain");
-		if (flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL) || !a.remaining_bytes)
+		if (flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL | POOLMEM_DRAIN_REVOKE) || !a.remaining_bytes)
 			break;
 		if (!a.moved_bytes)
 			usleep(50000);
