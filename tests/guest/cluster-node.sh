@@ -135,6 +135,9 @@ say race-done "$got extents in all, short of 2 in $short rounds"
 # ---- stop: gA holds 2, gB wants all 3 ----
 if [ $role = gA ]; then
 	want 2
+	# a tenant's memory on them, stamped: it must never read gB's bytes
+	stamp held 1999999
+	nheld=$(held | wc -w)
 	say stop-held "$(held)"
 	# The host stops this guest (SIGSTOP) past its lease, fences it and
 	# lets gB take its extents, then resumes it. Whether this guest's clock
@@ -146,10 +149,19 @@ if [ $role = gA ]; then
 	while ! offline_now; do sleep 0.05; done
 	say stop-offline "$(uptime_s)"
 	info "gA: every block offline after the pause (clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource))"
+	# the lease may have run out while paused: the agent revoked the pool,
+	# so the tenant's chunks went with the blocks, unread; touching them
+	# is a memory error, not gB's stamps (nor its own old ones)
+	check_eq "gA: the tenant's chunks revoked (80 MiB per extent)" $((nheld * 40)) "$(dom_attr held revoked_chunks)"
+	out=$(pmtest touch held 0 4K read=1) && fail "gA's tenant read memory it lost: $out"
+	echo "$out" | grep -q "BUS_MCEERR_AR" || fail "gA's tenant: $out"
+	info "gA: its tenant's touch of the lost memory: $out"
+	lost=$(dom_attr held revoked_chunks)
+	pmtest domain-destroy held >/dev/null
 	back() { [ "$(field fenced)" = false ] && grep -q "back in the ledger" /tmp/agent.log; }
 	wait_for 30 back || fail "gA did not rejoin: $(cat /tmp/agent.log)"
 	check_eq "gA after the fence: extents" "" "$(held)"
-	say stop-resumed "$(grep -c 'fenced itself' /tmp/agent.log)"
+	say stop-resumed "its tenant lost $lost chunks, unread: its touch got BUS_MCEERR_AR"
 else
 	wait_for 120 k get /rig/gA/stop-held >/dev/null || fail "gA did not hold"
 	want 3
