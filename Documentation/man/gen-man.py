@@ -581,16 +581,26 @@ this host's dax device of that memory, as a pool. It renews its lease every thir
 TTL; when etcd can't be reached it keeps what it holds and claims nothing, and it
 offlines every extent before its lease could run out (TTL less fence_margin_s; no etcd
 call may outlast that deadline, and a watchdog checks it every 100 ms). When etcd is
-back it starts a new life. Each round it publishes its pools' access factor and
-allocated bytes for cluster-wide smart idle. SIGTERM offlines and releases everything.
-The configuration (TOML, default /etc/poolmem/agent.toml): etcd, prefix, host, ttl_s,
-fence_margin_s, and one [[device]] table per shared device with name (in the ledger),
-dax (this host's dax device), pool, want and zone. See Documentation/cluster.md.""",
+back it starts a new life. While the lease certainly holds, tenants' chunks on an
+extent going offline are moved off first (the pool drains, then takes chunks again);
+once the lease may have run out (the watchdog late after a pause, the lease found gone,
+a past life's claims), it revokes the pool first (POOLMEM_DRAIN_REVOKE): the chunks are
+dropped unread as the memory goes offline, and their domains get memory errors
+(SIGBUS, BUS_MCEERR_AR) on them, since the memory may be another host's by then. Each
+round it publishes its pools' access factor and allocated bytes for cluster-wide smart
+idle. SIGHUP reloads the targets ("want"; anything else needs a restart and is refused);
+SIGTERM offlines and releases everything. After every step it writes what it holds to
+the state file (JSON). The configuration (TOML, default /etc/poolmem/agent.toml): etcd,
+prefix, host, ttl_s, fence_margin_s, state (default /run/poolmem-agent/state.json), and
+one [[device]] table per shared device with name (in the ledger), dax (this host's dax
+device), pool, want and zone. See Documentation/cluster.md.""",
  options=[("--config FILE","configuration file (default /etc/poolmem/agent.toml)")],
  examples="""# poolmem-agent --config /etc/poolmem/agent.toml
-poolmem-agent: g1 joined (lease 7668682591117596944), 3 extents online
-poolmem-agent: g1: ledger unreachable: fenced itself, every extent offline
-poolmem-agent: g1: back in the ledger (lease 7668682591117597012)""",
+poolmem-agent: gA joined (lease 4267620449842716540), holding nothing
+poolmem-agent: gA: reloaded /etc/poolmem/agent.toml
+poolmem-agent: gA: holding dcd0:0 dcd0:1
+poolmem-agent: gA: lease about to run out: fenced itself, every extent offline
+poolmem-agent: gA: back in the ledger (lease 4267620449842716563)""",
  see=["poolctl-cluster","poolctl-pool-online"]),
 "poolctl-status": dict(
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
@@ -629,7 +639,7 @@ memory block size 128.0 MiB, 46 blocks""",
  see=["poolctl-pool-online"]),
 "poolmem-exporter": dict(
  summary="Prometheus exporter for poolmem pools, VM domains and NUMA nodes",
- synopsis="poolmem-exporter [--web.listen-address ADDR:PORT] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--once] [--version]",
+ synopsis="poolmem-exporter [--web.listen-address ADDR:PORT] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--cluster.etcd URL] [--once] [--version]",
  description="""Serves /metrics for Prometheus, and a landing page at / (other paths: 404).
 /metrics carries poolmem's metrics only. Reads only sysfs and procfs (no control
 device; domain attributes need group stats_gid, see poolmem-exporter.service), builds every metric afresh on each scrape, and runs its collectors
@@ -637,7 +647,9 @@ concurrently: module (poolmem_module_*), probe (poolmem_pool_probe_*: a pointer 
 each pool's node, in a background thread), pools (poolmem_pool_*), domains
 (poolmem_domain_*, including the fault latency histogram) and nodes (poolmem_node_*:
 meminfo, memory blocks by state and zone, free 2 MiB blocks from /proc/buddyinfo,
-HMAT latency and bandwidth, distances). Each collector reports
+HMAT latency and bandwidth, distances), and, with \\-\\-cluster.etcd, cluster (poolmem_cluster_*:
+the shared-device ledger on etcd: extents by state and host, leases, cluster-wide load;
+see Documentation/cluster.md). Each collector reports
 poolmem_scrape_collector_success and poolmem_scrape_collector_duration_seconds; a pool
 or domain whose directory is there but a file of which can't be read (EACCES: not in
 group stats_gid) is left out, logged with the file and the cause, and makes its
@@ -650,7 +662,9 @@ poolmem-exporter.service. The default port is 9788.""",
  options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics (default 0.0.0.0:9788; :PORT for every address)"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
-          ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, pools, domains, nodes (all on by default)"),
+          ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl (all on by default), cluster (on with --cluster.etcd)"),
+          ("--cluster.etcd URL","the shared-device ledger's etcd (e.g. http://127.0.0.1:2379): export the cluster view; 2 s per call"),
+          ("--cluster.prefix P","the ledger's key prefix (default /poolmem)"),
           ("--once","print the metrics once to standard output and exit"),
           ("--probe.interval SECONDS","time between rounds of the loaded-latency probe (default 10)"),
           ("--probe.duration MS","pointer chase per pool and round (default 5)"),
