@@ -22,7 +22,7 @@
 //   dax = "dax0.0"                    this host's dax device of that memory
 //   pool = "shared0"                  the pool its onlined extents form
 //   want = 4                          extents to hold
-//   zone = "movable"                  or "normal"
+//   zone = "movable"                  (the only one: see Documentation/cluster.md)
 #include <poolmem/agent.hpp>
 #include <poolmem/cluster.hpp>
 #include <poolmem/control.hpp>
@@ -33,6 +33,7 @@
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -119,10 +120,13 @@ Conf load(const std::string &file)
 						d.dax = *s;
 					else if (k2 == "pool")
 						d.pool = *s;
-					else if (k2 == "zone" && (*s == "movable" || *s == "normal"))
+					else if (k2 == "zone" && *s == "movable")
 						d.zone = *s;
 					else
-						bad(file, "device." + k2, k2 == "zone" ? "movable or normal" : "unknown key");
+						bad(file, "device." + k2,
+						    k2 == "zone" ? "only \"movable\": memory in a kernel zone could not be "
+								   "revoked after a lost lease (Documentation/cluster.md)"
+								 : "unknown key");
 				}
 				if (d.name.empty() || d.dax.empty() || d.pool.empty())
 					bad(file, "device", "needs name, dax and pool");
@@ -197,6 +201,23 @@ public:
 	void offline(const std::string &dev, unsigned i) override
 	{
 		Dev &d = devs_.at(dev);
+		/*
+		 * A signal would cancel an offline in progress, and a cancelled
+		 * offline of revoked memory puts its freed units back in the
+		 * page allocator: hold SIGTERM, SIGINT and SIGHUP meanwhile.
+		 */
+		struct Masked {
+			sigset_t old;
+			Masked()
+			{
+				sigset_t s;
+				sigemptyset(&s);
+				for (int sig : {SIGTERM, SIGINT, SIGHUP})
+					sigaddset(&s, sig);
+				sigprocmask(SIG_BLOCK, &s, &old);
+			}
+			~Masked() { sigprocmask(SIG_SETMASK, &old, nullptr); }
+		} masked;
 		auto refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
 		if (!refused.empty() && !d.revoked) {
 			std::string why;
@@ -340,6 +361,17 @@ template <class F> void guarded(F f)
 	}
 }
 
+/* The pool's remote_load: the load other hosts put on its shared device. */
+void write_remote_load(const Conf &c, const std::string &pool, uint64_t af, uint64_t bytes)
+{
+	const std::string file = c.sysfs + "/kernel/poolmem/pools/" + pool + "/remote_load";
+	FILE *f = std::fopen(file.c_str(), "w");
+	if (!f)
+		return; /* no such pool yet (nothing online), or an older module */
+	std::fprintf(f, "%llu %llu\n", static_cast<unsigned long long>(af), static_cast<unsigned long long>(bytes));
+	std::fclose(f);
+}
+
 std::string holding(const poolmem::cluster::Agent &agent)
 {
 	std::string s;
@@ -438,11 +470,22 @@ int main(int argc, char **argv)
 				etcd.set_timeout_ms(std::min<long>(2000, agent.time_left().count() - 200));
 				try {
 					const auto pools = poolmem::read_pools(c.sysfs);
+					std::map<std::string, std::pair<uint64_t, uint64_t>> own;
 					for (const auto &d : c.devices)
 						for (const auto &p : pools)
-							if (p.name == d.pool)
+							if (p.name == d.pool) {
 								ledger.publish_load(c.host, agent.lease(), d.name, p.access_factor,
 										    p.allocated_bytes);
+								own[d.name] = {p.access_factor, p.allocated_bytes};
+							}
+					/* the others' load on each device, for the module's smart idle */
+					for (const auto &l : ledger.load())
+						for (const auto &d : c.devices)
+							if (d.name == l.device && own.count(d.name))
+								write_remote_load(c, d.pool,
+										  l.af - std::min(l.af, own[d.name].first),
+										  l.allocated_bytes -
+											  std::min(l.allocated_bytes, own[d.name].second));
 				} catch (const poolmem::Error &) {
 					/* the ledger went away between the step and here */
 				}

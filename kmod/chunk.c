@@ -254,6 +254,9 @@ void pm_chunk_lose(struct pm_domain *d, u64 idx)
 	d->meta[idx].present = 0;
 	d->meta[idx].lost = 1;
 	d->revoked++;
+	memset(&d->units[idx * d->units_per_chunk], 0, d->units_per_chunk * sizeof(*d->units));
+	if (d->heat)
+		memset(&d->heat[idx], 0, sizeof(*d->heat));
 }
 
 /*
@@ -314,7 +317,12 @@ unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 		views[n].distance = d->pool_select == PM_SELECT_NEAREST ?
 				    node_distance(d->home_node, p->node) : 0;
 		views[n].allocated = atomic64_read(&p->allocated);
-		views[n].af = d->pool_select == PM_SELECT_SMART_IDLE ? pm_pool_af(p) : 0;
+		views[n].af = 0;
+		if (d->pool_select == PM_SELECT_SMART_IDLE) {
+			/* a shared device: what other hosts put on it counts too */
+			views[n].allocated += READ_ONCE(p->remote_allocated);
+			views[n].af = pm_pool_af(p) + READ_ONCE(p->remote_af);
+		}
 		n++;
 	}
 	n = pm_pool_order(d->pool_select, views, n, d->rr_cursor,

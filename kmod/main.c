@@ -310,6 +310,7 @@ static void __exit pm_exit(void)
 	pm_fs_exit();
 	pm_chunk_exit();
 	pm_rmap_exit();		/* no memory notifier calls into the reserve after this */
+	pm_revoked_exit();	/* nor into the held revoked units */
 	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();
 	pm_pools_sysfs_exit();

@@ -148,6 +148,9 @@ static int pm_move_begin(struct pm_domain *d, struct pm_move *m, u8 from, u32 ti
 		return -EINPROGRESS;
 	m->src_tier = meta->tier;
 	m->src = pm_chunk_pool(d, m->idx);
+	/* revoked memory may be another host's: never copied to a tenant */
+	if (m->src && READ_ONCE(m->src->revoked))
+		return -ENOENT;
 	m->tier = tier;
 	m->dst = NULL;
 	m->n = 1;
@@ -733,6 +736,17 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		goto out_unlock;
 	}
 	if (a->flags & POOLMEM_DRAIN_REVOKE) {
+		/*
+		 * A block of a kernel zone holding a chunk fails isolation
+		 * before the notifier is asked (its units are not movable):
+		 * its revoke could never happen. Only ZONE_MOVABLE memory.
+		 */
+		if (pm_node_pinnable_bytes(p->node)) {
+			pr_info("pool %s: can't revoke memory onlined to a kernel zone (node %d): online shared memory movable\n",
+				p->name, p->node);
+			ret = -EOPNOTSUPP;
+			goto out_unlock;
+		}
 		/* no chunk moves: each goes when the block under it goes offline */
 		if (!p->revoked)
 			pr_warn("pool %s: revoked: offlining its memory drops the %llu MiB of chunks there\n",
@@ -788,31 +802,73 @@ out_unlock:
 }
 
 /*
- * Revoke present chunk @idx of @d: the memory under it is no longer this
- * host's (its pool was revoked and the block is going offline). Unmapped
- * and frozen as for a move; then dropped unread: by now it may hold
- * another host's data, which a copy would show this domain. The chunk is
- * lost from then on (pm_chunk_lose). Process context, d->lock not held.
- * Returns 0; -ENOENT when not present (retired: still referenced);
- * -EINPROGRESS when busy; -EAGAIN or -EBUSY when referenced or pinned.
+ * Units of revoked chunks, held until their own memory block goes offline:
+ * unmapped, out of the reverse map, never read, our reference kept, so
+ * that nothing on this host allocates memory that may be another host's by
+ * now. A unit is freed only in the MEM_GOING_OFFLINE of its own block,
+ * whose pageblocks are isolated then, so it goes nowhere but offline (a
+ * chunk's units may lie in several blocks). If that offline is cancelled
+ * afterwards (a signal to the writer, a page that would not migrate), the
+ * kernel puts the freed units back on the free lists; poolmem-agent blocks
+ * its signals while it offlines, and the cancel is logged (see
+ * pm_revoked_cancel()). pm_revoked_lock protects the list; it is taken
+ * under the hotplug lock or alone, and nothing is taken under it.
  */
-static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx)
+struct pm_revoked {
+	struct list_head node;
+	struct page *unit;
+	bool released;		/* freed in a MEM_GOING_OFFLINE not yet finished */
+};
+static LIST_HEAD(pm_revoked_list);
+static DEFINE_MUTEX(pm_revoked_lock);
+
+static bool pm_unit_in(struct page *unit, unsigned long first, unsigned long last)
+{
+	unsigned long pfn = page_to_pfn(unit);
+
+	return pfn >= first && pfn + PM_UNIT_PAGES - 1 <= last;
+}
+
+/*
+ * Revoke present chunk @idx of @d, found through its unit @unit in the
+ * reverse map: the memory under it is no longer this host's (its pool was
+ * revoked, and a block of it is going offline). Unmapped and frozen as
+ * for a move; then dropped unread: by now it may hold another host's data,
+ * which a copy would show this domain. The chunk is lost from then on
+ * (pm_chunk_lose) and its units go to the held list. Process context,
+ * d->lock not held. Returns 0; -ENOENT when @unit is not the chunk's (a
+ * retired chunk, still referenced, or a move's old units about to be
+ * freed); -EINPROGRESS when busy; -EAGAIN or -EBUSY when referenced or
+ * pinned; -ENOMEM.
+ */
+static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx, struct page *unit)
 {
 	struct pm_move m = { .idx = idx };
 	struct page **arrays = pm_move_arrays(d, &m, 1);
 	struct pm_chunk_meta *meta = &d->meta[idx];
-	int ret;
+	struct pm_revoked **held;
+	unsigned int u, nr = d->units_per_chunk;
+	bool ours = false;
+	int ret = -ENOMEM;
 
-	if (!arrays)
-		return -ENOMEM;
+	held = kcalloc(nr, sizeof(*held), GFP_KERNEL);
+	if (!arrays || !held)
+		goto out_free;
+	for (u = 0; u < nr; u++) {
+		held[u] = kzalloc(sizeof(**held), GFP_KERNEL);
+		if (!held[u])
+			goto out_free;
+	}
 	mutex_lock(&d->lock);
-	ret = !meta->present ? -ENOENT : meta->busy ? -EINPROGRESS : 0;
+	for (u = 0; meta->present && u < nr; u++)
+		ours |= d->units[idx * nr + u] == unit;
+	ret = meta->busy ? -EINPROGRESS : !ours ? -ENOENT : 0;
 	if (ret)
 		goto out_unlock;
 	m.src_tier = meta->tier;
 	m.src = pm_chunk_pool(d, idx);
 	pm_chunk_busy(d, idx, PM_BUSY_MOVE);
-	memcpy(m.old, &d->units[idx * d->units_per_chunk], d->units_per_chunk * sizeof(*m.old));
+	memcpy(m.old, &d->units[idx * nr], nr * sizeof(*m.old));
 	mutex_unlock(&d->lock);
 
 	ret = pm_move_freeze(d, inode, &m);
@@ -825,27 +881,39 @@ static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx)
 	pm_chunk_lose(d, idx);
 	pm_chunk_unbusy(d, idx);
 	mutex_unlock(&d->lock);
-	pm_units_unfreeze(m.old, d->units_per_chunk);
-	pm_units_free(m.old, d->units_per_chunk);
+	pm_units_unfreeze(m.old, nr);
+	mutex_lock(&pm_revoked_lock);
+	for (u = 0; u < nr; u++) {
+		pm_rmap_erase(m.old[u]);
+		held[u]->unit = m.old[u];
+		list_add_tail(&held[u]->node, &pm_revoked_list);
+	}
+	mutex_unlock(&pm_revoked_lock);
+	kfree(held);
 	kfree(arrays);
 	return 0;
 
 out_unlock:
 	mutex_unlock(&d->lock);
+out_free:
+	for (u = 0; held && u < nr; u++)
+		kfree(held[u]);
+	kfree(held);
 	kfree(arrays);
 	return ret;
 }
 
 /*
  * MEM_GOING_OFFLINE of PFNs [@start_pfn, @last_pfn] on node @nid, whose
- * pool was revoked: drop every domain chunk there (pm_chunk_revoke). Called
- * by the memory notifier with the hotplug lock held and the range's
- * pageblocks isolated, so the freed units go nowhere but offline: nothing
- * on this host allocates the memory again before it is gone. Returns 0
- * when no chunk is left there, or -EBUSY: a chunk in use the revoke can't
- * take (pinned, referenced, being moved or retired); logged, and the
+ * pool was revoked: revoke every domain chunk with a unit there
+ * (pm_chunk_revoke()). Called by the memory notifier with the hotplug lock
+ * held and the range's pageblocks isolated. Returns 0 when no chunk is
+ * left there, or -EBUSY: a chunk in use that the revoke can't take
+ * (pinned, referenced, being placed or moved, retired), logged, and the
  * offline is refused as it would be without the revoke. Lock order as the
  * notifier's: hotplug lock, then pm_lock, then d->lock; no lock held here.
+ * The units go to the held list; pm_revoked_offline() frees those of the
+ * range.
  */
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 {
@@ -854,16 +922,18 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 
 	for (;;) {
 		struct pm_domain *d;
+		struct page *unit;
 		struct pm_held h;
 		size_t slot;
 		u64 idx;
 
-		if (!pm_rmap_first(start_pfn, last_pfn, &d, &slot))
+		if (!pm_rmap_first(start_pfn, last_pfn, &d, &slot, &unit))
 			break;
 		mutex_lock(&pm_lock);
 		d = pm_rmap_live(d);
+		/* unlinked but still mapped counts: only eviction stops the hold */
 		h.d = d;
-		h.inode = d && !d->dead ? pm_domain_hold(d) : NULL;
+		h.inode = d ? pm_domain_hold(d) : NULL;
 		mutex_unlock(&pm_lock);
 		if (!h.inode) {
 			pr_info("memory offline of PFNs %#lx-%#lx: a domain being freed still has chunks there\n",
@@ -872,12 +942,14 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 			break;
 		}
 		idx = slot / d->units_per_chunk;
-		ret = pm_chunk_revoke(d, h.inode, idx);
+		ret = pm_chunk_revoke(d, h.inode, idx, unit);
 		if (ret)
 			pr_warn("memory offline of PFNs %#lx-%#lx: domain %s offset %#llx can't be revoked (%s): offline refused\n",
 				start_pfn, last_pfn, d->name, idx << d->chunk_shift,
-				ret == -EBUSY ? "long-term pinned" : ret == -ENOENT ? "discarded, still referenced" :
-				ret == -EINPROGRESS ? "being placed or moved" : "referenced");
+				ret == -EBUSY ? "long-term pinned" :
+				ret == -ENOENT ? "discarded but still referenced, or being moved" :
+				ret == -EINPROGRESS ? "being placed or moved" :
+				ret == -ENOMEM ? "out of memory" : "referenced");
 		pm_domain_release_held(&h);
 		if (ret) {
 			ret = -EBUSY;
@@ -890,6 +962,71 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 		pr_warn("memory offline of PFNs %#lx-%#lx on node %d: %lu chunks revoked, their domains lost them\n",
 			start_pfn, last_pfn, nid, revoked);
 	return ret;
+}
+
+/* MEM_GOING_OFFLINE of [@first, @last] (pageblocks isolated): free the held units there. */
+void pm_revoked_offline(unsigned long first, unsigned long last)
+{
+	struct pm_revoked *r;
+
+	mutex_lock(&pm_revoked_lock);
+	list_for_each_entry(r, &pm_revoked_list, node) {
+		if (r->released || !pm_unit_in(r->unit, first, last))
+			continue;
+		/* our reference was the last: into the isolated free lists */
+		put_page(r->unit);
+		r->released = true;
+	}
+	mutex_unlock(&pm_revoked_lock);
+}
+
+/*
+ * MEM_OFFLINE (@cancelled false) or MEM_CANCEL_OFFLINE (true) of [@first,
+ * @last]: the units freed in its MEM_GOING_OFFLINE are gone for good, or,
+ * cancelled, back on the free lists of memory that stays online. The
+ * memory hotplug core gives no way to keep them out, so say so loudly: the
+ * node's memory must not be trusted before it is offline.
+ */
+void pm_revoked_done(unsigned long first, unsigned long last, bool cancelled)
+{
+	struct pm_revoked *r, *tmp;
+	unsigned long n = 0;
+
+	mutex_lock(&pm_revoked_lock);
+	list_for_each_entry_safe(r, tmp, &pm_revoked_list, node) {
+		if (!r->released || !pm_unit_in(r->unit, first, last))
+			continue;
+		list_del(&r->node);
+		kfree(r);
+		n++;
+	}
+	mutex_unlock(&pm_revoked_lock);
+	if (cancelled && n)
+		pr_crit("memory offline of PFNs %#lx-%#lx cancelled after %lu revoked units were freed: %lu MiB that may be another host's are back in the page allocator; offline the block again\n",
+			first, last, n, n * (PM_UNIT_BYTES >> 20));
+}
+
+/*
+ * Module exit: units still held are memory that may be another host's.
+ * They stay allocated (lost to this host until it reboots): freeing them
+ * would hand that memory out.
+ */
+void pm_revoked_exit(void)
+{
+	struct pm_revoked *r, *tmp;
+	unsigned long n = 0;
+
+	mutex_lock(&pm_revoked_lock);
+	list_for_each_entry_safe(r, tmp, &pm_revoked_list, node) {
+		if (!r->released)
+			n++;
+		list_del(&r->node);
+		kfree(r);
+	}
+	mutex_unlock(&pm_revoked_lock);
+	if (n)
+		pr_warn("%lu revoked units never went offline: kept allocated (%lu MiB)\n", n,
+			n * (PM_UNIT_BYTES >> 20));
 }
 
 /*

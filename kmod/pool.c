@@ -238,6 +238,37 @@ static ssize_t zero_reserve_store(struct kobject *kobj, struct kobj_attribute *a
 }
 static struct kobj_attribute pool_attr_zero_reserve = __ATTR_RW_MODE(zero_reserve, 0644);
 
+/*
+ * "AF BYTES": the access factor and the bytes allocated that other hosts
+ * put on this pool's shared device (poolmem-agent writes the cluster
+ * ledger's sums less this host's own); smart idle orders pools by the
+ * sum of theirs and ours. "0 0" when the memory is this host's alone.
+ */
+static ssize_t remote_load_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct pm_pool *p = to_pool(kobj);
+
+	return sysfs_emit(buf, "%llu %llu\n", READ_ONCE(p->remote_af), READ_ONCE(p->remote_allocated));
+}
+
+static ssize_t remote_load_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+				 size_t count)
+{
+	struct pm_pool *p = to_pool(kobj);
+	unsigned long long af, bytes;
+	char tail;
+
+	/* two decimal numbers and at most a newline; an Af beyond 2^48 is no figure */
+	if (sscanf(buf, "%llu %llu%c", &af, &bytes, &tail) < 2 || af > (1ULL << 48) || bytes > (1ULL << 60))
+		return -EINVAL;
+	if (sscanf(buf, "%llu %llu%c", &af, &bytes, &tail) == 3 && tail != '\n')
+		return -EINVAL;
+	WRITE_ONCE(p->remote_af, af);
+	WRITE_ONCE(p->remote_allocated, bytes);
+	return count;
+}
+static struct kobj_attribute pool_attr_remote_load = __ATTR_RW_MODE(remote_load, 0644);
+
 static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_id.attr,
 	&pool_attr_node.attr,
@@ -263,6 +294,7 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_promotions.attr,
 	&pool_attr_demotions.attr,
 	&pool_attr_zero_reserve.attr,
+	&pool_attr_remote_load.attr,
 	&pool_attr_zero_reserve_target_bytes.attr,
 	&pool_attr_zero_reserve_bytes.attr,
 	&pool_attr_zero_reserve_refills.attr,

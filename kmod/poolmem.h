@@ -68,6 +68,14 @@ struct pm_pool {
 	 */
 	bool revoked;
 	/*
+	 * Load other hosts put on this pool's shared device (its access
+	 * factor and bytes allocated there, summed over the cluster ledger
+	 * by poolmem-agent): smart idle adds them to the pool's own. Written
+	 * by root through sysfs (remote_load), read with READ_ONCE; the two
+	 * are advisory and not updated together.
+	 */
+	u64 remote_af, remote_allocated;
+	/*
 	 * Zero reserve (reserve.c): bytes, or PM_ZERO_RESERVE_PCT to keep
 	 * zero_reserve_pct % of capacity. Written by the sysfs store alone;
 	 * read with READ_ONCE.
@@ -87,7 +95,7 @@ struct pm_chunk_meta {
 	u8 pool;			/* pool id, or PM_POOL_NONE */
 	u8 busy;			/* PM_BUSY_*: d->lock dropped, others wait */
 	u8 lost;			/* revoked: a touch is a memory error until discarded */
-};
+};				/* 5 bytes, nr_chunks of them per domain */
 
 /*
  * What a busy chunk is waiting for. Faults, discards and other movers wait
@@ -396,7 +404,11 @@ void pm_chunk_exit(void);
 /* migrate.c: moving live chunks; drain; live changes */
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier);
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
-bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot);
+bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
+		   struct page **unit);
+void pm_revoked_offline(unsigned long first, unsigned long last);
+void pm_revoked_done(unsigned long first, unsigned long last, bool cancelled);
+void pm_revoked_exit(void);
 struct pm_domain *pm_rmap_live(struct pm_domain *ed);
 int pm_pool_drain(struct poolmem_pool_drain *a);
 int pm_domain_set(struct poolmem_domain_set *a);

@@ -108,10 +108,11 @@ static struct pm_domain *pm_rmap_owner(struct pm_domain *ed)
 
 /*
  * The first unit in PFNs [@first, @last] (retired ones included): its
- * domain (not a reference: pm_rmap_live() under pm_lock says whether it
- * still exists) and its slot. False when there is none.
+ * page, its domain (not a reference: pm_rmap_live() under pm_lock says
+ * whether it still exists) and its slot. False when there is none.
  */
-bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot)
+bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
+		   struct page **unit)
 {
 	unsigned long index = first;
 	struct pm_rmap_entry *e;
@@ -121,6 +122,7 @@ bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d
 	if (e) {
 		*d = e->d;
 		*slot = e->slot;
+		*unit = e->page;
 	}
 	rcu_read_unlock();
 	return e;
@@ -278,6 +280,11 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	struct pm_domain *ed = NULL, *d;
 	u64 offset = 0;
 
+	if (action == MEM_OFFLINE || action == MEM_CANCEL_OFFLINE) {
+		/* revoked units freed in the MEM_GOING_OFFLINE: gone, or back (logged) */
+		pm_revoked_done(mn->start_pfn, last, action == MEM_CANCEL_OFFLINE);
+		return NOTIFY_OK;
+	}
 	if (action != MEM_GOING_OFFLINE)
 		return NOTIFY_OK;
 	/* zero reserve units there are free memory to the offline: give them back */
@@ -294,14 +301,22 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 		offset = (u64)e->slot << PM_UNIT_SHIFT;
 	}
 	rcu_read_unlock();
-	if (!e)
+	if (!e) {
+		/* revoked units of chunks elsewhere that lie here go with the block */
+		pm_revoked_offline(mn->start_pfn, last);
 		return NOTIFY_OK;
+	}
 
 	mutex_lock(&pm_lock);
 	if (pm_node_revoked(nid)) {
+		int ret;
+
 		/* the memory is no longer ours: its chunks go instead of the offline */
 		mutex_unlock(&pm_lock);
-		return notifier_from_errno(pm_revoke_range(nid, mn->start_pfn, last));
+		ret = pm_revoke_range(nid, mn->start_pfn, last);
+		if (!ret)
+			pm_revoked_offline(mn->start_pfn, last);
+		return notifier_from_errno(ret);
 	}
 	d = pm_rmap_owner(ed);
 	pr_info("memory offline of PFNs %#lx-%#lx refused: domain %s has chunks there (offset %#llx)\n",

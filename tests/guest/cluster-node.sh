@@ -202,6 +202,16 @@ ledger=$(echo "$ledger" |
 check_eq "after the restarts: the ledger's claims of $role" "$h" "$ledger"
 stamp fin $((me * 1000000 + 999))
 k barrier /rig/etcd/stamped $role 2 120 || fail "etcd phase: the other did not stamp"
+# global placement: the other host's load on dcd0 reaches this host's
+# module through the ledger (published by its agent, read by ours, written
+# to sh0's remote_load for smart idle)
+say fin-alloc "$(pool_attr sh0 allocated_bytes)"
+other=gA; [ $role = gA ] && other=gB
+wait_for 60 k get /rig/$other/fin-alloc >/dev/null || fail "the other did not say its allocation"
+oalloc=$(k get /rig/$other/fin-alloc)
+remote_is() { [ "$(pool_attr sh0 remote_load | cut -d' ' -f2)" = "$oalloc" ]; }
+wait_for 30 remote_is || fail "sh0's remote_load is '$(pool_attr sh0 remote_load)', the other host has $oalloc bytes on dcd0"
+info "$role: sh0 remote_load '$(pool_attr sh0 remote_load)' (the other host's load on dcd0)"
 verify fin $((me * 1000000 + 999))
 say etcd-held "extents ${h:-none} (its agent saw $(field unreachable_rounds) rounds without etcd)"
 k barrier /rig/etcd/done $role 2 120 || fail "etcd phase: the other did not finish"

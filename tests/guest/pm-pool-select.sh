@@ -43,6 +43,21 @@ check_eq "smart-idle: chunks on idle p1" 6 "$(dom_pool_chunks idle p1)"
 check_eq "smart-idle: chunks on busy p0" 0 "$(dom_pool_chunks idle p0)"
 pmtest domain-destroy idle >/dev/null
 pmtest domain-destroy busy >/dev/null
+
+# other hosts' load on a shared device (remote_load, which poolmem-agent
+# writes from the cluster ledger) counts for smart idle: p1, idle here,
+# is busy elsewhere in the cluster, so a new domain goes to p0
+check_eq "p1's remote load at start" "0 0" "$(pool_attr p1 remote_load)"
+echo "1000000 0" > $POOLSYS/p1/remote_load
+check_eq "p1's remote load" "1000000 0" "$(pool_attr p1 remote_load)"
+pmtest domain-create idle2 16M 0 16M tier=pool-first select=smart-idle >/dev/null
+touch_n idle2 6
+check_eq "smart-idle, p1 busy elsewhere: chunks on p0" 6 "$(dom_pool_chunks idle2 p0)"
+pmtest domain-destroy idle2 >/dev/null
+for bad in "1" "1 2 3" "x 1" "1 2x" "$((1 << 49)) 0"; do
+	echo "$bad" > $POOLSYS/p1/remote_load 2>/dev/null && fail "remote_load took '$bad'"
+done
+echo "0 0" > $POOLSYS/p1/remote_load
 echo 1000 > /sys/module/poolmem/parameters/window_ms
 
 pmtest domain-create rnd 64M 0 64M tier=pool-first select=random >/dev/null
