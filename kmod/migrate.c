@@ -727,6 +727,13 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		return -ENOENT;
 	}
 	if (a->flags & POOLMEM_DRAIN_CANCEL) {
+		/* revoked memory still online may be another host's: it stays revoked */
+		if (p->revoked && node_state(p->node, N_MEMORY)) {
+			pr_info("pool %s: revoked, and memory of node %d is still online: offline it first\n",
+				p->name, p->node);
+			ret = -EBUSY;
+			goto out_unlock;
+		}
 		if (p->draining)
 			pr_info("pool %s: draining cancelled\n", p->name);
 		WRITE_ONCE(p->revoked, false);
@@ -755,6 +762,14 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		WRITE_ONCE(p->draining, true);
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
 		pm_zerod_kick();
+		/*
+		 * Placements and moves that chose this pool, or began a copy
+		 * off it, before it was marked: let them end, so that none
+		 * copies off it after this returns.
+		 */
+		list_for_each_entry(d, &pm_domains, list)
+			if (d->pool_mask & BIT_ULL(p->id))
+				pm_domain_quiesce(d);
 		goto out_unlock;
 	}
 	ret = pm_drain_check(p, a);
@@ -802,22 +817,20 @@ out_unlock:
 }
 
 /*
- * Units of revoked chunks, held until their own memory block goes offline:
- * unmapped, out of the reverse map, never read, our reference kept, so
- * that nothing on this host allocates memory that may be another host's by
- * now. A unit is freed only in the MEM_GOING_OFFLINE of its own block,
- * whose pageblocks are isolated then, so it goes nowhere but offline (a
- * chunk's units may lie in several blocks). If that offline is cancelled
- * afterwards (a signal to the writer, a page that would not migrate), the
- * kernel puts the freed units back on the free lists; poolmem-agent blocks
- * its signals while it offlines, and the cancel is logged (see
- * pm_revoked_cancel()). pm_revoked_lock protects the list; it is taken
- * under the hotplug lock or alone, and nothing is taken under it.
+ * Units of revoked chunks: unmapped, out of the reverse map, never read,
+ * and never freed. Memory that may be another host's by now must not reach
+ * this host's page allocator, nor be written by it (init_on_free). They
+ * stay frozen at refcount 0 with every page PageOffline, virtio-mem's
+ * protocol for pages a driver took away: memory offline isolates such
+ * pages in any zone and skips them (test_pages_isolated(),
+ * __offline_isolated_pages()), a cancelled offline leaves them as they
+ * are, and kdump skips them. They leave this list when their block has
+ * gone offline (MEM_OFFLINE); the memory goes with it. pm_revoked_lock
+ * protects the list; under it only the maple tree's own lock is taken.
  */
 struct pm_revoked {
 	struct list_head node;
 	struct page *unit;
-	bool released;		/* freed in a MEM_GOING_OFFLINE not yet finished */
 };
 static LIST_HEAD(pm_revoked_list);
 static DEFINE_MUTEX(pm_revoked_lock);
@@ -830,19 +843,20 @@ static bool pm_unit_in(struct page *unit, unsigned long first, unsigned long las
 }
 
 /*
- * Revoke present chunk @idx of @d, found through its unit @unit in the
- * reverse map: the memory under it is no longer this host's (its pool was
+ * Revoke the chunk of @d whose unit @slot is @unit (as the reverse map
+ * said; @slot is within the domain): the memory under it is no longer this host's (its pool was
  * revoked, and a block of it is going offline). Unmapped and frozen as
  * for a move; then dropped unread: by now it may hold another host's data,
  * which a copy would show this domain. The chunk is lost from then on
- * (pm_chunk_lose) and its units go to the held list. Process context,
+ * (pm_chunk_lose) and its units to the held list (pm_revoked). Process context,
  * d->lock not held. Returns 0; -ENOENT when @unit is not the chunk's (a
  * retired chunk, still referenced, or a move's old units about to be
  * freed); -EINPROGRESS when busy; -EAGAIN or -EBUSY when referenced or
  * pinned; -ENOMEM.
  */
-static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx, struct page *unit)
+static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit)
 {
+	u64 idx = slot / d->units_per_chunk;
 	struct pm_move m = { .idx = idx };
 	struct page **arrays = pm_move_arrays(d, &m, 1);
 	struct pm_chunk_meta *meta = &d->meta[idx];
@@ -860,8 +874,7 @@ static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx, st
 			goto out_free;
 	}
 	mutex_lock(&d->lock);
-	for (u = 0; meta->present && u < nr; u++)
-		ours |= d->units[idx * nr + u] == unit;
+	ours = meta->present && d->units[slot] == unit;
 	ret = meta->busy ? -EINPROGRESS : !ours ? -ENOENT : 0;
 	if (ret)
 		goto out_unlock;
@@ -881,9 +894,13 @@ static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, u64 idx, st
 	pm_chunk_lose(d, idx);
 	pm_chunk_unbusy(d, idx);
 	mutex_unlock(&d->lock);
-	pm_units_unfreeze(m.old, nr);
+	/* frozen at 0 they stay; offline takes them as they are */
 	mutex_lock(&pm_revoked_lock);
 	for (u = 0; u < nr; u++) {
+		unsigned int i;
+
+		for (i = 0; i < PM_UNIT_PAGES; i++)
+			__SetPageOffline(m.old[u] + i);
 		pm_rmap_erase(m.old[u]);
 		held[u]->unit = m.old[u];
 		list_add_tail(&held[u]->node, &pm_revoked_list);
@@ -912,8 +929,7 @@ out_free:
  * (pinned, referenced, being placed or moved, retired), logged, and the
  * offline is refused as it would be without the revoke. Lock order as the
  * notifier's: hotplug lock, then pm_lock, then d->lock; no lock held here.
- * The units go to the held list; pm_revoked_offline() frees those of the
- * range.
+ * The units go to the held list (pm_revoked), which offline skips.
  */
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 {
@@ -941,8 +957,14 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 			ret = -EBUSY;
 			break;
 		}
+		/* the domain's address may be another's by now: the slot must be in it */
+		if (slot >= d->nr_chunks * d->units_per_chunk) {
+			pm_domain_release_held(&h);
+			ret = -EBUSY;
+			break;
+		}
 		idx = slot / d->units_per_chunk;
-		ret = pm_chunk_revoke(d, h.inode, idx, unit);
+		ret = pm_chunk_revoke(d, h.inode, slot, unit);
 		if (ret)
 			pr_warn("memory offline of PFNs %#lx-%#lx: domain %s offset %#llx can't be revoked (%s): offline refused\n",
 				start_pfn, last_pfn, d->name, idx << d->chunk_shift,
@@ -964,52 +986,29 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 	return ret;
 }
 
-/* MEM_GOING_OFFLINE of [@first, @last] (pageblocks isolated): free the held units there. */
-void pm_revoked_offline(unsigned long first, unsigned long last)
-{
-	struct pm_revoked *r;
-
-	mutex_lock(&pm_revoked_lock);
-	list_for_each_entry(r, &pm_revoked_list, node) {
-		if (r->released || !pm_unit_in(r->unit, first, last))
-			continue;
-		/* our reference was the last: into the isolated free lists */
-		put_page(r->unit);
-		r->released = true;
-	}
-	mutex_unlock(&pm_revoked_lock);
-}
-
 /*
- * MEM_OFFLINE (@cancelled false) or MEM_CANCEL_OFFLINE (true) of [@first,
- * @last]: the units freed in its MEM_GOING_OFFLINE are gone for good, or,
- * cancelled, back on the free lists of memory that stays online. The
- * memory hotplug core gives no way to keep them out, so say so loudly: the
- * node's memory must not be trusted before it is offline.
+ * MEM_OFFLINE of [@first, @last]: the held units there went offline with
+ * the block; forget them. A cancelled offline changes nothing: they stay
+ * held (PageOffline, refcount 0) and go with the next offline.
  */
-void pm_revoked_done(unsigned long first, unsigned long last, bool cancelled)
+void pm_revoked_done(unsigned long first, unsigned long last)
 {
 	struct pm_revoked *r, *tmp;
-	unsigned long n = 0;
 
 	mutex_lock(&pm_revoked_lock);
 	list_for_each_entry_safe(r, tmp, &pm_revoked_list, node) {
-		if (!r->released || !pm_unit_in(r->unit, first, last))
+		if (!pm_unit_in(r->unit, first, last))
 			continue;
 		list_del(&r->node);
 		kfree(r);
-		n++;
 	}
 	mutex_unlock(&pm_revoked_lock);
-	if (cancelled && n)
-		pr_crit("memory offline of PFNs %#lx-%#lx cancelled after %lu revoked units were freed: %lu MiB that may be another host's are back in the page allocator; offline the block again\n",
-			first, last, n, n * (PM_UNIT_BYTES >> 20));
 }
 
 /*
  * Module exit: units still held are memory that may be another host's.
- * They stay allocated (lost to this host until it reboots): freeing them
- * would hand that memory out.
+ * They stay as they are (PageOffline, refcount 0: lost to this host until
+ * their block goes offline, which needs no module).
  */
 void pm_revoked_exit(void)
 {
@@ -1018,14 +1017,13 @@ void pm_revoked_exit(void)
 
 	mutex_lock(&pm_revoked_lock);
 	list_for_each_entry_safe(r, tmp, &pm_revoked_list, node) {
-		if (!r->released)
-			n++;
+		n++;
 		list_del(&r->node);
 		kfree(r);
 	}
 	mutex_unlock(&pm_revoked_lock);
 	if (n)
-		pr_warn("%lu revoked units never went offline: kept allocated (%lu MiB)\n", n,
+		pr_warn("%lu revoked units (%lu MiB) never went offline: they stay out of use until they do\n", n,
 			n * (PM_UNIT_BYTES >> 20));
 }
 

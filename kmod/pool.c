@@ -255,13 +255,17 @@ static ssize_t remote_load_store(struct kobject *kobj, struct kobj_attribute *at
 				 size_t count)
 {
 	struct pm_pool *p = to_pool(kobj);
-	unsigned long long af, bytes;
-	char tail;
+	char s[48], *second;
+	u64 af, bytes;
 
-	/* two decimal numbers and at most a newline; an Af beyond 2^48 is no figure */
-	if (sscanf(buf, "%llu %llu%c", &af, &bytes, &tail) < 2 || af > (1ULL << 48) || bytes > (1ULL << 60))
+	/* "AF BYTES", one space between, at most a newline after; no overflow */
+	if (strscpy(s, buf, sizeof(s)) < 0)
 		return -EINVAL;
-	if (sscanf(buf, "%llu %llu%c", &af, &bytes, &tail) == 3 && tail != '\n')
+	second = strchr(s, ' ');
+	if (!second)
+		return -EINVAL;
+	*second++ = '\0';
+	if (kstrtou64(s, 10, &af) || kstrtou64(second, 10, &bytes) || af > (1ULL << 48) || bytes > (1ULL << 60))
 		return -EINVAL;
 	WRITE_ONCE(p->remote_af, af);
 	WRITE_ONCE(p->remote_allocated, bytes);

@@ -406,8 +406,7 @@ int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u3
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
 bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
 		   struct page **unit);
-void pm_revoked_offline(unsigned long first, unsigned long last);
-void pm_revoked_done(unsigned long first, unsigned long last, bool cancelled);
+void pm_revoked_done(unsigned long first, unsigned long last);
 void pm_revoked_exit(void);
 struct pm_domain *pm_rmap_live(struct pm_domain *ed);
 int pm_pool_drain(struct poolmem_pool_drain *a);

@@ -280,9 +280,9 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	struct pm_domain *ed = NULL, *d;
 	u64 offset = 0;
 
-	if (action == MEM_OFFLINE || action == MEM_CANCEL_OFFLINE) {
-		/* revoked units freed in the MEM_GOING_OFFLINE: gone, or back (logged) */
-		pm_revoked_done(mn->start_pfn, last, action == MEM_CANCEL_OFFLINE);
+	if (action == MEM_OFFLINE) {
+		/* revoked units there went with the block */
+		pm_revoked_done(mn->start_pfn, last);
 		return NOTIFY_OK;
 	}
 	if (action != MEM_GOING_OFFLINE)
@@ -301,11 +301,8 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 		offset = (u64)e->slot << PM_UNIT_SHIFT;
 	}
 	rcu_read_unlock();
-	if (!e) {
-		/* revoked units of chunks elsewhere that lie here go with the block */
-		pm_revoked_offline(mn->start_pfn, last);
+	if (!e)
 		return NOTIFY_OK;
-	}
 
 	mutex_lock(&pm_lock);
 	if (pm_node_revoked(nid)) {
@@ -314,8 +311,6 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 		/* the memory is no longer ours: its chunks go instead of the offline */
 		mutex_unlock(&pm_lock);
 		ret = pm_revoke_range(nid, mn->start_pfn, last);
-		if (!ret)
-			pm_revoked_offline(mn->start_pfn, last);
 		return notifier_from_errno(ret);
 	}
 	d = pm_rmap_owner(ed);

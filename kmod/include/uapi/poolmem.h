@@ -137,8 +137,12 @@ struct poolmem_pool_info {
  * memory block goes offline, the chunks on it are unmapped and dropped
  * without being read or copied (their bytes may be another host's by now),
  * and their domains get a memory error (SIGBUS, BUS_MCEERR_AR) on touching
- * them until they discard the range. Nothing moves in the call itself;
- * POOLMEM_DRAIN_CANCEL ends it.
+ * them until they discard the range. Their pages are never freed: they go
+ * offline with their blocks. No chunk moves off the pool from then on; the
+ * call waits for placements and moves already under way. EOPNOTSUPP for a
+ * pool with memory in a kernel zone (it could not go offline with chunks).
+ * POOLMEM_DRAIN_CANCEL ends it, and is refused (EBUSY) while memory of the
+ * node is still online.
  */
 #define POOLMEM_DRAIN_ALLOW_LOCAL	(1u << 0)
 #define POOLMEM_DRAIN_CHECK		(1u << 1)
