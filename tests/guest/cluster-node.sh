@@ -210,9 +210,10 @@ other=gA; [ $role = gA ] && other=gB
 wait_for 60 k get /rig/$other/fin-alloc >/dev/null || fail "the other did not say its allocation"
 oalloc=$(k get /rig/$other/fin-alloc)
 remote_is() { [ "$(pool_attr sh0 remote_load | cut -d' ' -f2)" = "$oalloc" ]; }
-# Reported, not asserted: in one run of 5 (a fresh clone's make check),
-# gA's remote_load stayed "0 0" for 30 s while gB's was right; not yet
-# understood (issue 15's closing note). The kernel's use of remote_load
+# Reported, not asserted: in the 30-round runs, gA's remote_load (gA was
+# fenced, revoked and rejoined in the stop phase) stayed "0 0" for 30 s
+# while gB's was right; 3-round runs passed. An open bug (issue 15's
+# closing note). The kernel's use of remote_load
 # is asserted in pm-pool-select.
 if wait_for 30 remote_is; then
 	info "$role: sh0 remote_load '$(pool_attr sh0 remote_load)' (the other host's load on dcd0)"
