@@ -38,6 +38,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <sys/stat.h>
 #include <thread>
@@ -361,15 +362,26 @@ template <class F> void guarded(F f)
 	}
 }
 
-/* The pool's remote_load: the load other hosts put on its shared device. */
-void write_remote_load(const Conf &c, const std::string &pool, uint64_t af, uint64_t bytes)
+/*
+ * The pool's remote_load: the load other hosts put on its shared device.
+ * Returns what happened, in words, for the log: the agent says it when it
+ * changes, so that a refused store or a missing pool is seen.
+ */
+std::string write_remote_load(const Conf &c, const std::string &pool, uint64_t af, uint64_t bytes)
 {
 	const std::string file = c.sysfs + "/kernel/poolmem/pools/" + pool + "/remote_load";
-	FILE *f = std::fopen(file.c_str(), "w");
-	if (!f)
-		return; /* no such pool yet (nothing online), or an older module */
-	std::fprintf(f, "%llu %llu\n", static_cast<unsigned long long>(af), static_cast<unsigned long long>(bytes));
-	std::fclose(f);
+	const std::string value = std::to_string(af) + " " + std::to_string(bytes);
+	const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "pool " + pool + ": cannot write remote_load: " + std::strerror(errno);
+	const std::string line = value + "\n";
+	const ssize_t n = ::write(fd, line.data(), line.size());
+	const int err = errno;
+	::close(fd);
+	if (n != static_cast<ssize_t>(line.size()))
+		return "pool " + pool + ": remote_load refused '" + value + "': " + std::strerror(n < 0 ? err : EIO);
+	return "pool " + pool + ": other hosts' load is af " + std::to_string(af) + ", " + std::to_string(bytes) +
+	       " bytes";
 }
 
 std::string holding(const poolmem::cluster::Agent &agent)
@@ -423,6 +435,8 @@ int main(int argc, char **argv)
 		write_state(c, agent, generation);
 		bool was_fenced = false;
 		std::string held = holding(agent);
+		std::map<std::string, std::string> remote_said; /* per device: the last remote_load line logged */
+		std::string publish_failed;			 /* the last publish error logged */
 		while (!stopping) {
 			const auto next = std::chrono::steady_clock::now() +
 					  std::chrono::milliseconds(std::max<int64_t>(c.ttl_s * 1000 / 3 - 200, 300));
@@ -478,16 +492,37 @@ int main(int argc, char **argv)
 										    p.allocated_bytes);
 								own[d.name] = {p.access_factor, p.allocated_bytes};
 							}
+					for (const auto &d : c.devices)
+						if (!own.count(d.name) && remote_said[d.name] != "") {
+							remote_said[d.name] = "";
+							std::printf("poolmem-agent: %s: %s: pool %s is not there; its remote "
+								    "load waits for it\n",
+								    c.host.c_str(), d.name.c_str(), d.pool.c_str());
+							std::fflush(stdout);
+						}
 					/* the others' load on each device, for the module's smart idle */
 					for (const auto &l : ledger.load())
-						for (const auto &d : c.devices)
-							if (d.name == l.device && own.count(d.name))
-								write_remote_load(c, d.pool,
-										  l.af - std::min(l.af, own[d.name].first),
-										  l.allocated_bytes -
-											  std::min(l.allocated_bytes, own[d.name].second));
-				} catch (const poolmem::Error &) {
-					/* the ledger went away between the step and here */
+						for (const auto &d : c.devices) {
+							if (d.name != l.device || !own.count(d.name))
+								continue;
+							const std::string said = write_remote_load(
+								c, d.pool, l.af - std::min(l.af, own[d.name].first),
+								l.allocated_bytes - std::min(l.allocated_bytes, own[d.name].second));
+							if (remote_said[d.name] != said) {
+								remote_said[d.name] = said;
+								std::printf("poolmem-agent: %s: %s: %s\n", c.host.c_str(),
+									    d.name.c_str(), said.c_str());
+								std::fflush(stdout);
+							}
+						}
+					publish_failed.clear();
+				} catch (const poolmem::Error &e) {
+					/* the ledger went away between the step and here: say it once */
+					if (publish_failed != e.what()) {
+						publish_failed = e.what();
+						std::fprintf(stderr, "poolmem-agent: %s: cannot publish or read the load: %s\n",
+							     c.host.c_str(), e.what());
+					}
 				}
 				etcd.set_timeout_ms(2000);
 			}
