@@ -144,21 +144,25 @@ static vm_fault_t pm_fault_busy(struct pm_domain *d, struct vm_fault *vmf, u64 i
 {
 	struct pm_chunk_meta *meta = &d->meta[idx];
 	struct file *fpin;
+	u64 t0;
 
 	mutex_unlock(&d->lock);
 	if ((vmf->flags & (FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_RETRY_NOWAIT)) ==
 	    (FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_RETRY_NOWAIT))
 		return VM_FAULT_RETRY;
+	t0 = ktime_get_ns();
 	if (fault_flag_allow_retry_first(vmf->flags)) {
 		fpin = get_file(vmf->vma->vm_file);
 		mmap_read_unlock(vmf->vma->vm_mm);
 		/* a fatal signal: the arch fault handler sees it after RETRY */
-		wait_var_event_killable(meta, !READ_ONCE(meta->busy));
+		if (!wait_var_event_killable(meta, !READ_ONCE(meta->busy)))
+			pm_move_wait_done(ktime_get_ns() - t0);
 		fput(fpin);
 		return VM_FAULT_RETRY;
 	}
 	if (wait_var_event_killable(meta, !READ_ONCE(meta->busy)))
 		return VM_FAULT_SIGBUS;	/* killed: it dies anyway */
+	pm_move_wait_done(ktime_get_ns() - t0);
 	return 0;
 }
 

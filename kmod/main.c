@@ -181,22 +181,15 @@ u64 pm_node_pinnable_bytes(int nid)
  * (Debian's) compile it out.
  */
 static DECLARE_FAULT_ATTR(pm_fail_attr);
-static struct dentry *pm_debugfs;
 
 bool pm_should_fail(size_t size)
 {
 	return should_fail(&pm_fail_attr, size);
 }
 
-static void pm_fault_init(void)
+static void pm_fault_init(struct dentry *dir)
 {
-	pm_debugfs = debugfs_create_dir("poolmem", NULL);
-	fault_create_debugfs_attr("fail", pm_debugfs, &pm_fail_attr);
-}
-
-static void pm_fault_exit(void)
-{
-	debugfs_remove_recursive(pm_debugfs);
+	fault_create_debugfs_attr("fail", dir, &pm_fail_attr);
 }
 #else
 bool pm_should_fail(size_t size)
@@ -204,14 +197,24 @@ bool pm_should_fail(size_t size)
 	return false;
 }
 
-static void pm_fault_init(void)
-{
-}
-
-static void pm_fault_exit(void)
+static void pm_fault_init(struct dentry *dir)
 {
 }
 #endif
+
+/*
+ * /sys/kernel/debug/poolmem: debugging and benchmark aids (fault injection
+ * where the kernel has it, move latency samples). Their failure is not
+ * fatal: debugfs calls take and return error pointers.
+ */
+static struct dentry *pm_debugfs;
+
+static void pm_debugfs_init(void)
+{
+	pm_debugfs = debugfs_create_dir("poolmem", NULL);
+	pm_fault_init(pm_debugfs);
+	pm_move_debugfs(pm_debugfs);
+}
 
 /* The default home node: the first node with CPUs and memory. */
 int pm_first_cpu_node(void)
@@ -278,7 +281,7 @@ static int __init pm_init(void)
 	ret = pm_ctl_init();
 	if (ret)
 		goto out_fs;
-	pm_fault_init();	/* debugging aid only: its failure is not fatal */
+	pm_debugfs_init();	/* debugging aids only: their failure is not fatal */
 
 	pr_info("ABI %d ready: /dev/poolmem/control, file system \"poolmem\"\n", POOLMEM_ABI_VERSION);
 	return 0;
@@ -305,7 +308,7 @@ out_destroy_class:
  */
 static void __exit pm_exit(void)
 {
-	pm_fault_exit();
+	debugfs_remove_recursive(pm_debugfs);
 	pm_ctl_exit();
 	pm_fs_exit();
 	pm_chunk_exit();

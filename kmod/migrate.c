@@ -34,6 +34,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -41,7 +42,9 @@
 #include <linux/page_ref.h>
 #include <linux/pagemap.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include "poolmem.h"
@@ -50,6 +53,98 @@
 #define PM_MOVE_FREEZE_TRIES	4
 /* ... and before a pinned chunk is taken for long-term pinned: ~6-13 ms */
 #define PM_MOVE_PIN_TRIES	8
+
+/*
+ * Move latency, as a vCPU sees it (debugfs poolmem/move_latency, for
+ * make bench): the last PM_LAT_SAMPLES copies of one unit and waits of a
+ * fault on a busy chunk, in ns. Reading prints their percentiles; writing
+ * anything clears both. Recording takes no lock: a slot is claimed with
+ * atomic_inc_return() and the u64 stored with WRITE_ONCE(); a reader racing
+ * with a writer may count a slot whose sample is not stored yet (it reads
+ * 0 or the old sample), and a clear racing with writers may keep or lose a
+ * sample. Both only blur a benchmark figure, never a decision: nothing in
+ * the module reads these samples.
+ */
+#define PM_LAT_SAMPLES		4096
+
+struct pm_lat {
+	atomic_t n;			/* samples stored since the last clear */
+	u64 ns[PM_LAT_SAMPLES];		/* ring: sample k in slot k % PM_LAT_SAMPLES */
+};
+
+static struct pm_lat pm_lat_copy, pm_lat_wait;
+
+static void pm_lat_add(struct pm_lat *l, u64 ns)
+{
+	unsigned int i = (unsigned int)atomic_inc_return(&l->n) - 1;
+
+	WRITE_ONCE(l->ns[i % PM_LAT_SAMPLES], ns);
+}
+
+/* a fault waited @ns for a chunk being moved (file.c) */
+void pm_move_wait_done(u64 ns)
+{
+	pm_lat_add(&pm_lat_wait, ns);
+}
+
+static int pm_lat_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void pm_lat_show_one(struct seq_file *m, const char *what, struct pm_lat *l, u64 *buf)
+{
+	unsigned int n = min_t(unsigned int, (unsigned int)atomic_read(&l->n), PM_LAT_SAMPLES), i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = READ_ONCE(l->ns[i]);
+	sort(buf, n, sizeof(*buf), pm_lat_cmp, NULL);
+	seq_printf(m, "%s %u", what, n);
+	if (n)
+		seq_printf(m, " p50 %llu p90 %llu p99 %llu max %llu", buf[n / 2], buf[n * 9 / 10],
+			   buf[n * 99 / 100], buf[n - 1]);
+	seq_putc(m, '\n');
+}
+
+static int pm_lat_show(struct seq_file *m, void *v)
+{
+	u64 *buf = kvmalloc_array(PM_LAT_SAMPLES, sizeof(*buf), GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	pm_lat_show_one(m, "copy_unit_ns", &pm_lat_copy, buf);
+	pm_lat_show_one(m, "fault_wait_ns", &pm_lat_wait, buf);
+	kvfree(buf);
+	return 0;
+}
+
+static int pm_lat_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pm_lat_show, NULL);
+}
+
+static ssize_t pm_lat_write(struct file *file, const char __user *buf, size_t len, loff_t *pos)
+{
+	atomic_set(&pm_lat_copy.n, 0);
+	atomic_set(&pm_lat_wait.n, 0);
+	return len;
+}
+
+static const struct file_operations pm_lat_fops = {
+	.owner = THIS_MODULE,
+	.open = pm_lat_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = pm_lat_write,
+	.release = single_release,
+};
+
+void pm_move_debugfs(struct dentry *dir)
+{
+	debugfs_create_file("move_latency", 0600, dir, NULL, &pm_lat_fops);
+}
 
 static bool pm_units_freeze(struct page **units, unsigned int nr)
 {
@@ -98,9 +193,12 @@ static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
 			if (PageHWPoison(src[u] + i))
 				return -EIO;
 		if (!IS_ENABLED(CONFIG_HIGHMEM)) {
+			u64 t0 = ktime_get_ns();
+
 			if (copy_mc_to_kernel(page_address(dst[u]), page_address(src[u]),
 					      PM_UNIT_BYTES))
 				return -EIO;
+			pm_lat_add(&pm_lat_copy, ktime_get_ns() - t0);
 		} else {
 			for (i = 0; i < PM_UNIT_PAGES; i++) {
 				void *to = kmap_local_page(dst[u] + i);

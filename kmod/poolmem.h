@@ -413,6 +413,8 @@ int pm_pool_drain(struct poolmem_pool_drain *a);
 int pm_domain_set(struct poolmem_domain_set *a);
 int pm_pool_detach(struct pm_pool *p);
 int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
+void pm_move_wait_done(u64 ns);
+void pm_move_debugfs(struct dentry *dir);
 
 /* tiering.c: access sampling by refault, hot/cold moves */
 void pm_tier_init(struct pm_domain *d);

@@ -95,8 +95,15 @@ rm -f /tmp/stop-sampling
 	sleep 0.1
   done ) > /tmp/samples &
 sampler=$!
+LAT=/sys/kernel/debug/poolmem/move_latency	# the kernel's move latency samples (make bench)
+echo 0 > $LAT
 out=$(poolctl pool drain p0 --rate 32M) || fail "drain: $out"
 info "$out"
+lat=$(cat $LAT)
+info "move latency: $(echo "$lat" | tr '\n' ' ')"
+# one copy sample per 2 MiB unit moved
+check_eq "2 MiB unit copies sampled by the drain" $((72 * $(dom_attr va chunk_bytes) / (2 * MiB))) \
+	"$(echo "$lat" | awk '$1 == "copy_unit_ns" { print $2 }')"
 touch /tmp/stop-sampling
 wait $sampler
 check_eq "p0 chunks after drain" 0 "$(pool_attr p0 chunks)"
