@@ -6,6 +6,9 @@
 #     chunk is a stall. Its p99 against one 2 MiB memcpy (goal: <= 2x),
 #     for drain_batch 1, the default and 16: chunks unmapped at once (one
 #     TLB flush) against the wait of a vCPU on the last chunk of a run.
+#     Measured twice: by the writer's clock (every write slower than
+#     20 us), and by the kernel's (debugfs poolmem/move_latency: each
+#     fault's wait on a moving chunk, each 2 MiB unit copy of the moves).
 #  2. Tiering overhead: the tiering worker's CPU time at the default scan
 #     rate (64 MiB/s) on a 256 MiB VM whose moves are done, as a share of
 #     one CPU (goal: < 1%).
@@ -50,14 +53,21 @@ for b in 1 $batch0 16; do
 		END { printf "bench: stall / one 2 MiB copy, drain_batch %d: p90 %.2f, p99 %.2f\n", b, q / c, p / c }' /tmp/stall.out
 	# The same stall measured in the kernel: how long each fault waited
 	# for its chunk's move (from the wait's start to its wake-up), against
-	# the kernel's own copy of one 2 MiB unit in those moves. Unlike the
+	# the kernel's own copies of one 2 MiB unit in those moves. Unlike the
 	# writer's clock above, it leaves out the times the host preempts the
 	# writer's vCPU between two writes, which the writer counts as stalls.
+	# The copies have a tail of their own (a copy is one copy_mc_to_kernel()
+	# call, no lock, no wait: its tail is the host preempting the vCPU that
+	# copies), so each percentile of the waits is set against the same
+	# percentile of the copies, and also against the median copy.
 	echo "bench: kernel move latency, drain_batch $b: $(tr '\n' ' ' < $LAT)"
 	awk -v b=$b '{ for (i = 1; i <= NF; i++) if ($i == "p50") p50[$1] = $(i + 1); else if ($i == "p90") p90[$1] = $(i + 1); else if ($i == "p99") p99[$1] = $(i + 1) }
-		END { c = p50["copy_unit_ns"]; if (c > 0 && p99["fault_wait_ns"] > 0)
-			printf "bench: fault wait / one 2 MiB copy (kernel clock), drain_batch %d: p90 %.2f, p99 %.2f\n", b, p90["fault_wait_ns"] / c, p99["fault_wait_ns"] / c
-		else printf "bench: fault wait / one 2 MiB copy (kernel clock), drain_batch %d: no wait sampled\n", b }' $LAT
+		END { c = "copy_unit_ns"; w = "fault_wait_ns"
+		if (p50[c] > 0 && p99[w] > 0) {
+			printf "bench: fault wait / 2 MiB copy at the same percentile (kernel clock), drain_batch %d: p50 %.2f, p90 %.2f, p99 %.2f (goal: p99 <= 2)\n", b, p50[w] / p50[c], p90[w] / p90[c], p99[w] / p99[c]
+			printf "bench: fault wait / the median 2 MiB copy (kernel clock), drain_batch %d: p90 %.2f, p99 %.2f; the copies alone: p99 / median %.2f\n", b, p90[w] / p50[c], p99[w] / p50[c], p99[c] / p50[c]
+		} else
+			printf "bench: fault wait / 2 MiB copy (kernel clock), drain_batch %d: no wait sampled\n", b }' $LAT
 	pmtest domain-destroy st >/dev/null
 done
 echo $batch0 > $BATCH
