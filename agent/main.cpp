@@ -479,15 +479,25 @@ int main(int argc, char **argv)
 				std::fflush(stdout);
 			}
 			write_state(c, agent, generation);
-			if (!agent.fenced() && agent.time_left().count() > 300) {
-				/* a hung etcd must not hold us past the self-fence deadline */
-				etcd.set_timeout_ms(std::min<long>(2000, agent.time_left().count() - 200));
+			if (!agent.fenced()) {
+				/*
+				 * A hung etcd must not hold us past the self-fence
+				 * deadline: each call gets what is left of it, less
+				 * 200 ms, and none is made with 300 ms or less left.
+				 */
+				auto budget = [&] {
+					const long left = static_cast<long>(agent.time_left().count());
+					if (left <= 300)
+						throw poolmem::Error::plain(c.host, "too close to the self-fence deadline", ETIME);
+					etcd.set_timeout_ms(std::min<long>(2000, left - 200));
+				};
 				try {
 					const auto pools = poolmem::read_pools(c.sysfs);
 					std::map<std::string, std::pair<uint64_t, uint64_t>> own;
 					for (const auto &d : c.devices)
 						for (const auto &p : pools)
 							if (p.name == d.pool) {
+								budget();
 								ledger.publish_load(c.host, agent.lease(), d.name, p.access_factor,
 										    p.allocated_bytes);
 								own[d.name] = {p.access_factor, p.allocated_bytes};
@@ -501,6 +511,7 @@ int main(int argc, char **argv)
 							std::fflush(stdout);
 						}
 					/* the others' load on each device, for the module's smart idle */
+					budget();
 					for (const auto &l : ledger.load())
 						for (const auto &d : c.devices) {
 							if (d.name != l.device || !own.count(d.name))

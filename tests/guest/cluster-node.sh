@@ -213,6 +213,12 @@ remote_is() { [ "$(pool_attr sh0 remote_load | cut -d' ' -f2)" = "$oalloc" ]; }
 wait_for 30 remote_is ||
 	fail "$role: sh0's remote_load is '$(pool_attr sh0 remote_load)', the other host has $oalloc bytes on dcd0; agent log: $(grep -v reloaded /tmp/agent.log | tail -n 14 | tr '\n' '|'); the ledger: $(poolctl cluster --etcd "$E" status --json 2>&1 | tr -d ' \n')"
 info "$role: sh0 remote_load '$(pool_attr sh0 remote_load)' (the other host's load on dcd0)"
+# Neither destroys its stamped domain (verify) before both have seen the
+# other's bytes: remote_load follows the other host's load as it is now,
+# and a domain destroyed early takes away the value the other waits for.
+# (Without this barrier the host that checked first could do just that:
+# the other then read "0 0" to the end, seen in two runs.)
+k barrier /rig/etcd/seen $role 2 120 || fail "etcd phase: the other did not see this host's load"
 verify fin $((me * 1000000 + 999))
 say etcd-held "extents ${h:-none} (its agent saw $(field unreachable_rounds) rounds without etcd)"
 k barrier /rig/etcd/done $role 2 120 || fail "etcd phase: the other did not finish"
