@@ -316,6 +316,7 @@ void pm_reserve_stop(void);
 void pm_reserve_exit(void);
 struct page *pm_reserve_take(int nid);
 void pm_reserve_offline(int nid, unsigned long start_pfn, unsigned long nr_pages);
+void pm_reserve_online(int nid);
 void pm_zerod_kick(void);
 u64 pm_pool_zero_reserve_target(struct pm_pool *p);
 u64 pm_node_zero_reserve_bytes(int nid);

@@ -280,6 +280,11 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	struct pm_domain *ed = NULL, *d;
 	u64 offset = 0;
 
+	if (action == MEM_ONLINE) {
+		/* the node is growing: its zero reserve waits for the onlining to end */
+		pm_reserve_online(nid);
+		return NOTIFY_OK;
+	}
 	if (action == MEM_OFFLINE) {
 		/* revoked units there went with the block */
 		pm_revoked_done(mn->start_pfn, last);
