@@ -444,6 +444,7 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"moves", d.moves},
 		{"move_retries", d.move_retries},
 		{"move_pins", d.move_pins},
+		{"revoked_chunks", d.revoked_chunks},
 		{"tiering", {{"mode", d.tiering}, {"scan_rate", d.scan_rate}, {"hot_ms", d.hot_ms},
 			     {"samples", d.samples}, {"sample_hits", d.sample_hits}, {"promotions", d.promotions},
 			     {"demotions", d.demotions}, {"scan_ns", d.tiering_scan_ns}, {"hot_chunks", d.hot_chunks},
@@ -556,6 +557,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::printf("  retired %s: discarded while still referenced (pipe, io_uring, O_DIRECT), "
 			    "still charged\n",
 			    poolmem::plural(d.retired_chunks, "chunk").c_str());
+	if (d.revoked_chunks)
+		std::printf("  revoked %s: lost with revoked pool memory; touching them is a memory error "
+			    "until they are discarded\n",
+			    poolmem::plural(d.revoked_chunks, "chunk").c_str());
 	if (d.tiering != "off" || d.samples)
 		std::printf("  tiering %s at %s/s, hot within %lu ms: %lu samples, %lu touched again; %lu hot, %lu cold "
 			    "chunks; %lu promoted, %lu demoted; %.3f s CPU\n",

@@ -19,7 +19,7 @@ POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes
              "zero_reserve_bytes", "zero_reserve_refills", "zero_reserve_hits", "zero_reserve_misses")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
                "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
-               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns")
+               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns", "revoked_chunks")
 
 
 def w(path, text):
@@ -95,7 +95,7 @@ def main():
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
                      moves=2 * d, move_retries=d % 2, move_pins=0,
                      samples=10 * d, sample_hits=5 * d, promotions=d, demotions=d // 2,
-                     tiering_scan_ns=1000000 * d, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
+                     tiering_scan_ns=1000000 * d, revoked_chunks=3 if d == 1 else 0, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
                      heat=f"{d} {d + 1}",
                      profile="", file=f"/vm{d}", creator="1234 qemu-system-x86",
                      # every second domain is a znuma one: its quotas are its windows

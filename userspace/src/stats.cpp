@@ -140,7 +140,7 @@ void domain_counters_from(const At &dir, DomainStats &d)
 		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks,
 		   &DomainStats::moves, &DomainStats::move_retries, &DomainStats::move_pins,
 		   &DomainStats::samples, &DomainStats::sample_hits, &DomainStats::promotions,
-		   &DomainStats::demotions, &DomainStats::tiering_scan_ns});
+		   &DomainStats::demotions, &DomainStats::tiering_scan_ns, &DomainStats::revoked_chunks});
 	{
 		std::istringstream t(str(dir, "tiering"));
 		if (!(t >> d.tiering >> d.scan_rate >> d.hot_ms))

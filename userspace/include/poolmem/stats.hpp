@@ -52,6 +52,7 @@ struct DomainStats {
 	uint64_t moves = 0;          ///< chunks migrated (drain, live changes)
 	uint64_t move_retries = 0;   ///< moves put off: short-lived references
 	uint64_t move_pins = 0;      ///< moves refused: long-term pins
+	uint64_t revoked_chunks = 0; ///< lost to a revoked pool (cumulative; ABI 6)
 	/// Tiering: chunks unmapped for sampling, those faulted in again
 	/// (accessed), chunks moved to the local tier (hot) and to the pool
 	/// tier (cold), and the sampling worker's CPU time.
