@@ -53,6 +53,8 @@
 #define PM_MOVE_FREEZE_TRIES	4
 /* ... and before a pinned chunk is taken for long-term pinned: ~6-13 ms */
 #define PM_MOVE_PIN_TRIES	8
+/* a revoke outwaits a short-lived reference for about this many 10 ms sleeps */
+#define PM_REVOKE_TRIES		10
 
 /*
  * Move latency, as a vCPU sees it (debugfs poolmem/move_latency, for
@@ -1032,6 +1034,7 @@ out_free:
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 {
 	unsigned long revoked = 0;
+	unsigned int tries;
 	int ret = 0;
 
 	for (;;) {
@@ -1063,6 +1066,19 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 		}
 		idx = slot / d->units_per_chunk;
 		ret = pm_chunk_revoke(d, h.inode, slot, unit);
+		/*
+		 * A short-lived reference (a fault that mapped the chunk again
+		 * before it was marked busy, a get_user_pages() in progress)
+		 * goes away by itself, and the memory is no longer this host's:
+		 * refusing the offline for it would leave it in use. Try again,
+		 * unmapping again each time, for about PM_REVOKE_TRIES * 10 ms.
+		 * Sleeping is fine here: offline_pages() sleeps under the same
+		 * hotplug lock, and no poolmem lock is held.
+		 */
+		for (tries = 0; ret == -EAGAIN && tries < PM_REVOKE_TRIES; tries++) {
+			msleep(10);
+			ret = pm_chunk_revoke(d, h.inode, slot, unit);
+		}
 		if (ret)
 			pr_warn("memory offline of PFNs %#lx-%#lx: domain %s offset %#llx can't be revoked (%s): offline refused\n",
 				start_pfn, last_pfn, d->name, idx << d->chunk_shift,
