@@ -5,6 +5,7 @@
 
 #include <daxctl/libdaxctl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -207,11 +208,45 @@ static int write_state(const fs::path &sysfs, unsigned block, const char *state)
 	return e;
 }
 
+/*
+ * The order of a range's blocks matters to the kernel's time, not to the
+ * result. Onlining a block calls set_zone_contiguous() (6.1:
+ * move_pfn_range_to_zone(), before the block's sections are marked
+ * online; offlining: remove_pfn_range_from_zone(), after they are marked
+ * offline), which walks the zone a pageblock at a time from its start
+ * until the first pageblock that is not online in the zone. In address
+ * order every block's walk covers all the blocks before it: O(n^2)
+ * pageblocks over a device (64 blocks of 128 MiB: 133,120 pageblocks
+ * walked, where the range holds 4,096; a 512 GiB expander in 2 GiB blocks:
+ * 34 million). With the range's second block onlined last (offlined
+ * first), every walk stops at the hole it leaves right after the first
+ * block: O(n). The end state is the same: the last block's walk ends
+ * where it would have (on onlining, at that block itself). daxctl onlines
+ * in sysfs directory order (kernfs keeps a directory's entries in hash
+ * order), which leaves such holes by chance.
+ */
+std::vector<unsigned> online_order(std::vector<unsigned> blocks)
+{
+	std::sort(blocks.begin(), blocks.end());
+	if (blocks.size() > 2)
+		std::rotate(blocks.begin() + 1, blocks.begin() + 2, blocks.end()); /* b0 b2 b3 ... b1 */
+	return blocks;
+}
+
+/* The same for offlining: the second block first makes the hole. */
+std::vector<unsigned> offline_order(std::vector<unsigned> blocks)
+{
+	std::sort(blocks.begin(), blocks.end());
+	if (blocks.size() > 2)
+		std::rotate(blocks.begin(), blocks.begin() + 1, blocks.end()); /* b1 b2 ... b0 */
+	return blocks;
+}
+
 void online_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, Zone zone, const Progress &progress)
 {
 	const char *state = zone == Zone::movable ? "online_movable" : "online_kernel";
 	unsigned done = 0;
-	for (unsigned b : blocks) {
+	for (unsigned b : online_order(blocks)) {
 		/*
 		 * Write first, ask after: the kernel refuses (EINVAL) to online
 		 * a block that is online, and only then is its state read. A
@@ -232,7 +267,7 @@ void online_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, Z
 std::vector<unsigned> offline_blocks(const fs::path &sysfs, const std::vector<unsigned> &blocks, std::vector<int> *errs)
 {
 	std::vector<unsigned> refused;
-	for (unsigned b : blocks) {
+	for (unsigned b : offline_order(blocks)) {
 		if (block_state(sysfs, b) == "offline")
 			continue;
 		if (int e = write_state(sysfs, b, "offline")) {
