@@ -10,8 +10,8 @@
 #    15 rounds (9 before 2026-12-01). Also paired by round, and taken
 #    apart: device_dax's unbind (the kernel's O(size) memmap teardown)
 #    against what poolctl does after it.
-# 2. Throughput, 15 rounds (11 before 2026-12-01) on the 2 GiB and the
-#    8 GiB device each: poolctl
+# 2. Throughput, 25 rounds (15 on 2026-12-01, 11 before) on the 2 GiB and
+#    the 8 GiB device each: poolctl
 #    --async until the last piece is online, poolctl synchronous (the device
 #    whole), and daxctl reconfigure-device --mode=system-ram (binds kmem and
 #    onlines every block). The rate is the 6 GiB between the devices over
@@ -20,6 +20,13 @@
 #    paired by round: the median of the rounds' own rate ratios. Each
 #    ratio also with a 90% bootstrap interval (the rounds resampled), so
 #    that a run says when it can't tell a goal met from one missed.
+# 3. Block order (2026-12-02): the 8 GiB device bound to kmem, its 64
+#    blocks onlined by one shell loop in address order and by the same
+#    loop in poolctl's order (the second block last: the kernel's
+#    zone-contiguity walk after each block stops at that hole; see
+#    online_order() in userspace/src/dax.cpp), and by daxctl
+#    online-memory; 15 rounds in turning order. The two loops differ in
+#    nothing but the order, so their ratio is the kernel's walk alone.
 # Output goes to /dev/null for every tool (the guest's console is a serial
 # line: poolctl's progress bar there costs more than the onlining). Times
 # come from CLOCK_MONOTONIC (pmtest elapsed); the end of background
@@ -45,7 +52,8 @@ BOOT_AWK=$(cat <<'AWK'
 # series separated by '|', each the rounds' values in round order.
 # mode=ratio: med(S2) / med(S1); mode=rate: (med(S4) - med(S3)) /
 # (med(S2) - med(S1)), a way's rate over daxctl's with S1 S2 the way's
-# 2 GiB and 8 GiB times and S3 S4 daxctl's. Prints "LO HI".
+# 2 GiB and 8 GiB times and S3 S4 daxctl's; mode=paired: the median over
+# rounds of (S4 - S3) / (S2 - S1), each round's own. Prints "LO HI".
 function med(a, n,   s, i, j, v) {
 	for (i = 1; i <= n; i++) s[i] = a[i]
 	for (i = 2; i <= n; i++) { v = s[i]; for (j = i - 1; j >= 1 && s[j] > v; j--) s[j + 1] = s[j]; s[j + 1] = v }
@@ -65,6 +73,13 @@ END {
 		}
 		if (mode == "ratio") {
 			st = med(y2, n) / med(y1, n)
+		} else if (mode == "paired") {
+			# the median of the resampled rounds' own rate ratios
+			k = 0
+			for (i = 1; i <= n; i++)
+				if (y2[i] > y1[i] && y4[i] > y3[i]) z[++k] = (y4[i] - y3[i]) / (y2[i] - y1[i])
+			if (!k) continue
+			st = med(z, k)
 		} else {
 			dw = med(y2, n) - med(y1, n); dd = med(y4, n) - med(y3, n)
 			if (dw <= 0 || dd <= 0) continue
@@ -152,7 +167,7 @@ run_way() { # WAY DEV: prints seconds until every block of DEV is online
 # falls on all of them alike
 ways="async whole daxctl"
 for w in $ways; do eval "t2_$w= t8_$w="; done
-for round in $(seq 15); do
+for round in $(seq 25); do
 	set -- $ways
 	shift $((round % 3))
 	for w in "$@" $(echo $ways | cut -d' ' -f1-$((round % 3))); do
@@ -188,4 +203,47 @@ echo "bench: onlining rate / daxctl's, median of the rounds' ratios: poolctl --a
 # A goal is shown only when the interval lies on its side of it; an
 # interval across it means this run can't tell (2026-12-01: the whole
 # device's spanned 0.53-1.03 and 0.61-1.11 in two runs)
-echo "bench: onlining rate / daxctl's, 90% bootstrap interval (rounds resampled): poolctl --async (pieces) [$(echo "$t2_async|$t8_async|$t2_daxctl|$t8_daxctl" | boot rate | tr ' ' ',')], poolctl whole [$(echo "$t2_whole|$t8_whole|$t2_daxctl|$t8_daxctl" | boot rate | tr ' ' ',')]"
+echo "bench: onlining rate / daxctl's, 90% bootstrap interval (rounds resampled): poolctl --async (pieces) [$(echo "$t2_async|$t8_async|$t2_daxctl|$t8_daxctl" | boot rate | tr ' ' ',')], poolctl whole [$(echo "$t2_whole|$t8_whole|$t2_daxctl|$t8_daxctl" | boot rate | tr ' ' ',')]; paired by round: --async [$(echo "$t2_async|$t8_async|$t2_daxctl|$t8_daxctl" | boot paired | tr ' ' ',')], whole [$(echo "$t2_whole|$t8_whole|$t2_daxctl|$t8_daxctl" | boot paired | tr ' ' ',')]"
+
+# 3. block order: the 8 GiB device in kmem, blocks offline; one loop in
+# address order, the same loop in poolctl's order, daxctl online-memory
+daxctl reconfigure-device --mode=system-ram --no-online $d8 >/dev/null 2>&1 || fail "$d8: to kmem without onlining"
+n8=$(dax_node $d8)
+addr=$(node_blocks $n8 | sed 's/^memory//' | sort -n | xargs)
+set -- $addr
+[ $# -ge 3 ] || fail "$d8: $# blocks"
+first=$1 second=$2; shift 2
+# online_order(): the second block last; offline_order(): it first
+echo "for b in $addr; do echo online_movable > $MEMSYS/memory\$b/state; done" > /tmp/order-addr.sh
+echo "for b in $first $* $second; do echo online_movable > $MEMSYS/memory\$b/state; done" > /tmp/order-pm.sh
+offorder="$second $* $first"
+offline8() {
+	local b
+	for b in $offorder; do
+		[ "$(cat $MEMSYS/memory$b/state)" = offline ] || echo offline > $MEMSYS/memory$b/state
+	done
+}
+t_addr= t_pm= t_dax=
+for round in $(seq 15); do
+	case $((round % 3)) in
+	0) order="addr pm dax" ;; 1) order="pm dax addr" ;; 2) order="dax addr pm" ;;
+	esac
+	for o in $order; do
+		case $o in
+		dax) t=$(elapsed sh -c "daxctl online-memory $d8 >/dev/null 2>&1") ;;
+		*) t=$(elapsed sh /tmp/order-$o.sh) ;;
+		esac
+		[ -n "$t" ] && [ "$(for b in $addr; do cat $MEMSYS/memory$b/state; done | grep -cx online)" = $(echo $addr | wc -w) ] ||
+			fail "block order $o: not every block online"
+		eval "t_$o=\"\$t_$o $t\""
+		offline8
+	done
+done
+daxctl reconfigure-device --mode=devdax $d8 >/dev/null 2>&1 || fail "$d8: back to devdax"
+ma=$(echo $t_addr | median) mp=$(echo $t_pm | median) md=$(echo $t_dax | median)
+echo "bench: block order, $(echo $addr | wc -w) blocks of $d8: address order median $ma s (of$t_addr)"
+echo "bench: block order: poolctl's order median $mp s (of$t_pm)"
+echo "bench: block order: daxctl online-memory median $md s (of$t_dax)"
+ci=$(echo "$t_pm|$t_addr" | boot ratio)
+awk -v a=$ma -v p=$mp -v d=$md -v ci="$ci" 'BEGIN { split(ci, c, " ")
+	printf "bench: block order: address order / poolctl'"'"'s order = %.2f (90%% bootstrap interval [%.2f, %.2f]); daxctl online-memory / poolctl'"'"'s order = %.2f\n", a / p, c[1], c[2], d / p }'
