@@ -18,7 +18,9 @@
 # KVER selects the kernel (default: newest Debian kernel installed under
 # /boot with modules, the one the rig boots); KDIR overrides its build tree.
 
-KVER ?= $(shell bash -c '. scripts/rig/lib.sh && rig_kver' 2>/dev/null)
+# KVER=6.1 or KVER=6.12 picks the newest installed kernel of that release.
+override KVER := $(shell KVER=$(KVER) bash -c '. scripts/rig/lib.sh && rig_kver' 2>/dev/null)
+export KVER
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo

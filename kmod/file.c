@@ -250,17 +250,13 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
  * own migration (migrate.c): no mempolicy, which also keeps NUMA balancing
  * from scanning the mapping.
  */
-static struct mempolicy *pm_vm_get_policy(struct vm_area_struct *vma, unsigned long addr)
-{
-	return NULL;
-}
 #endif
 
 /* A mapping holds the file, so the domain outlives it. */
 static const struct vm_operations_struct pm_vm_ops = {
 	.fault = pm_vm_fault,
 #ifdef CONFIG_NUMA
-	.get_policy = pm_vm_get_policy,
+	.get_policy = pm_no_policy,
 #endif
 };
 
@@ -458,9 +454,9 @@ static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 	 * VM_MIXEDMAP before their first vm_insert_pages().
 	 */
 	file_accessed(file);
-	vma->vm_flags |= VM_DONTEXPAND;
+	vm_flags_set(vma, VM_DONTEXPAND);
 	if (!pm_vma_huge(vma))
-		vma->vm_flags |= VM_MIXEDMAP;
+		vm_flags_set(vma, VM_MIXEDMAP);
 	vma->vm_ops = &pm_vm_ops;
 	vma->vm_private_data = d;
 	return 0;

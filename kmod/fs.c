@@ -132,7 +132,7 @@ static struct inode *pm_new_inode(struct super_block *sb, umode_t mode)
 		return NULL;
 	inode->i_ino = get_next_ino();
 	inode->i_mode = mode;
-	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+	pm_inode_init_times(inode);
 	if (S_ISDIR(mode)) {
 		inode->i_op = &pm_dir_iops;
 		inode->i_fop = &simple_dir_operations;
@@ -167,7 +167,7 @@ static struct inode *pm_new_file(struct super_block *sb, umode_t mode, struct pm
 
 static void pm_dir_touch(struct inode *dir)
 {
-	dir->i_mtime = dir->i_ctime = current_time(dir);
+	pm_inode_touch(dir);
 }
 
 /* ---- zNUMA windows ---- */
@@ -234,7 +234,7 @@ static struct inode *pm_znuma_partner(struct dentry *parent)
 	struct dentry *child;
 
 	spin_lock(&parent->d_lock);
-	list_for_each_entry(child, &parent->d_subdirs, d_child) {
+	pm_for_each_child(child, parent) {
 		struct inode *inode = d_inode(child);
 		struct pm_file *pf;
 
@@ -263,7 +263,7 @@ static struct inode *pm_znuma_partner(struct dentry *parent)
  * node of another size makes QEMU stop with "backing store size ... does
  * not match".
  */
-static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dentry,
+static int pm_create(pm_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
 		     umode_t mode, bool excl)
 {
 	struct pm_profile *pr = dir->i_private;
@@ -282,7 +282,7 @@ static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struc
 			 * still be allowed the local window as it is now (a
 			 * chmod or chown since the ftruncate counts).
 			 */
-			ret = inode_permission(mnt_userns, inode, MAY_READ | MAY_WRITE);
+			ret = inode_permission(idmap, inode, MAY_READ | MAY_WRITE);
 			if (ret) {
 				iput(inode);
 				return ret;
@@ -291,7 +291,7 @@ static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struc
 			put_pid(partner);
 			dentry->d_fsdata = (void *)(unsigned long)PM_WIN_POOL;
 			inc_nlink(inode);
-			inode->i_ctime = current_time(inode);
+			pm_inode_touch_ctime(inode);
 			d_instantiate(dentry, inode);	/* takes the partner's reference */
 			dget(dentry);
 			pm_dir_touch(dir);
@@ -304,7 +304,7 @@ static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struc
 		return -ENOMEM;
 	/* a negative dentry a lookup kept alive keeps its old tag */
 	dentry->d_fsdata = NULL;
-	inode_init_owner(mnt_userns, inode, dir, S_IFREG | (mode & 0777));
+	inode_init_owner(idmap, inode, dir, S_IFREG | (mode & 0777));
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name keeps it, as in ramfs */
 	pm_dir_touch(dir);
@@ -312,7 +312,7 @@ static int pm_create(struct user_namespace *mnt_userns, struct inode *dir, struc
 }
 
 /* A subdirectory of a profile directory carries the same profile. */
-static int pm_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct dentry *dentry,
+static int pm_mkdir(pm_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
 		    umode_t mode)
 {
 	struct pm_profile *pr = dir->i_private;
@@ -320,7 +320,7 @@ static int pm_mkdir(struct user_namespace *mnt_userns, struct inode *dir, struct
 
 	if (!inode)
 		return -ENOMEM;
-	inode_init_owner(mnt_userns, inode, dir, S_IFDIR | (mode & 0777));
+	inode_init_owner(idmap, inode, dir, S_IFDIR | (mode & 0777));
 	kref_get(&pr->ref);
 	inode->i_private = pr;
 	inc_nlink(dir);		/* its ".." */
@@ -481,14 +481,14 @@ out:
 	return ret;
 }
 
-static int pm_file_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+static int pm_file_setattr(pm_idmap_t *idmap, struct dentry *dentry,
 			   struct iattr *attr)
 {
 	struct inode *inode = d_inode(dentry);
 	struct pm_file *pf = inode->i_private;
 	int ret;
 
-	ret = setattr_prepare(mnt_userns, dentry, attr);
+	ret = setattr_prepare(idmap, dentry, attr);
 	if (ret)
 		return ret;
 	if (attr->ia_valid & ATTR_SIZE && pf->d && pm_dentry_window(dentry) != PM_WIN_WHOLE) {
@@ -509,12 +509,12 @@ static int pm_file_setattr(struct user_namespace *mnt_userns, struct dentry *den
 				return ret;
 		}
 	}
-	setattr_copy(mnt_userns, inode, attr);
+	setattr_copy(idmap, inode, attr);
 	return 0;
 }
 
 /* st_blocks counts the bytes the domain holds, so du(1) shows its memory. */
-static int pm_file_getattr(struct user_namespace *mnt_userns, const struct path *path,
+static int pm_file_getattr(pm_idmap_t *idmap, const struct path *path,
 			   struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
@@ -524,7 +524,7 @@ static int pm_file_getattr(struct user_namespace *mnt_userns, const struct path 
 	enum pm_window w = pm_dentry_window(path->dentry);
 	u64 base, size;
 
-	generic_fillattr(mnt_userns, inode, stat);
+	pm_generic_fillattr(idmap, request_mask, inode, stat);
 	stat->blksize = PM_UNIT_BYTES;
 	if (d && w != PM_WIN_WHOLE) {
 		/* a window: its size, and what its tier holds */
@@ -778,8 +778,8 @@ int pm_fs_remove(const char *name, bool dir)
 	if (!inode || S_ISDIR(inode->i_mode) != dir)
 		goto out;
 	/* the VFS's own protocol: victim locked, S_DEAD, dcache and fsnotify */
-	ret = dir ? vfs_rmdir(&init_user_ns, root, dentry) :
-		    vfs_unlink(&init_user_ns, root, dentry, NULL);
+	ret = dir ? vfs_rmdir(PM_NOP_IDMAP, root, dentry) :
+		    vfs_unlink(PM_NOP_IDMAP, root, dentry, NULL);
 out:
 	pm_root_done(dentry);
 	return ret;

@@ -253,7 +253,7 @@ static int __init pm_init(void)
 	int ret;
 
 	pm_check_constants();
-	pm_class = class_create(THIS_MODULE, "poolmem");
+	pm_class = pm_class_create("poolmem");
 	if (IS_ERR(pm_class))
 		return PTR_ERR(pm_class);
 	pm_class->get_ownership = pm_domain_ownership;

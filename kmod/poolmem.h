@@ -20,6 +20,7 @@
 
 #include <uapi/poolmem.h>
 
+#include "compat.h"
 #include "policy/pm_policy.h"
 
 /* Chunks are built of 2 MiB units, each one compound buddy allocation. */
@@ -341,7 +342,7 @@ void pm_ctl_exit(void);
 /* pool.c */
 struct pm_pool *pm_pool_find(const char *name);
 struct pm_pool *pm_node_pool(int nid);
-void pm_domain_ownership(struct device *dev, kuid_t *uid, kgid_t *gid);
+void pm_domain_ownership(pm_class_dev_t *dev, kuid_t *uid, kgid_t *gid);
 int pm_pool_add(struct poolmem_pool_add *arg);
 int pm_pool_remove(const char *name);
 void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info);

@@ -425,12 +425,7 @@ static unsigned long pm_reserve_scan(struct shrinker *s, struct shrink_control *
 	return n ? n << PM_UNIT_ORDER : SHRINK_STOP;
 }
 
-static struct shrinker pm_reserve_shrinker = {
-	.count_objects = pm_reserve_count,
-	.scan_objects = pm_reserve_scan,
-	.seeks = 0,	/* zeroed memory is cheap to make again: give it first */
-	.flags = SHRINKER_NUMA_AWARE,
-};
+static struct shrinker *pm_reserve_shrinker;
 
 int pm_reserve_init(void)
 {
@@ -447,9 +442,13 @@ int pm_reserve_init(void)
 		init_rwsem(&r->offline_sem);
 		r->hold_until = jiffies;
 	}
-	ret = register_shrinker(&pm_reserve_shrinker, "poolmem-zero-reserve");
-	if (ret)
+	/* seeks 0: zeroed memory is cheap to make again, so it goes first */
+	pm_reserve_shrinker = pm_shrinker_create(pm_reserve_count, pm_reserve_scan, 0,
+						 SHRINKER_NUMA_AWARE, "poolmem-zero-reserve");
+	if (IS_ERR(pm_reserve_shrinker)) {
+		ret = PTR_ERR(pm_reserve_shrinker);
 		goto out_free;
+	}
 	pm_zerod = kthread_run(pm_zerod_fn, NULL, "poolmem_zerod");
 	if (IS_ERR(pm_zerod)) {
 		ret = PTR_ERR(pm_zerod);
@@ -458,7 +457,7 @@ int pm_reserve_init(void)
 	return 0;
 
 out_shrinker:
-	unregister_shrinker(&pm_reserve_shrinker);
+	pm_shrinker_destroy(pm_reserve_shrinker);
 out_free:
 	kfree(pm_reserves);
 	pm_reserves = NULL;
@@ -469,7 +468,7 @@ out_free:
 void pm_reserve_stop(void)
 {
 	kthread_stop(pm_zerod);
-	unregister_shrinker(&pm_reserve_shrinker);
+	pm_shrinker_destroy(pm_reserve_shrinker);
 }
 
 /*

@@ -26,7 +26,7 @@ MODULE_PARM_DESC(stats_gid, "Group that may read domain attributes in sysfs (def
 	struct device_attribute dev_attr_##_name = __ATTR(_name, 0440, _name##_show, NULL)
 
 /* class poolmem's get_ownership: domain directories and files root:stats_gid */
-void pm_domain_ownership(struct device *dev, kuid_t *uid, kgid_t *gid)
+void pm_domain_ownership(pm_class_dev_t *dev, kuid_t *uid, kgid_t *gid)
 {
 	kgid_t g = make_kgid(&init_user_ns, pm_stats_gid);
 

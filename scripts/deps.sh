@@ -2,19 +2,73 @@
 # Install every Debian package that poolmem's build, QEMU rig and tests need.
 # Idempotent: packages already installed are left alone. Run as root on
 # Debian 12 (sudo is used only when it is there and we are not root).
+#
+# Two stacks: Debian 12's own Linux 6.1, and the current one, Linux 6.12 LTS
+# (Debian 12 security/backports builds, "+deb12"), QEMU 10 and libvirt 11
+# from bookworm-backports. backports is added as a deb822 source, and an
+# apt preferences file takes from it only the packages named there (QEMU,
+# its firmware and libvirt); everything else stays on bookworm.
 set -euo pipefail
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+BPO_SOURCES=/etc/apt/sources.list.d/poolmem-backports.sources
+BPO_PREFS=/etc/apt/preferences.d/poolmem-backports
+bpo_sources='Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+'
+# The packages below come from backports at the priority of a release
+# (500, where the rest of backports stays at its default 100): they win by
+# version. qemu-system-x86 10 needs its -common/-data and a newer seabios;
+# libvirt 11 is built for that QEMU.
+bpo_prefs='Package: qemu-system-x86 qemu-system-common qemu-system-data qemu-system-gui qemu-system-modules-spice qemu-utils qemu-block-extra seabios libbrlapi0.8 libvirt*
+Pin: release n=bookworm-backports
+Pin-Priority: 500
+'
+updated=0
+apt_update() {
+	[ $updated -eq 1 ] || $SUDO apt-get update -q
+	updated=1
+}
+if [ "$(cat "$BPO_SOURCES" 2>/dev/null)" != "${bpo_sources%$'\n'}" ] ||
+	[ "$(cat "$BPO_PREFS" 2>/dev/null)" != "${bpo_prefs%$'\n'}" ]; then
+	echo "deps: adding bookworm-backports ($BPO_SOURCES, pinned by $BPO_PREFS)"
+	printf '%s' "$bpo_sources" | $SUDO tee "$BPO_SOURCES" >/dev/null
+	printf '%s' "$bpo_prefs" | $SUDO tee "$BPO_PREFS" >/dev/null
+	apt_update
+fi
+# apt-cache knows no package until the first update on a fresh machine
+apt-cache show linux-source-6.12 >/dev/null 2>&1 || apt_update
+
+# The newest Linux 6.12 image built for Debian 12 (bookworm-security carries
+# it as linux-6.12, "+deb12"; its version moves with security updates, so
+# look it up, never hard-code it). An installed one is kept if apt knows no
+# newer (an offline re-run).
+k612=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' |
+	awk '{print $1}' | sed 's/^linux-image-//' | sort -V | tail -1)
+if [ -z "$k612" ]; then
+	k612=$(ls /boot/vmlinuz-6.12.*+deb12-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)
+fi
+[ -n "$k612" ] || { echo "deps: no linux-image-6.12.*+deb12-amd64 in apt's lists" >&2; exit 1; }
 
 PKGS=(
 	# build
 	gcc g++ make cmake pkg-config
 	# kernel module: headers, the kernel image the rig boots, sparse, dkms
+	# (6.1: Debian 12's own; 6.12: the current LTS, the rig's default)
 	linux-image-amd64 linux-headers-amd64 sparse dkms
+	"linux-image-$k612" "linux-headers-$k612"
 	# the rig's debug kernel (scripts/rig/debug-kernel): its source and build tools
-	linux-source-6.1 bc flex bison libelf-dev xz-utils
+	linux-source-6.12 bc flex bison libelf-dev xz-utils
 	# userspace libraries
 	libdaxctl-dev libcxl-dev libndctl-dev libkmod-dev libnuma-dev
 	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev libtomlplusplus-dev
 	# the QEMU rig and what goes into the guest image
+	# (qemu-system-x86 10 from backports, by the preferences above)
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio
 	ndctl daxctl numactl socat python3
 	# exporter end-to-end tests
@@ -34,14 +88,16 @@ for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
+# QEMU 7.2 installed by an earlier deps.sh: upgrade it to backports' 10
+case "$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null)" in
+1:[0-9].*) missing+=(qemu-system-x86 qemu-system-common qemu-system-data seabios) ;;
+esac
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#PKGS[@]} packages already installed"
 	exit 0
 fi
 
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "deps: installing ${missing[*]}"
-$SUDO apt-get update -q
+apt_update
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,7 +1,9 @@
 # Shared helpers for the QEMU rig scripts (sourced, not executed).
 #
 # RIG_KVER  kernel version the guest boots (default: newest /boot/vmlinuz-*
-#           that has a matching /lib/modules/<ver>; override with KVER=)
+#           that has a matching /lib/modules/<ver>, which is 6.12 after
+#           scripts/deps.sh; override with KVER=, a version or a release:
+#           KVER=6.1 boots Debian 12's own kernel)
 # RIG_OUT   work directory for images, backing files and logs (default
 #           build/rig under the source tree; override with RIG_OUT=)
 # RIG_DEBUG_DIR  a debug kernel built by scripts/rig/debug-kernel: the rig
@@ -23,16 +25,22 @@ rig_kver() {
 }
 
 # Debian's kernel: the rig's default, and always the inner guests' kernel.
+# KVER is a whole version (6.1.0-57-amd64) or its release (6.1, 6.12):
+# the newest installed kernel of that release.
 rig_debian_kver() {
-	if [ -n "${KVER:-}" ]; then
+	local v best=
+	if [ -n "${KVER:-}" ] && [ -d "/lib/modules/$KVER" ]; then
 		echo "$KVER"
 		return
 	fi
-	local v best=
 	for v in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V); do
-		[ -d "/lib/modules/$v/kernel" ] && best=$v
+		[ -d "/lib/modules/$v/kernel" ] || continue
+		case "$v" in
+		"${KVER:-}".* | "${KVER:-}"-*) best=$v ;;
+		*) [ -n "${KVER:-}" ] || best=$v ;;
+		esac
 	done
-	[ -n "$best" ] || rig_die "no kernel image in /boot with modules in /lib/modules (run scripts/deps.sh)"
+	[ -n "$best" ] || rig_die "no kernel ${KVER:+of release '$KVER' }in /boot with modules in /lib/modules (run scripts/deps.sh)"
 	echo "$best"
 }
 
