@@ -342,7 +342,8 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	poolmem::DaxInfo before = dax.device(devname);
 	if (!before.system_ram && !o.force && dax.will_auto_online(devname))
 		throw poolmem::Error::plain(devname, "the kernel would online this memory by itself "
-						     "(auto_online_blocks), racing poolctl; use --force",
+						     "(auto_online_blocks is not offline, as on Debian's 6.12 kernels), "
+						     "racing poolctl; boot with memhp_default_state=offline or use --force",
 					   EBUSY);
 	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
 	const uint64_t first_piece = (std::max<uint64_t>(first_bytes, 1) + block_size - 1) / block_size * block_size;

@@ -99,6 +99,13 @@ static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struc
 			put_page(page);
 			break;
 		}
+		/*
+		 * The unit's file offset, as a page cache folio carries it:
+		 * since 6.12.y finish_fault() maps a folio with a PMD only
+		 * when folio_next_index() lies within i_size, and a unit
+		 * would otherwise keep whatever index its last user left.
+		 */
+		page->index = (pgoff_t)(first + u) << PM_UNIT_ORDER;
 		out[u] = page;
 	}
 	if (u < d->units_per_chunk)

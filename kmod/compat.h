@@ -170,19 +170,15 @@ static inline void pm_shrinker_destroy(struct shrinker *s)
 }
 
 /*
- * 6.7, "mempolicy: alloc_pages_mpol() for NUMA policy without vma": ->get_policy() also returns an interleave index. A
- * domain has no mempolicy (file.c says why): this is its ->get_policy.
+ * 6.7, "mempolicy: alloc_pages_mpol() for NUMA policy without vma":
+ * ->get_policy() also returns an interleave index. The parameters of a
+ * ->get_policy() (file.c's), and what a NULL from it means changed too:
+ * see pm_domain_policy.
  */
-#ifdef CONFIG_NUMA
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-static inline struct mempolicy *pm_no_policy(struct vm_area_struct *vma, unsigned long addr,
-					     pgoff_t *ilx)
+#define PM_GET_POLICY_ARGS struct vm_area_struct *vma, unsigned long addr, pgoff_t *ilx
 #else
-static inline struct mempolicy *pm_no_policy(struct vm_area_struct *vma, unsigned long addr)
-#endif
-{
-	return NULL;
-}
+#define PM_GET_POLICY_ARGS struct vm_area_struct *vma, unsigned long addr
 #endif
 
 #endif /* POOLMEM_COMPAT_H */

@@ -247,16 +247,38 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 #ifdef CONFIG_NUMA
 /*
  * Placement is the domain's policy, and its chunks move only by poolmem's
- * own migration (migrate.c): no mempolicy, which also keeps NUMA balancing
- * from scanning the mapping.
+ * own migration (migrate.c), so NUMA balancing must not scan a domain's
+ * mappings: its hinting faults would unmap guest RAM every scan period
+ * (and KVM's EPT entries with it, through the mmu notifier) and then fail
+ * to migrate pages that are on no LRU, waking kswapd on the target node
+ * for nothing in tiering mode (numa_balancing=2).
+ *
+ * task_numa_work() skips a mapping whose vma_policy_mof() is false. On 6.1
+ * a NULL from ->get_policy meant false; since 6.7 ("mempolicy:
+ * alloc_pages_mpol() for NUMA policy without vma") NULL falls back to the
+ * task's policy, whose default carries MPOL_F_MOF. So the mapping has a
+ * policy of its own without MPOL_F_MOF, static as the kernel's
+ * default_policy (never freed: not MPOL_F_SHARED, so mpol_cond_put()
+ * leaves it alone). It says "local" in numa_maps and allocates nothing:
+ * the fault path does its own placement.
  */
+static struct mempolicy pm_domain_policy = {
+	.refcnt = ATOMIC_INIT(1),
+	.mode = MPOL_LOCAL,
+	.home_node = NUMA_NO_NODE,
+};
+
+static struct mempolicy *pm_vm_get_policy(PM_GET_POLICY_ARGS)
+{
+	return &pm_domain_policy;
+}
 #endif
 
 /* A mapping holds the file, so the domain outlives it. */
 static const struct vm_operations_struct pm_vm_ops = {
 	.fault = pm_vm_fault,
 #ifdef CONFIG_NUMA
-	.get_policy = pm_no_policy,
+	.get_policy = pm_vm_get_policy,
 #endif
 };
 

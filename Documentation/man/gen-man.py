@@ -385,7 +385,8 @@ order: the first file sized is the local window and makes the domain, with a poo
 of the size the percentages give (--local 25% --pool 75%: three times the local window,
 in whole chunks); the next file the same process creates in that directory is the pool
 window, already sized, and a second link to the domain. QEMU stops with "backing store
-size ... does not match" when the guest's node 1 is larger than that window. The
+size ... does not match" (QEMU 10: "... is too small for 'size' option") when the guest's
+node 1 is larger than that window. The
 quotas must be percentages that add up to 100. Temporary files (QEMU's
 mem-path=DIRECTORY) can't be windows: the kernel refuses them (EINVAL, logged).
 With --libvirt and --size, poolctl prints the VM's <memory>, <vcpu> and <cpu><numa>
