@@ -340,6 +340,22 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	poolmem::Dax dax(g.sysfs);
 
 	poolmem::DaxInfo before = dax.device(devname);
+	/*
+	 * Since 6.5 ("dax: Assign RAM regions to memory-hotplug by default")
+	 * the kernel binds Soft Reserved (hmem) and CXL RAM devices to kmem
+	 * itself, so on 6.12 such a device comes as system-ram with every
+	 * block offline. Nothing uses offline memory: a progressive online,
+	 * which must reshape the device first, takes it back to devdax.
+	 */
+	if (before.system_ram && o.async && dax.dynamic(devname)) {
+		bool all_offline = true;
+		for (unsigned b : dax.blocks(devname))
+			all_offline = all_offline && poolmem::block_state(g.sysfs, b) != "online";
+		if (all_offline) {
+			dax.to_devdax(devname);
+			before = dax.device(devname);
+		}
+	}
 	if (!before.system_ram && !o.force && dax.will_auto_online(devname))
 		throw poolmem::Error::plain(devname, "the kernel would online this memory by itself "
 						     "(auto_online_blocks is not offline, as on Debian's 6.12 kernels), "

@@ -26,7 +26,9 @@ set -- $(ls $daxsys | sort)
 [ $# -eq 2 ] || fail "expected two hmem dax devices, got: $*"
 da=$1 db=$2
 ra=${da#dax}; ra=${ra%%.*}
-grep -q "hmem" /proc/iomem || fail "no hmem device in /proc/iomem"
+# 6.1 names the range after dax_hmem's device (hmem.N); 6.12 after the
+# firmware's reservation, with the dax device under it
+grep -qE "hmem|Soft Reserved" /proc/iomem || fail "no Soft Reserved memory in /proc/iomem"
 [ -e "$(readlink -f $daxsys/$da/..)/dax_region/create" ] || fail "$da: region not dynamic"
 full=$(dev_size $da)
 check_eq "$da: 1 GiB" $((1024 * MiB)) $full

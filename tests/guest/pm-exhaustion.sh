@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa cxl2
+# rig-core: yes (on Linux 6.1 too: the kernels differ here)
 # THEORY OF OPERATION: quotas are admission limits; the memory itself can
 # still run out when a pool is overcommitted. p0 is re-registered with a 200%
 # overcommit and partly filled by one domain. A second domain allowed on p0

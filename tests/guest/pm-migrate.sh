@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-core: yes (on Linux 6.1 too: the kernels differ here)
 # THEORY OF OPERATION: chunks move while their VMs run. Three domains (16
 # MiB local + 48 MiB pool quota each, pool p0 only) are written by
 # "pmtest stamp": writer threads stamp (offset, sequence) into every page

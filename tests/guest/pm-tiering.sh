@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-core: yes (on Linux 6.1 too: the kernels differ here)
 # THEORY OF OPERATION: tiering finds a VM's hot and cold chunks by refault
 # sampling and moves them within the quotas. Domain "hot" (192 MiB, local
 # quota 64 MiB, pool quota 192 MiB, local-first) first touches its cold set

@@ -1,4 +1,5 @@
 # rig-topologies: nvdimm-numa
+# rig-core: yes (on Linux 6.1 too: the kernels differ here)
 # THEORY OF OPERATION: Debian's own qemu-system-x86_64, run inside the rig
 # guest (nested TCG), is the client; every QEMU gets exactly the argument
 # poolctl printed. The inner guest is tests/guest/bios/pattern-bios.S: it

@@ -106,6 +106,14 @@ void Dax::to_devdax(const std::string &name)
 		throw Error(name, "cannot disable system-ram (is memory still online?)", -rc);
 	if ((rc = daxctl_dev_enable_devdax(dev)) < 0)
 		throw Error(name, "cannot reconfigure to devdax", -rc);
+	/*
+	 * libdaxctl (76) keeps the device's kmod module across a change of
+	 * driver; a second change in one context (devdax, then system-ram
+	 * again, as a progressive online of a device the kernel bound to
+	 * kmem does) used a freed one in libkmod. A new context lists the
+	 * device as it is now.
+	 */
+	impl_->refresh();
 }
 
 bool Dax::dynamic(const std::string &name)

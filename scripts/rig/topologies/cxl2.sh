@@ -4,10 +4,15 @@
 # pools. Guest: cxl create-region -> ndctl create-namespace (devdax) ->
 # daxctl reconfigure-device --mode=system-ram. Device memory and label areas
 # are host RAM (memfd), fresh every boot.
+# The CPU hides the hypervisor bit: since 6.x the kernel commits a CXL
+# region only where it can flush CPU caches by memory region
+# (cpu_cache_has_invalidate_memregion(), false under any hypervisor: "cxl
+# regionN: Failed to synchronize CPU cache state", ENXIO); TCG's caches
+# are coherent, and wbinvd is what the kernel then runs.
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 GUEST_MODULES=(cxl_acpi cxl_pci cxl_mem cxl_pmem nd_pmem dax_pmem device_dax kmem)
 QEMU_ARGS=(
-	-machine q35,cxl=on -smp 2 -m 2G,slots=4,maxmem=12G
+	-machine q35,cxl=on -cpu qemu64,hypervisor=off -smp 2 -m 2G,slots=4,maxmem=12G
 	-object memory-backend-memfd,id=cm0,share=on,size=2G
 	-object memory-backend-memfd,id=cl0,share=on,size=1M
 	-object memory-backend-memfd,id=cm1,share=on,size=2G
