@@ -615,10 +615,13 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	auto p = pool_or_throw(g, o.name);
 	auto h = holders(g, p.name);
 	const auto chain = poolmem::device_chain(p.node);
+	const auto tiers = poolmem::memory_tiers(g.sysfs);
 	if (o.json) {
 		auto j = pool_json(p);
 		j["domains"] = h;
 		j["zones"] = poolmem::node_zones(g.sysfs, p.node);
+		if (auto t = tiers.find(p.node); t != tiers.end())
+			j["memory_tier"] = t->second;
 		j["devices"] = nlohmann::json::array();
 		for (const auto &c : chain) {
 			nlohmann::json mem = nlohmann::json::array();
@@ -669,6 +672,19 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	for (const auto &[zone, n] : poolmem::node_zones(g.sysfs, p.node))
 		zones += (zones.empty() ? "" : ", ") + poolmem::plural(n, "block") + " " + zone;
 	std::printf("  zone       %s\n", zones.empty() ? "no block online" : zones.c_str());
+	if (auto t = tiers.find(p.node); t != tiers.end()) {
+		/* DRAM's tier: that of the nodes with CPUs (the lowest of them) */
+		int dram = -1;
+		for (const auto &n : poolmem::read_topology(g.sysfs).nodes)
+			if (auto d = tiers.find(n.id); n.has_cpus() && d != tiers.end() && (dram < 0 || d->second < dram))
+				dram = d->second;
+		std::printf("  memory tier %d (%s)\n", t->second,
+			    dram < 0		   ? "no node with CPUs in a tier"
+			    : t->second > dram ? ("below DRAM's " + std::to_string(dram)).c_str()
+			    : t->second == dram
+				    ? "DRAM's own: the kernel's demotion and promotion can't tell it from DRAM"
+				    : ("above DRAM's " + std::to_string(dram)).c_str());
+	}
 	if (fs::exists(added_marker(p.name)))
 		std::printf("  device     node %d registered as it was (pool add --node)\n", p.node);
 	for (const auto &c : chain) {

@@ -2,6 +2,7 @@
 #include "collector.hpp"
 
 #include <poolmem/stats.hpp>
+#include <poolmem/topology.hpp>
 
 #include <fstream>
 #include <stdexcept>
@@ -45,6 +46,7 @@ public:
 		Family zr_target("poolmem_pool_zero_reserve_target_bytes", "What the zero reserve is to hold (its setting; 0 while draining), from zero_reserve_target_bytes.", MetricType::Gauge);
 		Family zr_refills("poolmem_pool_zero_reserve_refills_total", "2 MiB units zeroed into the reserve in the background, from zero_reserve_refills.", MetricType::Counter);
 		Family zr_taken("poolmem_pool_zero_reserve_units_total", "New chunk units by where their zeroes came from: result=hit (the reserve) or miss (zeroed on the fault path, the reserve empty); hit ratio = rate(result=hit) / rate(both); from zero_reserve_hits and zero_reserve_misses.", MetricType::Counter);
+		Family mtier("poolmem_pool_memory_tier", "The kernel's memory tier of the pool's node (memory_tierN under /sys/devices/virtual/memory_tiering; a lower id is a faster tier, and demotion moves cold pages to higher ids). Absent where the kernel has no memory tiers.", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		std::vector<std::string> errors;
 		/* the window length makes Af a rate; 0 (unknown): no rate */
@@ -55,8 +57,11 @@ public:
 			if (f >> ms)
 				window_s = static_cast<double>(ms) / 1000.0;
 		}
+		const auto tiers = poolmem::memory_tiers(r.sysfs);
 		for (const auto &p : poolmem::read_pools(r.sysfs, &errors)) {
 			Labels l{{"pool", p.name}};
+			if (auto t = tiers.find(p.node); t != tiers.end())
+				mtier.add(l, t->second);
 			info.add({{"pool", p.name}, {"node", std::to_string(p.node)}, {"tier", p.tier}}, 1);
 			cap.add(l, static_cast<double>(p.capacity_bytes));
 			pinnable.add(l, static_cast<double>(p.pinnable_bytes));
@@ -89,7 +94,7 @@ public:
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &window})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

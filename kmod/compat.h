@@ -8,9 +8,9 @@
  * older kernel is no longer supported. Versions between the two are not
  * built or tested: their boundaries come from the changelogs.
  *
- * Only interfaces are bridged here. What changed underneath (folios in
- * the fault and rmap paths, the hotplug notifier, memory tiers) is in
- * main.c's overview, "Kernels".
+ * Only interfaces are bridged here. What changed underneath (the fault
+ * path, NUMA balancing, memory tiers, hotplug) is in main.c's overview,
+ * "Kernels".
  */
 #ifndef POOLMEM_COMPAT_H
 #define POOLMEM_COMPAT_H

@@ -34,7 +34,16 @@ say "poolctl vm map db1 (first ranges)"
 poolctl vm map db1 | head -n 6
 
 say "poolmem-exporter: a few of the metrics Prometheus scrapes"
-poolmem-exporter --once | grep -E '^poolmem_(pool_allocated_bytes|domain_usage_bytes|pool_access_factor)'
+poolmem-exporter --once > /tmp/demo.prom 2> /tmp/demo.err
+grep -E '^poolmem_(pool_allocated_bytes|domain_usage_bytes|pool_access_factor|pool_memory_tier)' /tmp/demo.prom
+say "poolmem-exporter's loaded-latency probe: one dependent load at a time on each pool's memory"
+for p in cxl0 cxl1; do
+	c=$(awk -v k="poolmem_pool_probe_latency_seconds_count{pool=\"$p\"}" '$1 == k { print $2 }' /tmp/demo.prom)
+	s=$(awk -v k="poolmem_pool_probe_latency_seconds_sum{pool=\"$p\"}" '$1 == k { print $2 }' /tmp/demo.prom)
+	[ -n "$c" ] && [ "${c%.*}" -gt 0 ] || fail "$p: no probe figures: $(cat /tmp/demo.err)"
+	awk -v p=$p -v c="$c" -v s="$s" 'BEGIN { printf "%s: %d loads probed, mean %.0f ns per load (emulated CXL memory under TCG)\n", p, c, s / c * 1e9 }'
+done
+! grep -q "does not read back" /tmp/demo.err || fail "probe: $(cat /tmp/demo.err)"
 
 check_eq "web1 local quota filled first" $((64 * MiB)) "$(dom_attr web1 local_bytes)"
 check_eq "db1 all in pools" $((128 * MiB)) "$(dom_attr db1 pool_bytes)"

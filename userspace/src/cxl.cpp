@@ -67,6 +67,26 @@ cxl_decoder *free_endpoint_decoder(cxl_memdev *m)
 	return nullptr;
 }
 
+/*
+ * Persistent capacity of @m not yet given to an endpoint decoder. 6.1 has
+ * one endpoint decoder per memdev in the rig; 6.12 (and QEMU 10) several,
+ * so a memdev's capacity can be cut into regions, and what is free is
+ * what its decoders don't hold.
+ */
+uint64_t free_pmem(cxl_memdev *m)
+{
+	uint64_t used = 0;
+	cxl_endpoint *ep = cxl_memdev_get_endpoint(m);
+	cxl_port *port = ep ? cxl_endpoint_get_port(ep) : nullptr;
+	cxl_decoder *d;
+	if (port)
+		cxl_decoder_foreach(port, d)
+			if (cxl_decoder_get_mode(d) == CXL_DECODER_MODE_PMEM)
+				used += cxl_decoder_get_dpa_size(d);
+	const uint64_t total = cxl_memdev_get_pmem_size(m);
+	return used < total ? total - used : 0;
+}
+
 void check(int rc, const std::string &object, const char *action)
 {
 	if (rc < 0)
@@ -125,12 +145,15 @@ CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs, uint64_t regi
 	CxlCtx cctx(c, cxl_unref);
 
 	std::vector<cxl_memdev *> mems;
-	uint64_t per_dev = UINT64_MAX;
+	uint64_t per_dev = UINT64_MAX, total = UINT64_MAX;
 	for (const auto &n : memdevs) {
 		mems.push_back(find_memdev(c, n));
-		per_dev = std::min<uint64_t>(per_dev, cxl_memdev_get_pmem_size(mems.back()));
+		total = std::min<uint64_t>(total, cxl_memdev_get_pmem_size(mems.back()));
+		per_dev = std::min<uint64_t>(per_dev, free_pmem(mems.back()));
 	}
-	if (per_dev == 0) {
+	/* in the decoders' 256 MiB granules */
+	per_dev &= ~((256ULL << 20) - 1);
+	if (total == 0) {
 		/*
 		 * Linux 6.1 creates pmem regions only (ram regions came with
 		 * 6.3): a volatile expander is mapped by the firmware and
@@ -143,6 +166,9 @@ CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs, uint64_t regi
 					   ENOTSUP);
 		throw Error::plain(memdevs[0], "no persistent capacity to map", ENOSPC);
 	}
+	if (per_dev == 0)
+		throw Error::plain(memdevs[0], "no free persistent capacity (it is in regions already: cxl list -R)",
+				   ENOSPC);
 	/* --size: the region's size, spread evenly, in 256 MiB steps per device */
 	if (region_size) {
 		constexpr uint64_t step = 256ULL << 20;
@@ -156,7 +182,8 @@ CxlDevdax cxl_make_devdax(const std::vector<std::string> &memdevs, uint64_t regi
 			throw Error::plain(memdevs[0], "region size " + std::to_string(region_size >> 20) +
 							       " MiB: the memdevs have " +
 							       std::to_string((per_dev * memdevs.size()) >> 20) +
-							       " MiB of persistent capacity",
+							       " MiB of persistent capacity" +
+							       (per_dev < total ? " free" : ""),
 					   ENOSPC);
 		per_dev = want;
 	}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,6 +37,32 @@ std::optional<unsigned> numbered(const std::string &name, std::string_view prefi
 }
 
 } // namespace
+
+std::map<int, int> memory_tiers(const std::filesystem::path &sysfs)
+{
+	std::map<int, int> out;
+	std::error_code ec;
+	for (const auto &e : std::filesystem::directory_iterator(sysfs / "devices/virtual/memory_tiering", ec)) {
+		const std::string name = e.path().filename().string();
+		const std::string_view prefix = "memory_tier";
+		if (name.compare(0, prefix.size(), prefix) != 0)
+			continue;
+		int id = 0;
+		auto [p, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), id);
+		if (err != std::errc() || p != name.data() + name.size())
+			continue;
+		std::ifstream f(e.path() / "nodelist");
+		std::string text;
+		std::getline(f, text);
+		try {
+			for (int n : parse_list(text))
+				out[n] = id;
+		} catch (const std::invalid_argument &) {
+			/* a tier being torn down reads empty or odd: skip it */
+		}
+	}
+	return out;
+}
 
 std::vector<int> parse_list(std::string_view text)
 {

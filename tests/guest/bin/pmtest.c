@@ -2060,6 +2060,36 @@ static int cmd_anon_hold(int argc, char **argv)
 }
 
 /*
+ * anon-hammer MIB SECONDS: MIB of anonymous memory, touched, "anon-hammer:
+ * ready" printed, then read and written a page at a time for SECONDS: the
+ * memory NUMA balancing's tiering mode promotes once it sits on a slower
+ * node (the control of pm-memtiers). Ends when SECONDS are over or on
+ * SIGTERM.
+ */
+static int cmd_anon_hammer(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	uint64_t len = size_arg(argv[0]) << 20, passes = 0;
+	double end = now() + atof(argv[1]);
+	volatile uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap anonymous");
+	for (uint64_t i = 0; i < len; i += 4096)
+		p[i] = 1;
+	printf("anon-hammer: ready, %" PRIu64 " MiB at %p\n", len >> 20, (void *)p);
+	fflush(stdout);
+	while (now() < end) {
+		for (uint64_t i = 0; i < len; i += 4096)
+			p[i]++;
+		passes++;
+	}
+	printf("anon-hammer: %" PRIu64 " passes\n", passes);
+	return 0;
+}
+
+/*
  * cache-fill NODE FILE MIB: read MIB of FILE (a block device: its page
  * cache is clean and reclaimable) with memory bound to NODE, so that the
  * node's free memory becomes page cache. Prints the bytes read.
@@ -2301,6 +2331,8 @@ int main(int argc, char **argv)
 		return cmd_elapsed(argc, argv);
 	if (!strcmp(c, "anon-hold"))
 		return cmd_anon_hold(argc, argv);
+	if (!strcmp(c, "anon-hammer"))
+		return cmd_anon_hammer(argc, argv);
 	if (!strcmp(c, "stall"))
 		return cmd_stall(argc, argv);
 	if (!strcmp(c, "hammer"))

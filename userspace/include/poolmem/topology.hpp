@@ -50,6 +50,12 @@ struct Topology {
 	const Node *node(int id) const;
 };
 
+/// The kernel's memory tiers (Linux 6.1+, /sys/devices/virtual/memory_tiering):
+/// node -> tier id (memory_tierN). A lower id is a faster tier; demotion
+/// moves cold pages to higher ids, NUMA balancing's tiering mode promotes
+/// hot ones to lower. Empty where the kernel has none.
+std::map<int, int> memory_tiers(const std::filesystem::path &sysfs);
+
 /// Parse a kernel cpulist/nodelist ("0-3,8,10-11"); throws
 /// std::invalid_argument naming the text on malformed input.
 std::vector<int> parse_list(std::string_view text);
