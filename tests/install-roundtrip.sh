@@ -8,17 +8,27 @@ src=$1 build=$2
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-make -s -C "$src" BUILD="$build" install DESTDIR="$dest" >/dev/null 2>&1 || fail "make install"
+# the module for each supported kernel: 6.1 first, the default (6.12)
+# last, so that the tree's kmod/poolmem.ko is the rig's kernel's again
+for rel in 6.1 ""; do
+	make -s -C "$src" BUILD="$build" KVER=$rel install DESTDIR="$dest" >/dev/null 2>&1 ||
+		fail "make install KVER=$rel"
+done
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 for f in "$prefix/sbin/poolctl" "$prefix/bin/poolmem-exporter" "$prefix/lib/systemd/system/poolmem-exporter.service" \
 	"$prefix/share/man/man8/poolctl.8" /etc/modprobe.d/poolmem.conf; do
 	[ -f "$dest$f" ] || fail "not installed: $f"
 done
-ls "$dest"/lib/modules/*/extra/poolmem.ko >/dev/null 2>&1 || fail "module not installed"
+for rel in 6.1 6.12; do
+	ls "$dest"/lib/modules/$rel.*/extra/poolmem.ko >/dev/null 2>&1 || fail "module not installed for $rel"
+done
 grep -q "^ExecStart=$prefix/bin/poolmem-exporter " "$dest$prefix/lib/systemd/system/poolmem-exporter.service" ||
 	fail "ExecStart does not follow the prefix $prefix"
 n=$(find "$dest" -type f | wc -l)
-make -s -C "$src" BUILD="$build" uninstall DESTDIR="$dest" >/dev/null 2>&1 || fail "make uninstall"
+for rel in 6.1 ""; do
+	make -s -C "$src" BUILD="$build" KVER=$rel uninstall DESTDIR="$dest" >/dev/null 2>&1 ||
+		fail "make uninstall KVER=$rel"
+done
 left=$(find "$dest" -type f)
 [ -z "$left" ] || fail "left after uninstall: $left"
 echo "ok: $n files installed, none left after uninstall"
