@@ -20,7 +20,8 @@ for f in "$prefix/sbin/poolctl" "$prefix/bin/poolmem-exporter" "$prefix/lib/syst
 	[ -f "$dest$f" ] || fail "not installed: $f"
 done
 for rel in 6.1 6.12; do
-	ls "$dest"/lib/modules/$rel.*/extra/poolmem.ko >/dev/null 2>&1 || fail "module not installed for $rel"
+	# (6.12's modules_install compresses it: poolmem.ko.xz)
+	ls "$dest"/lib/modules/$rel.*/extra/poolmem.ko* >/dev/null 2>&1 || fail "module not installed for $rel"
 done
 grep -q "^ExecStart=$prefix/bin/poolmem-exporter " "$dest$prefix/lib/systemd/system/poolmem-exporter.service" ||
 	fail "ExecStart does not follow the prefix $prefix"

@@ -60,6 +60,11 @@ def main():
             blk += 1
         buddy.append(f"Node {n}, zone   Normal   10 5 3 1 0 0 0 0 0 {n + 2} {n}")
     w(f"{procd}/buddyinfo", "\n".join(buddy))
+    # memory tiers as kmem and HMAT make them: DRAM in tier 4, pool nodes below
+    tiers = "/devices/virtual/memory_tiering"
+    w(f"{sysd}{tiers}/memory_tier4/nodelist", "0")
+    if nnodes > 1:
+        w(f"{sysd}{tiers}/memory_tier22/nodelist", f"1-{nnodes - 1}" if nnodes > 2 else "1")
     if not module:
         return
     w(f"{sysd}/module/poolmem/srcversion", "0123456789ABCDEF0123456")

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <unistd.h>
 
 using namespace poolmem;
 
@@ -61,4 +64,20 @@ TEST(Topology, missing_root_names_the_directory)
 	} catch (const std::runtime_error &e) {
 		EXPECT_NE(std::string(e.what()).find("/nonexistent-sysfs/devices/system/node"), std::string::npos);
 	}
+}
+
+TEST(MemoryTiers, maps_each_node_to_its_tier)
+{
+	namespace fs = std::filesystem;
+	const fs::path root = fs::temp_directory_path() / ("pm-tiers-" + std::to_string(::getpid()));
+	const fs::path t = root / "devices/virtual/memory_tiering";
+	for (auto [dir, list] : {std::pair{"memory_tier4", "0\n"}, {"memory_tier22", "1-2,4\n"}, {"memory_tier9", ""}}) {
+		fs::create_directories(t / dir);
+		std::ofstream(t / dir / "nodelist") << list;
+	}
+	fs::create_directories(t / "power"); /* not a tier */
+	const auto m = memory_tiers(root);
+	EXPECT_EQ(m, (std::map<int, int>{{0, 4}, {1, 22}, {2, 22}, {4, 22}}));
+	EXPECT_TRUE(memory_tiers(root / "nothing").empty()); /* a kernel without tiers */
+	fs::remove_all(root);
 }
