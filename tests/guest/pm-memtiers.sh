@@ -36,6 +36,7 @@ tier_of() {
 			if (n >= r[1] && n <= r[2]) found = 1 } } END { exit !found }' "$t/nodelist" &&
 			echo "${t##*memory_tier}"
 	done
+	return 0	# not the last awk's status: the tier may come earlier
 }
 t_dram=$(tier_of 0) t_p0=$(tier_of $n0) t_p1=$(tier_of $n1)
 info "memory tiers: node 0 in $t_dram, pool nodes $n0 in $t_p0, $n1 in $t_p1"
