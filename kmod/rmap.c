@@ -275,10 +275,23 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 {
 	struct memory_notify *mn = arg;
 	unsigned long index = mn->start_pfn, last = mn->start_pfn + mn->nr_pages - 1;
-	int nid = pfn_to_nid(mn->start_pfn);
 	struct pm_rmap_entry *e;
 	struct pm_domain *ed = NULL, *d;
 	u64 offset = 0;
+	int nid;
+
+	/*
+	 * The range's node comes from its struct pages, which are initialised
+	 * only between move_pfn_range_to_zone() (before MEM_GOING_ONLINE) and
+	 * remove_pfn_range_from_zone() (after MEM_OFFLINE). Since 6.9 the
+	 * chain also carries MEM_PREPARE_ONLINE and MEM_FINISH_OFFLINE, sent
+	 * outside that window for every block (memory_block_online() and
+	 * _offline()): DEBUG_VM's poisoned memmap stops pfn_to_nid() there.
+	 * Only the events below are ours, and they all come inside it.
+	 */
+	if (action != MEM_ONLINE && action != MEM_OFFLINE && action != MEM_GOING_OFFLINE)
+		return NOTIFY_OK;
+	nid = pfn_to_nid(mn->start_pfn);
 
 	if (action == MEM_ONLINE) {
 		/* the node is growing: its zero reserve waits for the onlining to end */
