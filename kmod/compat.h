@@ -17,11 +17,11 @@
 
 #include <linux/dcache.h>
 #include <linux/device.h>
+#include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/memory_hotplug.h>
-#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/shrinker.h>
+#include <linux/slab.h>
 #include <linux/version.h>
 
 /* 6.4, "driver core: class: remove module * from class_create()" */
@@ -43,14 +43,17 @@ typedef struct device pm_class_dev_t;
 
 /*
  * 6.3, "mm: introduce vma->vm_flags wrapper functions": vm_flags is
- * read-only outside them. Debian's 6.1 has no backport of them.
+ * read-only outside them. A name of our own, so that a stable backport
+ * of vm_flags_set() to 6.1 can't collide with the shim.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
-static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+static inline void pm_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
 	vma->vm_flags |= flags;
-}
 #endif
+}
 
 /*
  * 6.3, "fs: introduce dedicated idmap type for mounts":
@@ -68,8 +71,8 @@ typedef struct user_namespace pm_idmap_t;
 /*
  * 6.6, "fs: pass the request_mask to generic_fillattr"; and the
  * timestamps behind accessors: ctime in 6.6 ("fs: add ctime accessors
- * infrastructure"), atime and mtime in 6.7 ("fs: add accessors for
- * atime and mtime", "fs: add infrastructure for multigrain timestamps").
+ * infrastructure", i_ctime becoming __i_ctime), atime and mtime in 6.7
+ * ("fs: add accessors for atime and mtime").
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 #define pm_generic_fillattr(idmap, mask, inode, stat) generic_fillattr(idmap, mask, inode, stat)
@@ -82,6 +85,8 @@ static inline void pm_inode_touch(struct inode *inode)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 	inode_set_mtime_to_ts(inode, inode_set_ctime_current(inode));
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	inode->i_mtime = inode_set_ctime_current(inode);
 #else
 	inode->i_mtime = inode->i_ctime = current_time(inode);
 #endif
@@ -102,6 +107,8 @@ static inline void pm_inode_init_times(struct inode *inode)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 	simple_inode_init_ts(inode);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	inode->i_atime = inode->i_mtime = inode_set_ctime_current(inode);
 #else
 	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
 #endif

@@ -13,6 +13,7 @@
 #include <linux/huge_mm.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
@@ -259,8 +260,13 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
  * task's policy, whose default carries MPOL_F_MOF. So the mapping has a
  * policy of its own without MPOL_F_MOF, static as the kernel's
  * default_policy (never freed: not MPOL_F_SHARED, so mpol_cond_put()
- * leaves it alone). It says "local" in numa_maps and allocates nothing:
- * the fault path does its own placement.
+ * leaves it alone; get_mempolicy(MPOL_F_ADDR) takes and drops a
+ * reference, as on default_policy). numa_maps and get_mempolicy() say
+ * "local" (MPOL_LOCAL) for a domain's addresses, where they said
+ * "default"; it allocates nothing: the fault path does its own placement.
+ * The one reference held past the mmap lock is get_mempolicy()'s, for
+ * microseconds: an rmmod in between (no mapping left, no domain) would
+ * see it dropped on module memory.
  */
 static struct mempolicy pm_domain_policy = {
 	.refcnt = ATOMIC_INIT(1),
@@ -476,9 +482,9 @@ static int pm_mmap(struct file *file, struct vm_area_struct *vma)
 	 * VM_MIXEDMAP before their first vm_insert_pages().
 	 */
 	file_accessed(file);
-	vm_flags_set(vma, VM_DONTEXPAND);
+	pm_vm_flags_set(vma, VM_DONTEXPAND);
 	if (!pm_vma_huge(vma))
-		vm_flags_set(vma, VM_MIXEDMAP);
+		pm_vm_flags_set(vma, VM_MIXEDMAP);
 	vma->vm_ops = &pm_vm_ops;
 	vma->vm_private_data = d;
 	return 0;

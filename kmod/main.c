@@ -94,8 +94,11 @@
  *   no mapping they scan.
  * - Memory hotplug: 6.12 binds Soft Reserved and CXL RAM to kmem by
  *   itself, and Debian's 6.12 onlines hot-added memory by default
- *   (MHP_DEFAULT_ONLINE_TYPE_ONLINE_AUTO); the notifier's events and
- *   fields the module reads are the same, and offline_pages() still
+ *   (MHP_DEFAULT_ONLINE_TYPE_ONLINE_AUTO). The notifier gets two more
+ *   events since 6.9, MEM_PREPARE_ONLINE and MEM_FINISH_OFFLINE, for
+ *   every block and outside the window where the range's memmap is
+ *   initialised: it ignores them before reading the range's node (the
+ *   6.12 debug kernel's DEBUG_VM stopped there). offline_pages() still
  *   retries forever on pages it can't migrate, hence the veto.
  * - Unchanged for poolmem: do_set_pmd() and vm_insert_pages() on order-9
  *   compound pages that are not page cache (no memcg, no mapping), the

@@ -303,9 +303,7 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 		pm_revoked_done(mn->start_pfn, last);
 		return NOTIFY_OK;
 	}
-	if (action != MEM_GOING_OFFLINE)
-		return NOTIFY_OK;
-	/* zero reserve units there are free memory to the offline: give them back */
+	/* MEM_GOING_OFFLINE: zero reserve units there are free memory to the offline */
 	pm_reserve_offline(nid, mn->start_pfn, mn->nr_pages);
 	if (atomic_read_acquire(&pm_inflight[nid])) {
 		pr_info("memory offline of PFNs %#lx-%#lx refused: chunk allocations in flight on node %d\n",
