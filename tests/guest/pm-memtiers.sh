@@ -10,8 +10,8 @@
 #   need, and pool show and the exporter say which;
 # - controls, so that the test proves the features ran: anonymous memory
 #   that migratepages put on a pool node and a task keeps touching is
-#   promoted (pgpromote_success grows), and anonymous memory beyond node
-#   0's free memory is demoted (pgdemote_* grow);
+#   promoted (pgpromote_success grows), and anonymous memory bound to
+#   node 0 beyond its free memory is demoted (pgdemote_* grow);
 # - meanwhile domain "still" (local and pool chunks, huge mapping) is
 #   written and checked by stamp writers: every chunk keeps its host
 #   physical address (pmtest map before and after), and NUMA balancing
@@ -84,10 +84,16 @@ info "control: pgpromote_success $prom0 -> $(vmstat pgpromote_success)"
 kill $ph 2>/dev/null; wait $ph 2>/dev/null || true
 
 # --- control: demotion of anonymous memory past node 0's free memory ---
+# Bound to node 0: under the default (local) policy a THP fault that finds
+# node 0 short tries it without reclaim and then takes the next node in the
+# zonelist, a pool node, so reclaim (and demotion) ran only when the pool
+# nodes happened to be short too (CI saw pgdemote stay 0 on 6.12). With
+# MPOL_BIND the allocation must reclaim node 0, and with no swap reclaiming
+# anonymous memory is demoting it.
 dem() { echo $(($(vmstat pgdemote_kswapd) + $(vmstat pgdemote_direct))); }
 dem0=$(dem)
 free0=$(($(node_memfree_kb 0) / 1024))
-pmtest anon-hold $((free0 + 256)) 3 >/tmp/hold.anon 2>&1 &
+numactl --membind=0 pmtest anon-hold $((free0 + 256)) 3 >/tmp/hold.anon 2>&1 &
 pa=$!
 pids="$pids $pa"
 wait $pa || fail "anon-hold of $((free0 + 256)) MiB: $(cat /tmp/hold.anon)"
