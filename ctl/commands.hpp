@@ -71,8 +71,10 @@ Placement parse_placement(const PlacementOptions &o);
 std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner);
 /// An octal permission string ("0660") or UsageError naming OPTION.
 uint32_t parse_mode(const std::string &option, const std::string &text);
-/// The QEMU argument for domain NAME's file PATH (see vm.cpp).
-std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align);
+/// The QEMU argument for domain NAME's file PATH (see vm.cpp); EXTRA is
+/// appended to the backend's properties (",prealloc=on,...").
+std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align,
+			  const std::string &extra = "");
 void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t align);
 
 /// What a zNUMA guest is told of the distance between its nodes: the

@@ -5,6 +5,7 @@
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/fs.hpp>
+#include <poolmem/qemu.hpp>
 #include <poolmem/size.hpp>
 #include <poolmem/stats.hpp>
 #include <poolmem/topology.hpp>
@@ -35,6 +36,8 @@ struct CreateOptions {
 	bool libvirt = false;
 	bool znuma = false;
 	unsigned vcpus = 1;
+	std::string qemu = "qemu-system-x86_64"; ///< the QEMU the arguments are for
+	unsigned prealloc = 0;                    ///< --prealloc THREADS (0: fault on touch)
 };
 
 struct NameOptions {
@@ -163,6 +166,13 @@ uint32_t parse_mode(const std::string &option, const std::string &text)
 
 namespace {
 
+/// What vm create prints for: the QEMU found, --prealloc's threads, the home node.
+struct PreallocPlan {
+	poolmem::QemuCaps caps;
+	unsigned threads = 0;
+	int home_node = -1;
+};
+
 } // namespace
 
 /*
@@ -170,11 +180,12 @@ namespace {
  * starts with a letter, share=on (guest writes reach the domain), align= so
  * QEMU places the mapping where PMDs fit, and the matching -m.
  */
-std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align)
+std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align,
+			  const std::string &extra)
 {
 	const std::string id = poolmem::qemu_object_id(name);
 	return "-object memory-backend-file,id=" + id + ",mem-path=" + path + ",size=" + std::to_string(bytes) +
-	       ",share=on,align=" + std::to_string(align) + " -machine memory-backend=" + id + " -m " +
+	       ",share=on,align=" + std::to_string(align) + extra + " -machine memory-backend=" + id + " -m " +
 	       std::to_string(bytes >> 20) + "M";
 }
 
@@ -251,18 +262,51 @@ ZnumaLink znuma_link(const GlobalOptions &g, int home, const std::vector<std::st
 	return l;
 }
 
+/*
+ * Preallocation, when asked for (--prealloc THREADS): QEMU touches every
+ * page before the guest starts, so a pool short of memory fails the start
+ * rather than a running guest (SIGBUS), at the cost of the whole quota from
+ * the first second. Where QEMU has thread contexts (7.2) its prealloc
+ * threads run on the CPUs of the domain's home node, the node the local
+ * chunks come from and, on a real host, the socket the pool memory hangs
+ * off (pool nodes have no CPUs of their own to name). Returns the
+ * backend's extra properties; the thread-context object goes to OBJECTS.
+ */
+static std::string prealloc_properties(const PreallocPlan &p, const std::string &id, std::string &objects)
+{
+	if (!p.threads)
+		return "";
+	std::string props = ",prealloc=on,prealloc-threads=" + std::to_string(p.threads);
+	if (p.caps.prealloc_context && p.home_node >= 0) {
+		objects += "-object thread-context,id=" + id + "-tc,node-affinity=" + std::to_string(p.home_node) + " ";
+		props += ",prealloc-context=" + id + "-tc";
+	}
+	return props;
+}
+
 std::string znuma_arguments(const GlobalOptions &g, const poolmem::DomainSpec &s, const std::string &path,
-			    unsigned vcpus)
+			    unsigned vcpus, const PreallocPlan &pre)
 {
 	const ZnumaLink l = znuma_link(g, s.home_node, s.pools);
 	const uint64_t align = std::max<uint64_t>(s.chunk_bytes, 2ULL << 20);
 	const std::string id = poolmem::qemu_object_id(s.name);
-	auto backend = [&](const char *w, uint64_t bytes) {
-		return "-object memory-backend-file,id=" + id + "-" + w + ",mem-path=" + path + "." + w +
-		       ",size=" + std::to_string(bytes) + ",share=on,align=" + std::to_string(align) + " ";
+	std::string objects;
+	const std::string extra = prealloc_properties(pre, id, objects);
+	/*
+	 * QEMU 8.1's offset= maps a range of a file: both windows become ranges
+	 * of the domain's own file (the local window at 0, the pool window at
+	 * the local quota), the offsets the kernel places by, so that one file
+	 * is all a confinement policy or an audit has to name. Before 8.1 each
+	 * window is a file of its own (<name>.local, <name>.pool).
+	 */
+	auto backend = [&](const char *w, uint64_t offset, uint64_t bytes) {
+		const std::string file = pre.caps.file_offset ? path + ",offset=" + std::to_string(offset)
+							      : path + "." + w;
+		return "-object memory-backend-file,id=" + id + "-" + w + ",mem-path=" + file + ",size=" +
+		       std::to_string(bytes) + ",share=on,align=" + std::to_string(align) + extra + " ";
 	};
 	const std::string init = l.hmat ? ",initiator=0" : "";
-	std::string a = backend("local", s.local_quota) + backend("pool", s.pool_quota);
+	std::string a = objects + backend("local", 0, s.local_quota) + backend("pool", s.local_quota, s.pool_quota);
 	a += "-smp " + std::to_string(vcpus) + " -m " + std::to_string(s.bytes >> 20) + "M";
 	a += " -numa node,nodeid=0,cpus=0" + (vcpus > 1 ? "-" + std::to_string(vcpus - 1) : std::string()) +
 	     ",memdev=" + id + "-local" + init;
@@ -393,6 +437,12 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	}
 	poolmem::DomainChange tiering;
 	parse_tiering(o.tiering, tiering);
+	if (o.prealloc > 1024)
+		throw UsageError("--prealloc: 1 to 1024 threads");
+	if (o.prealloc && o.libvirt)
+		throw UsageError("--prealloc --libvirt: libvirt preallocates with <memoryBacking><allocation "
+				 "mode='immediate' threads='N'/>");
+	const poolmem::QemuCaps qemu = o.libvirt ? poolmem::QemuCaps{} : poolmem::probe_qemu(o.qemu);
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);
@@ -405,16 +455,23 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 		}
 	}
 	const std::string path = g.mount + "/" + s.name;
-	if (o.znuma) {
-		std::printf("%s\n%s\n", path.c_str(), znuma_arguments(g, s, path, o.vcpus).c_str());
-		return;
-	}
 	if (o.libvirt) {
 		print_libvirt_nvdimm(path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20));
 		return;
 	}
-	std::printf("%s\n%s\n", path.c_str(),
-		    qemu_argument(s.name, path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20)).c_str());
+	PreallocPlan pre{qemu, o.prealloc, ctl.domain_info(s.name).home_node};
+	/* on standard error: standard output stays the path and the argument */
+	std::fprintf(stderr, "poolctl: %s: arguments for %s%s\n", s.name.c_str(), qemu.describe().c_str(),
+		     qemu.found ? "" : ": for QEMU 7.2 and later");
+	if (o.znuma) {
+		std::printf("%s\n%s\n", path.c_str(), znuma_arguments(g, s, path, o.vcpus, pre).c_str());
+		return;
+	}
+	std::string objects;
+	const std::string id = poolmem::qemu_object_id(s.name);
+	const std::string extra = prealloc_properties(pre, id, objects);
+	std::printf("%s\n%s%s\n", path.c_str(), objects.c_str(),
+		    qemu_argument(s.name, path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20), extra).c_str());
 }
 
 } // namespace
@@ -708,6 +765,13 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 			 "two windows, <name>.local and <name>.pool (--local + --pool = --size), for the guest as "
 			 "NUMA node 0 and a CPU-less node 1; prints QEMU's -numa arguments");
 	create->add_option("--vcpus", c->vcpus, "with --znuma: the guest's CPUs, all on node 0 (default 1)");
+	create->add_option("--qemu", c->qemu,
+			   "the QEMU binary the arguments are for: poolctl asks it which properties it takes "
+			   "(default qemu-system-x86_64; none found: arguments QEMU 7.2 takes)");
+	create->add_option("--prealloc", c->prealloc,
+			   "QEMU touches the whole domain with THREADS threads before the guest starts (on the home "
+			   "node's CPUs where QEMU has thread contexts)")
+		->type_name("THREADS");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();

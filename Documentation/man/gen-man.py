@@ -226,7 +226,7 @@ same file.""",
  see=["poolctl-apply"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
- synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt] [--znuma [--vcpus N]]",
+ synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt] [--znuma [--vcpus N]] [--prealloc THREADS] [--qemu BINARY]",
  description="""Creates the domain file /run/poolmem/NAME (the poolmem file system, mounted when it is
 not) of SIZE bytes and prints its path and a QEMU argument that backs guest RAM with it
 as it is: the object id mem-NAME (QEMU wants ids that start with a letter), share=on
@@ -266,7 +266,28 @@ its --vcpus CPUs and the pool window as node 1 with none, the distance between t
 the host's from the home node to the nearest allowed pool, and, where the host has
 HMAT for both, the same latency and bandwidth (-machine hmat=on, -numa hmat-lb). The
 windows stay fixed: no quota or tier policy change and no tiering later; a window can't
-be unlinked alone, and destroying the domain removes them.""",
+be unlinked alone, and destroying the domain removes them. For a QEMU that takes
+memory-backend-file's offset= (8.1 and later) the two backends are ranges of the domain
+file itself (offset=0 and offset= the local quota, the offsets the kernel places by), so
+that a confinement policy names one file; for an older QEMU they are the window files.
+.PP
+The arguments are for the QEMU that will run them: poolctl asks it (--qemu, default
+qemu-system-x86_64 on PATH) for its help on memory-backend-file, -object and
+virtio-mem-pci, never guessing from its version, and says on standard error which QEMU
+it printed for ("arguments for QEMU 10.0.2 (qemu-system-x86_64)"). With no QEMU found it
+prints what QEMU 7.2 (Debian 12) takes and says so. Standard output stays the path and
+the argument. reserve=off is never printed: a share=on mapping of a file is not charged
+against the kernel's overcommit limit, so MAP_NORESERVE changes nothing for a domain; its
+quotas are its reservation.
+.PP
+With --prealloc THREADS, QEMU touches the whole domain with THREADS threads before the
+guest starts (prealloc=on): a pool short of memory fails the start instead of a running
+guest taking SIGBUS, at the price of holding the whole quota from the first second and a
+slower start. For a QEMU with thread contexts (7.2 and later) the threads run in one
+(-object thread-context,node-affinity=) on the CPUs of the domain's home node: the node
+the local chunks come from, and on a real host the socket the pool memory hangs off
+(pool nodes have no CPUs of their own). Not with --libvirt: libvirt preallocates with
+<memoryBacking><allocation mode='immediate' threads='N'/>.""",
  options=[("--size SIZE","size of the guest RAM"),
           ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
           ("--pool SIZE","quota of the pool tier (default 0)"),
@@ -281,15 +302,23 @@ be unlinked alone, and destroying the domain removes them.""",
           ("--tiering on|sample|off","hot/cold tiering by refault sampling, with --scan-rate SIZE and --hot-threshold T (see poolctl-vm-set(8))"),
           ("--znuma","two windows, NAME.local and NAME.pool, for the guest as NUMA node 0 and a CPU-less node 1; prints QEMU's -numa arguments (not with --tiering; for libvirt, use a znuma profile: poolctl-profile-create(8))"),
           ("--vcpus N","with --znuma: the guest's CPUs, all on node 0 (default 1; prints -smp N)"),
+          ("--prealloc THREADS","QEMU touches the whole domain with THREADS threads (1 to 1024) before the guest starts, in a thread context on the home node's CPUs where QEMU has one"),
+          ("--qemu BINARY","the QEMU the arguments are for, asked which properties it takes (default qemu-system-x86_64; none found: what QEMU 7.2 takes)"),
           ("--libvirt","print libvirt XML instead: an NVDIMM <memory> device with the file as <source><path> and the chunk size as <alignsize> (libvirt 9.0 has no element that names a file as boot RAM; for boot RAM use a profile, poolctl-profile-create(8))")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
+poolctl: web1: arguments for QEMU 10.0.2 (qemu-system-x86_64)
 /run/poolmem/web1
 -object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M
+# poolctl vm create vmp --size 64M --local 16M --pool 48M --prealloc 2
+poolctl: vmp: arguments for QEMU 10.0.2 (qemu-system-x86_64)
+/run/poolmem/vmp
+-object thread-context,id=mem-vmp-tc,node-affinity=0 -object memory-backend-file,id=mem-vmp,mem-path=/run/poolmem/vmp,size=67108864,share=on,align=2097152,prealloc=on,prealloc-threads=2,prealloc-context=mem-vmp-tc -machine memory-backend=mem-vmp -m 64M
 # poolctl vm create huge --size 64G --pool 64G
 poolctl: huge: cannot create domain: quotas exceed what the pools and the home node can hold (admission control)
 # poolctl vm create zg --size 512M --local 256M --pool 256M --znuma --pools p0
+poolctl: zg: arguments for QEMU 10.0.2 (qemu-system-x86_64)
 /run/poolmem/zg
--object memory-backend-file,id=mem-zg-local,mem-path=/run/poolmem/zg.local,size=268435456,share=on,align=2097152 -object memory-backend-file,id=mem-zg-pool,mem-path=/run/poolmem/zg.pool,size=268435456,share=on,align=2097152 -smp 1 -m 512M -numa node,nodeid=0,cpus=0,memdev=mem-zg-local,initiator=0 -numa node,nodeid=1,memdev=mem-zg-pool,initiator=0 -numa dist,src=0,dst=1,val=31 -machine hmat=on -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=10 -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=10240M -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=200 -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=2048M""",
+-object memory-backend-file,id=mem-zg-local,mem-path=/run/poolmem/zg,offset=0,size=268435456,share=on,align=2097152 -object memory-backend-file,id=mem-zg-pool,mem-path=/run/poolmem/zg,offset=268435456,size=268435456,share=on,align=2097152 -smp 1 -m 512M -numa node,nodeid=0,cpus=0,memdev=mem-zg-local,initiator=0 -numa node,nodeid=1,memdev=mem-zg-pool,initiator=0 -numa dist,src=0,dst=1,val=31 -machine hmat=on -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-latency,latency=10 -numa hmat-lb,initiator=0,target=0,hierarchy=memory,data-type=access-bandwidth,bandwidth=10240M -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=200 -numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-bandwidth,bandwidth=2048M""",
  see=["poolctl-vm-show","poolctl-vm-destroy"]),
 "poolctl-vm-list": dict(
  summary="list VM domains",

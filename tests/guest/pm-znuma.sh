@@ -6,7 +6,9 @@
 # window and as large as it. The test checks, from outside the files:
 #  1. poolctl prints two memory backends and -numa arguments that follow
 #     the host (the distance from node 0 to p0's node, and its HMAT read
-#     latency, as sysfs gives them);
+#     latency, as sysfs gives them); the backends are ranges of the domain
+#     file (offset=) for a QEMU that takes offset=, the window files for
+#     one that does not (QEMU 7.2), and poolctl says which it printed for;
 #  2. the files: sizes (stat and lseek), one inode with three names;
 #  3. placement by window: touching NAME.pool takes pool memory only (the
 #     domain's pool bytes and the pool node's used memory grow by as much),
@@ -28,12 +30,29 @@ dist=$(awk -v n=$n0 '{ print $(n + 1) }' $NODESYS/node0/distance)
 lat=$(cat $NODESYS/node$n0/access0/initiators/read_latency)
 
 # --- 1. the QEMU arguments ---
+# For a QEMU with memory-backend-file's offset= (8.1; the rig's QEMU says
+# so in its help) the windows are two ranges of the domain's file; for one
+# without (--qemu names a binary that is not there: poolctl prints what
+# QEMU 7.2 takes) they are the window files.
+out=$(poolctl vm create zo --size 4M --local 2M --pool 2M --znuma --pools p0 --qemu /nonexistent/qemu 2>/tmp/zo.err) ||
+	fail "vm create --znuma --qemu /nonexistent/qemu: $out"
+grep -q "arguments for no /nonexistent/qemu found: for QEMU 7.2 and later" /tmp/zo.err ||
+	fail "poolctl did not say what it printed for: $(cat /tmp/zo.err)"
+for want in "mem-path=$PMFS/zo.local,size=$((2 * MiB))," "mem-path=$PMFS/zo.pool,size=$((2 * MiB)),"; do
+	case "$out" in *"$want"*) ;; *) fail "vm create --znuma for QEMU 7.2: no '$want' in: $out" ;; esac
+done
+poolctl vm destroy zo >/dev/null
+if qemu-system-x86_64 -object memory-backend-file,help | grep -q '^  offset='; then
+	win_local="mem-path=$PMFS/zn,offset=0" win_pool="mem-path=$PMFS/zn,offset=$((32 * MiB))"
+else
+	win_local="mem-path=$PMFS/zn.local" win_pool="mem-path=$PMFS/zn.pool"
+fi
 out=$(poolctl vm create zn --size 64M --local 32M --pool 32M --znuma --pools p0 --vcpus 2) ||
 	fail "vm create --znuma: $out"
 path=$(echo "$out" | sed -n 1p) args=$(echo "$out" | sed -n 2p)
 check_eq "domain path" "$PMFS/zn" "$path"
-for want in "memory-backend-file,id=mem-zn-local,mem-path=$PMFS/zn.local,size=$((32 * MiB)),share=on,align=2097152" \
-	"memory-backend-file,id=mem-zn-pool,mem-path=$PMFS/zn.pool,size=$((32 * MiB)),share=on,align=2097152" \
+for want in "memory-backend-file,id=mem-zn-local,$win_local,size=$((32 * MiB)),share=on,align=2097152" \
+	"memory-backend-file,id=mem-zn-pool,$win_pool,size=$((32 * MiB)),share=on,align=2097152" \
 	"-smp 2 -m 64M" "-numa node,nodeid=0,cpus=0-1,memdev=mem-zn-local,initiator=0" \
 	"-numa node,nodeid=1,memdev=mem-zn-pool,initiator=0" "-numa dist,src=0,dst=1,val=$dist" "-machine hmat=on" \
 	"-numa hmat-lb,initiator=0,target=1,hierarchy=memory,data-type=access-latency,latency=$lat"; do

@@ -13,6 +13,8 @@
 #      with PMDs (FilePmdMapped): align= in the printed argument works;
 #  (c) virtio-mem-pci with a domain as memdev: realize discards the whole
 #      memdev with fallocate(PUNCH_HOLE) and the domain holds 0 bytes;
+#  (d) vm create --prealloc: QEMU, stopped (-S), has touched the whole
+#      domain, its prealloc threads in a thread context on the home node;
 #  (e) profiles: QEMU with mem-path=<profile dir> (a temporary file,
 #      unlinked at once) starts, is refused with a clear message when the
 #      size doesn't fit, and gives every byte back when killed with
@@ -78,6 +80,31 @@ check_eq "QEMU with virtio-mem: exit status" $PM_QEMU_GUEST_EXIT $QRC
 grep -q "discarding RAM" /tmp/qemu-c.log && fail "QEMU: $(cat /tmp/qemu-c.log)"
 poolctl vm destroy vmem >/dev/null
 poolctl vm destroy ram2 >/dev/null
+
+# ---- (d) --prealloc: QEMU touches the domain before the guest runs ----
+# -S: the guest never runs, so every byte the domain holds is QEMU's
+# preallocation; where QEMU has thread contexts (7.2 and later) its
+# threads are confined to the home node's CPUs (node-affinity).
+arg=$(poolctl vm create vmp --size 64M --local 16M --pool 48M --prealloc 2 2>/tmp/vmp.err | sed -n 2p)
+info "poolctl printed: $arg ($(cat /tmp/vmp.err))"
+grep -q "arguments for QEMU [0-9]" /tmp/vmp.err || fail "poolctl did not say which QEMU it printed for: $(cat /tmp/vmp.err)"
+for want in "-object thread-context,id=mem-vmp-tc,node-affinity=0 " ",prealloc=on,prealloc-threads=2,prealloc-context=mem-vmp-tc "; do
+	case "$arg " in
+	*"$want"*) ;;
+	*) fail "--prealloc 2: no '$want' in: $arg" ;;
+	esac
+done
+# shellcheck disable=SC2086
+pm_qemu /tmp/con-d $arg -S > /tmp/qemu-d.log 2>&1 &
+qpid=$!
+wait_for 120 sh -c "[ \$(cat $DOMSYS/vmp/pool_bytes) -eq $((48 * MiB)) ]" ||
+	fail "--prealloc: the pool window holds $(dom_attr vmp pool_bytes) bytes with the guest stopped: $(cat /tmp/qemu-d.log)"
+check_eq "--prealloc: local bytes with the guest stopped" $((16 * MiB)) "$(dom_attr vmp local_bytes)"
+kill -9 $qpid
+wait_qemu $qpid
+[ -s /tmp/qemu-d.log ] && fail "QEMU with --prealloc: $(cat /tmp/qemu-d.log)"
+poolctl vm destroy vmp >/dev/null
+check_eq "pools empty after vmp" 0 "$(pools_allocated)"
 
 # ---- (e) profiles ----
 poolctl profile create gold --local 25% --pool 75% --tier-policy interleave >/dev/null
