@@ -45,6 +45,7 @@ struct OnlineOptions {
 	std::string size; ///< --cxl: region size (default: all the capacity)
 	bool force = false;
 	unsigned overcommit = 100;
+	std::string memmap = "auto"; ///< where kmem puts the struct pages: auto, local, device
 };
 
 struct NameOptions {
@@ -333,6 +334,65 @@ size_t merge_pieces(poolmem::Dax &dax, const Pieces &p)
 }
 
 /* Online dax device DEVNAME and register it as pool NAME (checked unused). */
+/*
+ * Where kmem is to put the memmap of DEVNAME's memory (--memmap), set on the
+ * device before it is bound: 64 bytes of struct page per 4 KiB page, 16 MiB
+ * per GiB, 16 GiB of DRAM for a TiB of CXL memory when it goes to the
+ * nearest DRAM (local). On the device (6.8+, booted with
+ * memory_hotplug.memmap_on_memory) each memory block holds its own in its
+ * first pages: no DRAM, but 1/64 of the pool is no pool memory, and those
+ * pages can't be offlined apart from their block (a block goes whole).
+ * auto: the device's where the kernel can, else local. Without the boot
+ * parameter kmem ignores the device's setting, which is left alone. A device the kernel
+ * bound to kmem itself (6.5+: hmem, CXL RAM) with every block offline goes
+ * back to devdax to be set; with blocks online it stays as it is (auto) or
+ * is refused (EBUSY). Updates BEFORE; returns whether the memmap will be
+ * on the device.
+ */
+bool place_memmap(const GlobalOptions &g, poolmem::Dax &dax, const std::string &devname, const std::string &choice,
+		  poolmem::DaxInfo &before)
+{
+	const std::optional<bool> now = dax.memmap_on_memory(devname);
+	const bool booted = poolmem::memmap_on_memory_booted(g.sysfs);
+	bool want = false;
+	if (choice == "device") {
+		if (!now)
+			throw poolmem::Error::plain(devname, "this kernel cannot put a dax device's memmap on its memory "
+							     "(Linux 6.8 and later can); use --memmap local",
+						    EOPNOTSUPP);
+		if (!booted)
+			throw poolmem::Error::plain(devname, "the kernel was not booted with "
+							     "memory_hotplug.memmap_on_memory=1, so kmem puts the memmap "
+							     "in local DRAM; boot with it, or use --memmap local",
+						    EOPNOTSUPP);
+		want = true;
+	} else if (choice == "auto") {
+		want = now.has_value() && booted;
+	}
+	/* without the boot parameter kmem puts it in DRAM whatever the device says */
+	if (!now || !booted)
+		return false;
+	if (*now == want)
+		return want;
+	if (before.system_ram) {
+		bool all_offline = true;
+		for (unsigned b : dax.blocks(devname))
+			all_offline = all_offline && poolmem::block_state(g.sysfs, b) != "online";
+		if (!all_offline) {
+			if (choice != "auto")
+				throw poolmem::Error::plain(devname, std::string("bound to kmem with its memmap ") +
+									     (*now ? "on the device" : "in local DRAM") +
+									     " and memory online: offline it first",
+							    EBUSY);
+			return *now;
+		}
+		dax.to_devdax(devname);
+		before = dax.device(devname);
+	}
+	dax.set_memmap_on_memory(devname, want);
+	return want;
+}
+
 void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
 		const std::string &devname, uint64_t first_bytes)
 {
@@ -356,6 +416,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 			before = dax.device(devname);
 		}
 	}
+	const bool memmap_device = place_memmap(g, dax, devname, o.memmap, before);
 	if (!before.system_ram && !o.force && dax.will_auto_online(devname))
 		throw poolmem::Error::plain(devname, "the kernel would online this memory by itself "
 						     "(auto_online_blocks is not offline, as on Debian's 6.12 kernels), "
@@ -439,12 +500,16 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	}
 	const double t_first = seconds_since(t0);
 	const uint64_t first_b = first.size() * block_size;
+	const std::string memmap_text = "memmap " +
+					poolmem::format_size(poolmem::memmap_bytes(blocks.size() * block_size)) +
+					(memmap_device ? " on the device" : " in local DRAM");
 
 	if (rest.empty() && !split) {
 		write_state(name, {all_blocks, all_blocks, t_first, "done"});
-		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s\n",
+		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s, %s\n",
 			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(), node,
-			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str());
+			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str(),
+			    memmap_text.c_str());
 		return;
 	}
 
@@ -502,10 +567,11 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		_exit(st == "done" ? 0 : 1);
 	}
 	::close(lock); /* the child holds it until it is done */
-	std::printf("%s: onlined %zu of %u blocks (%s) of %s on node %d in %.2f s, zone %s; "
+	std::printf("%s: onlined %zu of %u blocks (%s) of %s on node %d in %.2f s, zone %s, %s; "
 		    "the rest continues in the background%s (poolctl pool show %s)\n",
 		    name.c_str(), first.size(), all_blocks, poolmem::format_size(first_b).c_str(), devname.c_str(),
-		    node, t_first, o.zone.c_str(), split ? " as a second dax device" : "", name.c_str());
+		    node, t_first, o.zone.c_str(), memmap_text.c_str(), split ? " as a second dax device" : "",
+		    name.c_str());
 }
 
 } // namespace
@@ -616,9 +682,12 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 	auto h = holders(g, p.name);
 	const auto chain = poolmem::device_chain(p.node);
 	const auto tiers = poolmem::memory_tiers(g.sysfs);
+	const auto memmaps = poolmem::kmem_memmap(g.sysfs);
 	if (o.json) {
 		auto j = pool_json(p);
 		j["domains"] = h;
+		if (auto m = memmaps.find(p.node); m != memmaps.end())
+			j["memmap"] = {{"local_bytes", m->second.local_bytes}, {"device_bytes", m->second.device_bytes}};
 		j["zones"] = poolmem::node_zones(g.sysfs, p.node);
 		if (auto t = tiers.find(p.node); t != tiers.end())
 			j["memory_tier"] = t->second;
@@ -685,6 +754,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 				    ? "DRAM's own: the kernel's demotion and promotion can't tell it from DRAM"
 				    : ("above DRAM's " + std::to_string(dram)).c_str());
 	}
+	if (auto m = memmaps.find(p.node); m != memmaps.end())
+		std::printf("  memmap     %s in local DRAM, %s on the pool memory\n",
+			    poolmem::format_size(m->second.local_bytes).c_str(),
+			    poolmem::format_size(m->second.device_bytes).c_str());
 	if (fs::exists(added_marker(p.name)))
 		std::printf("  device     node %d registered as it was (pool add --node)\n", p.node);
 	for (const auto &c : chain) {
@@ -1059,6 +1132,11 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	online->add_flag("--force", on->force, "online even if the kernel's auto-online policy would race");
 	online->add_option("--overcommit", on->overcommit, "admission limit in percent of capacity (100..1000)")
 		->check(CLI::Range(100, 1000));
+	online->add_option("--memmap", on->memmap,
+			   "where the struct pages go: device (the pool memory holds them; 6.8+, booted with "
+			   "memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device "
+			   "where the kernel can)")
+		->check(CLI::IsMember({"auto", "local", "device"}));
 	online->callback([&g, on] { run_online(g, *on); });
 
 	auto ad = std::make_shared<AddOptions>();

@@ -47,6 +47,7 @@ public:
 		Family zr_refills("poolmem_pool_zero_reserve_refills_total", "2 MiB units zeroed into the reserve in the background, from zero_reserve_refills.", MetricType::Counter);
 		Family zr_taken("poolmem_pool_zero_reserve_units_total", "New chunk units by where their zeroes came from: result=hit (the reserve) or miss (zeroed on the fault path, the reserve empty); hit ratio = rate(result=hit) / rate(both); from zero_reserve_hits and zero_reserve_misses.", MetricType::Counter);
 		Family mtier("poolmem_pool_memory_tier", "The kernel's memory tier of the pool's node (memory_tierN under /sys/devices/virtual/memory_tiering; a lower id is a faster tier, and demotion moves cold pages to higher ids). Absent where the kernel has no memory tiers.", MetricType::Gauge);
+		Family memmap("poolmem_pool_memmap_bytes", "The memmap (struct pages, 64 bytes per 4 KiB page) of the memory kmem added to the pool's node: where=local is DRAM of the node kmem took it from, where=device the pool memory itself holds (Linux 6.8+ with memory_hotplug.memmap_on_memory and the dax device's memmap_on_memory; poolctl pool online --memmap). Absent for a pool of memory kmem did not add (boot or firmware memory).", MetricType::Gauge);
 		Family window("poolmem_pool_window_events", "Allocation and fault events per access-factor window, age 0 = current, from window_counts.", MetricType::Gauge);
 		std::vector<std::string> errors;
 		/* the window length makes Af a rate; 0 (unknown): no rate */
@@ -58,10 +59,15 @@ public:
 				window_s = static_cast<double>(ms) / 1000.0;
 		}
 		const auto tiers = poolmem::memory_tiers(r.sysfs);
+		const auto memmaps = poolmem::kmem_memmap(r.sysfs);
 		for (const auto &p : poolmem::read_pools(r.sysfs, &errors)) {
 			Labels l{{"pool", p.name}};
 			if (auto t = tiers.find(p.node); t != tiers.end())
 				mtier.add(l, t->second);
+			if (auto m = memmaps.find(p.node); m != memmaps.end()) {
+				memmap.add({{"pool", p.name}, {"where", "local"}}, static_cast<double>(m->second.local_bytes));
+				memmap.add({{"pool", p.name}, {"where", "device"}}, static_cast<double>(m->second.device_bytes));
+			}
 			info.add({{"pool", p.name}, {"node", std::to_string(p.node)}, {"tier", p.tier}}, 1);
 			cap.add(l, static_cast<double>(p.capacity_bytes));
 			pinnable.add(l, static_cast<double>(p.pinnable_bytes));
@@ -94,7 +100,7 @@ public:
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &memmap, &window})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

@@ -52,7 +52,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
       "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
- synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT]",
+ synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT] [--memmap auto|local|device]",
  description="""With a dax device: reconfigure it to system-ram (kmem) with libdaxctl, online every
 memory block of it, and register its NUMA node with poolmem as a pool. With --cxl: first
 create a pmem region over the memdevs (libcxl) and a devdax namespace on it (libndctl).
@@ -65,19 +65,32 @@ Like daxctl, it refuses when the kernel would online the memory by itself
 .PP
 Movable (the default) keeps the memory unpluggable but not pinnable (VFIO, RDMA);
 normal can be pinned but not reliably unplugged. poolmem's chunks are of the movable
-class and land in either.""",
+class and land in either.
+.PP
+The memmap (64 bytes of struct page per 4 KiB page: 16 MiB per GiB, 16 GiB of DRAM for
+1 TiB of CXL memory) is made when kmem binds the device. --memmap local puts it in DRAM
+of the nearest node with memory, as kmem always did; --memmap device puts it on the
+device itself, in the first pages of each memory block (Linux 6.8 and later, booted
+with memory_hotplug.memmap_on_memory=1; the device's memmap_on_memory attribute): no
+DRAM, but 1/64 of the device is no pool memory, and a block's memmap goes offline and
+away only with its block. auto (the default) is device where the kernel can, else local.
+A device the kernel bound to kmem itself with every block offline (6.5 and later: hmem,
+CXL RAM) goes back to devdax to be set; with memory online its memmap stays where it is,
+and an explicit --memmap that differs is refused. The summary line says where it went;
+poolctl pool show and the exporter (poolmem_pool_memmap_bytes) report it per pool.""",
  options=[("--cxl MEMDEV[,...]","CXL memdevs to interleave into a new region (instead of DAXDEV)"),
           ("--name NAME","pool name (default: the device name)"),
           ("--zone movable|normal","zone to online into (default movable: can be offlined and unplugged again, but not long-term pinned; normal: what pinnable domains, for VFIO and RDMA, need)"),
           ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show. A device of a dynamic dax region (dax_hmem: memory the firmware marked Soft Reserved) is split first: it shrinks to --first, so that kmem sets up only that much before the pool is usable, and the rest of the region comes as one more device, bound to kmem and onlined block by block. pool remove gives the region back as one device of its old size. Pool offline and remove wait for the background process (they refuse, EBUSY, while it runs)"),
           ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
           ("--force","online even if the kernel's auto-online policy would race"),
-          ("--overcommit PCT","admission limit for domains, percent of capacity (100..1000, default 100)")],
+          ("--overcommit PCT","admission limit for domains, percent of capacity (100..1000, default 100)"),
+          ("--memmap auto|local|device","where kmem puts the struct pages: device (the pool memory holds them; 6.8+, booted with memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device where the kernel can)")],
  examples="""# poolctl pool online --cxl mem0 --name c0
 mem0: region region0 (2.0 GiB) -> devdax dax0.0
-c0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.47 s (0.250 s/GiB), zone movable
+c0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.47 s (0.250 s/GiB), zone movable, memmap 30 MiB in local DRAM
 # poolctl pool online dax1.0 --name pb --async --first 256M
-pb: onlined 2 of 15 blocks (256.0 MiB) of dax1.0 on node 2 in 0.09 s, zone movable; the rest continues in the background (poolctl pool show pb)
+pb: onlined 2 of 15 blocks (256.0 MiB) of dax1.0 on node 2 in 0.09 s, zone movable, memmap 30 MiB in local DRAM; the rest continues in the background (poolctl pool show pb)
 # poolctl pool online dax9.9
 poolctl: dax9.9: no such dax device""",
  see=["poolctl-pool-show","poolctl-pool-remove","daxctl-reconfigure-device","cxl-create-region"]),

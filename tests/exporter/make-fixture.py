@@ -60,6 +60,22 @@ def main():
             blk += 1
         buddy.append(f"Node {n}, zone   Normal   10 5 3 1 0 0 0 0 0 {n + 2} {n}")
     w(f"{procd}/buddyinfo", "\n".join(buddy))
+    # each pool node's memory added by kmem from a dax device: node 1's with
+    # its memmap on the device (memmap_on_memory, with the boot parameter),
+    # the others' in DRAM
+    w(f"{sysd}/module/memory_hotplug/parameters/memmap_on_memory", "Y")
+    os.makedirs(f"{sysd}/bus/dax/drivers/kmem", exist_ok=True)
+    os.makedirs(f"{sysd}/bus/dax/drivers/device_dax", exist_ok=True)
+    for n in range(1, nnodes):
+        dd = f"{sysd}/bus/dax/devices/dax{n - 1}.0"
+        w(f"{dd}/target_node", str(n))
+        w(f"{dd}/size", str(15 * block))
+        w(f"{dd}/memmap_on_memory", "1" if n == 1 else "0")
+        os.symlink("../../drivers/kmem", f"{dd}/driver")
+    # a device in devdax mode: no memmap of kmem's
+    w(f"{sysd}/bus/dax/devices/dax9.0/target_node", "1")
+    w(f"{sysd}/bus/dax/devices/dax9.0/size", str(4 * block))
+    os.symlink("../../drivers/device_dax", f"{sysd}/bus/dax/devices/dax9.0/driver")
     # memory tiers as kmem and HMAT make them: DRAM in tier 4, pool nodes below
     tiers = "/devices/virtual/memory_tiering"
     w(f"{sysd}{tiers}/memory_tier4/nodelist", "0")

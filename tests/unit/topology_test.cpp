@@ -81,3 +81,47 @@ TEST(MemoryTiers, maps_each_node_to_its_tier)
 	EXPECT_TRUE(memory_tiers(root / "nothing").empty()); /* a kernel without tiers */
 	fs::remove_all(root);
 }
+
+// kmem's memmap per node: only devices bound to kmem count, on the device
+// only where the device asks and the kernel was booted to allow it.
+TEST(KmemMemmap, places_by_attribute_and_boot_parameter)
+{
+	namespace fs = std::filesystem;
+	const fs::path root = fs::temp_directory_path() / ("pm-memmap-" + std::to_string(::getpid()));
+	auto put = [](const fs::path &p, const std::string &v) {
+		fs::create_directories(p.parent_path());
+		std::ofstream(p) << v << "\n";
+	};
+	put(root / "devices/system/memory/block_size_bytes", "8000000"); /* 128 MiB */
+	fs::create_directories(root / "bus/dax/drivers/kmem");
+	fs::create_directories(root / "bus/dax/drivers/device_dax");
+	struct Dev {
+		const char *name;
+		int node;
+		uint64_t size;
+		const char *memmap, *driver;
+	};
+	/* 8 GiB on node 1 asking for the device; 1 GiB + half a block on node 2
+	   (its memmap for whole blocks only); node 3's device is devdax */
+	for (const Dev &d : {Dev{"dax0.0", 1, 8ULL << 30, "1", "kmem"}, Dev{"dax1.0", 2, (1ULL << 30) + (64 << 20), "0", "kmem"},
+			     Dev{"dax2.0", 3, 1ULL << 30, "1", "device_dax"}}) {
+		const fs::path p = root / "bus/dax/devices" / d.name;
+		put(p / "target_node", std::to_string(d.node));
+		put(p / "size", std::to_string(d.size));
+		put(p / "memmap_on_memory", d.memmap);
+		fs::create_symlink(fs::path("../../drivers") / d.driver, p / "driver");
+	}
+	auto m = kmem_memmap(root); /* not booted for it: all in DRAM */
+	ASSERT_EQ(m.size(), 2u);
+	EXPECT_EQ(m[1].local_bytes, 128ULL << 20);
+	EXPECT_EQ(m[1].device_bytes, 0u);
+	EXPECT_EQ(m[2].local_bytes, 16ULL << 20);
+	EXPECT_EQ(m.count(3), 0u);
+	put(root / "module/memory_hotplug/parameters/memmap_on_memory", "Y");
+	m = kmem_memmap(root);
+	EXPECT_EQ(m[1].local_bytes, 0u);
+	EXPECT_EQ(m[1].device_bytes, 128ULL << 20);
+	EXPECT_EQ(m[2].local_bytes, 16ULL << 20);
+	EXPECT_EQ(m[1].devices, 1u);
+	fs::remove_all(root);
+}

@@ -116,6 +116,47 @@ void Dax::to_devdax(const std::string &name)
 	impl_->refresh();
 }
 
+std::optional<bool> Dax::memmap_on_memory(const std::string &name)
+{
+	auto v = sysfs::read(sysfs_ / "bus/dax/devices" / name / "memmap_on_memory");
+	if (!v)
+		return std::nullopt;
+	return *v == "1";
+}
+
+void Dax::set_memmap_on_memory(const std::string &name, bool on)
+{
+	const fs::path p = sysfs_ / "bus/dax/devices" / name / "memmap_on_memory";
+	int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			throw Error::plain(name, "this kernel cannot put a dax device's memmap on its memory (Linux 6.8 "
+						 "and later can); use --memmap local",
+					   EOPNOTSUPP);
+		throw Error(name, "cannot open memmap_on_memory", errno);
+	}
+	const char *val = on ? "1" : "0";
+	const int e = ::write(fd, val, 1) < 0 ? errno : 0;
+	::close(fd);
+	if (e == EOPNOTSUPP)
+		throw Error::plain(name, "the kernel cannot put the memmap on hot-added memory: boot it with "
+					 "memory_hotplug.memmap_on_memory=1, or use --memmap local",
+				   EOPNOTSUPP);
+	if (e == EBUSY)
+		throw Error::plain(name, std::string("bound to kmem with its memmap ") +
+						 (on ? "in local DRAM" : "on the device") +
+						 ": offline the device's memory first",
+				   EBUSY);
+	if (e)
+		throw Error(name, "cannot set memmap_on_memory", e);
+}
+
+bool memmap_on_memory_booted(const fs::path &sysfs)
+{
+	auto v = sysfs::read(sysfs / "module/memory_hotplug/parameters/memmap_on_memory");
+	return v && (*v == "Y" || *v == "y" || *v == "1" || *v == "force");
+}
+
 bool Dax::dynamic(const std::string &name)
 {
 	daxctl_region *region = daxctl_dev_get_region(impl_->find(name));

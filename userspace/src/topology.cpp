@@ -1,4 +1,6 @@
 #include "poolmem/topology.hpp"
+#include "poolmem/dax.hpp"
+#include "poolmem/error.hpp"
 
 #include "sysfs.hpp"
 
@@ -60,6 +62,40 @@ std::map<int, int> memory_tiers(const std::filesystem::path &sysfs)
 		} catch (const std::invalid_argument &) {
 			/* a tier being torn down reads empty or odd: skip it */
 		}
+	}
+	return out;
+}
+
+std::map<int, NodeMemmap> kmem_memmap(const std::filesystem::path &sysfs)
+{
+	std::map<int, NodeMemmap> out;
+	std::error_code ec;
+	const bool booted = memmap_on_memory_booted(sysfs);
+	uint64_t block = 0;
+	try {
+		block = memory_block_size(sysfs);
+	} catch (const Error &) {
+		return out;
+	}
+	for (const auto &e : std::filesystem::directory_iterator(sysfs / "bus/dax/devices", ec)) {
+		const auto drv = std::filesystem::read_symlink(e.path() / "driver", ec);
+		if (ec || drv.filename() != "kmem") {
+			ec.clear();
+			continue;
+		}
+		const auto node = sysfs::read_u64(e.path() / "target_node");
+		const auto size = sysfs::read_u64(e.path() / "size");
+		if (!node || !size || !block)
+			continue;
+		/* kmem adds the device's whole blocks; each gets its memmap */
+		const uint64_t bytes = memmap_bytes(*size / block * block);
+		NodeMemmap &m = out[static_cast<int>(*node)];
+		m.devices++;
+		/* the attribute asks; only the boot parameter lets kmem do it */
+		if (booted && sysfs::read(e.path() / "memmap_on_memory").value_or("0") == "1")
+			m.device_bytes += bytes;
+		else
+			m.local_bytes += bytes;
 	}
 	return out;
 }

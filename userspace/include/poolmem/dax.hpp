@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,18 @@ public:
 	/// system-ram -> devdax; every block must be offline.
 	void to_devdax(const std::string &name);
 
+	/// Where kmem puts the memmap (struct pages) of NAME's memory when it
+	/// binds it: true on the device itself (the first pages of each memory
+	/// block), false in DRAM of the nearest node with memory. The
+	/// device's memmap_on_memory attribute (6.8+); nullopt without it.
+	/// It takes effect only where the kernel was booted with
+	/// memory_hotplug.memmap_on_memory (memmap_on_memory_booted()).
+	std::optional<bool> memmap_on_memory(const std::string &name);
+	/// Set it on a device not bound to kmem. Throws Error EOPNOTSUPP
+	/// naming the boot parameter when the kernel can't, EBUSY when the
+	/// device is bound to kmem with the other setting.
+	void set_memmap_on_memory(const std::string &name, bool on);
+
 	/// Memory blocks (indexes) covering the device's range.
 	std::vector<unsigned> blocks(const std::string &name);
 
@@ -70,6 +83,15 @@ private:
 	std::unique_ptr<Impl> impl_;
 	std::filesystem::path sysfs_;
 };
+
+/// The kernel was booted with memory_hotplug.memmap_on_memory=1 (or
+/// =force): hot-added memory may hold its own memmap. False on a kernel
+/// without the parameter.
+bool memmap_on_memory_booted(const std::filesystem::path &sysfs);
+
+/// Bytes of memmap (struct pages, 64 bytes per 4 KiB page on x86-64) that
+/// BYTES of memory take: 16 MiB per GiB.
+constexpr uint64_t memmap_bytes(uint64_t bytes) { return bytes / 4096 * 64; }
 
 /// Memory block size in bytes (devices/system/memory/block_size_bytes).
 /// Throws Error when it can't be read.

@@ -56,6 +56,22 @@ struct Topology {
 /// hot ones to lower. Empty where the kernel has none.
 std::map<int, int> memory_tiers(const std::filesystem::path &sysfs);
 
+/// The memmap (struct pages) of memory that kmem added to a node: where it
+/// lives and how much. local_bytes is DRAM of the node kmem took it from
+/// (the nearest node with memory), device_bytes the pool memory itself
+/// holds (Linux 6.8+ with memory_hotplug.memmap_on_memory and the dax
+/// device's memmap_on_memory set). kmem makes it when it binds the device,
+/// for every block, online or not.
+struct NodeMemmap {
+	uint64_t local_bytes = 0, device_bytes = 0;
+	unsigned devices = 0; ///< dax devices bound to kmem for the node
+};
+
+/// Per node, from sysfs alone (bus/dax/devices/*: driver, target_node,
+/// size, memmap_on_memory; the boot parameter): nodes with no device bound
+/// to kmem (boot or firmware memory) are absent.
+std::map<int, NodeMemmap> kmem_memmap(const std::filesystem::path &sysfs);
+
 /// Parse a kernel cpulist/nodelist ("0-3,8,10-11"); throws
 /// std::invalid_argument naming the text on malformed input.
 std::vector<int> parse_list(std::string_view text);
