@@ -442,7 +442,15 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	if (o.prealloc && o.libvirt)
 		throw UsageError("--prealloc --libvirt: libvirt preallocates with <memoryBacking><allocation "
 				 "mode='immediate' threads='N'/>");
-	const poolmem::QemuCaps qemu = o.libvirt ? poolmem::QemuCaps{} : poolmem::probe_qemu(o.qemu);
+	/*
+	 * Only --znuma and --prealloc print what differs between QEMU versions;
+	 * the plain argument works from QEMU 2.x on. Asking QEMU costs four
+	 * starts of the binary, dear in a guest under emulation, so only then.
+	 */
+	const bool ask_qemu = !o.libvirt && (o.znuma || o.prealloc);
+	poolmem::QemuCaps qemu;
+	if (ask_qemu)
+		qemu = poolmem::probe_qemu(o.qemu);
 
 	poolmem::Control ctl(g.control);
 	poolmem::ensure_mounted(g.mount);
@@ -461,8 +469,9 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	}
 	PreallocPlan pre{qemu, o.prealloc, ctl.domain_info(s.name).home_node};
 	/* on standard error: standard output stays the path and the argument */
-	std::fprintf(stderr, "poolctl: %s: arguments for %s%s\n", s.name.c_str(), qemu.describe().c_str(),
-		     qemu.found ? "" : ": for QEMU 7.2 and later");
+	if (ask_qemu)
+		std::fprintf(stderr, "poolctl: %s: arguments for %s%s\n", s.name.c_str(), qemu.describe().c_str(),
+			     qemu.found ? "" : ": for QEMU 7.2 and later");
 	if (o.znuma) {
 		std::printf("%s\n%s\n", path.c_str(), znuma_arguments(g, s, path, o.vcpus, pre).c_str());
 		return;

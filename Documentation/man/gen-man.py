@@ -284,7 +284,8 @@ memory-backend-file's offset= (8.1 and later) the two backends are ranges of the
 file itself (offset=0 and offset= the local quota, the offsets the kernel places by), so
 that a confinement policy names one file; for an older QEMU they are the window files.
 .PP
-The arguments are for the QEMU that will run them: poolctl asks it (--qemu, default
+The plain argument works with any QEMU from 2.x on. What --znuma and --prealloc print
+depends on the QEMU that will run it: for those poolctl asks it (--qemu, default
 qemu-system-x86_64 on PATH) for its help on memory-backend-file, -object and
 virtio-mem-pci, never guessing from its version, and says on standard error which QEMU
 it printed for ("arguments for QEMU 10.0.2 (qemu-system-x86_64)"). With no QEMU found it
@@ -319,7 +320,6 @@ the local chunks come from, and on a real host the socket the pool memory hangs 
           ("--qemu BINARY","the QEMU the arguments are for, asked which properties it takes (default qemu-system-x86_64; none found: what QEMU 7.2 takes)"),
           ("--libvirt","print libvirt XML instead: an NVDIMM <memory> device with the file as <source><path> and the chunk size as <alignsize> (libvirt 9.0 has no element that names a file as boot RAM; for boot RAM use a profile, poolctl-profile-create(8))")],
  examples="""# poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pool-select round-robin
-poolctl: web1: arguments for QEMU 10.0.2 (qemu-system-x86_64)
 /run/poolmem/web1
 -object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M
 # poolctl vm create vmp --size 64M --local 16M --pool 48M --prealloc 2
