@@ -1,4 +1,4 @@
-# rig-topologies: cxl2 nvdimm-numa
+# rig-topologies: nvdimm-numa
 # rig-debug: core
 # THEORY OF OPERATION: 8 threads touch random pages of one 256 MiB domain at
 # once, so many first touches of the same chunk race. Each chunk must be

@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-debug: core
+# rig-core: yes (on Linux 6.1 too: d_children and the shrinker API changed between the kernels)
 # THEORY OF OPERATION: lifetimes. rmmod must fail while a domain exists and
 # work once none does. Destroying a mapped domain removes its file (no new
 # opens) but the mapping keeps its data until it goes; then the memory

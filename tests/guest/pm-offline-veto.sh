@@ -1,5 +1,6 @@
 # rig-topologies: cxl2 nvdimm-numa
 # rig-debug: core
+# rig-core: yes (on Linux 6.1 too: the memory notifier got new events in 6.9)
 # THEORY OF OPERATION: chunk pages are not movable, so offlining a memory
 # block that holds one would make the kernel retry migration until it gives
 # up. poolmem's memory notifier must refuse such an offline at once with

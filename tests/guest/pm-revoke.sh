@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-debug: core
+# rig-core: yes (on Linux 6.1 too: memory-error delivery to the mappings)
 # THEORY OF OPERATION: a revoked pool (POOLMEM_DRAIN_REVOKE, what
 # poolmem-agent asks for when its lease on a shared device may be gone)
 # lets its memory go offline with chunks on it: as each block goes, the

@@ -1,5 +1,6 @@
 # rig-topologies: cxl2 nvdimm-numa
-# rig-debug: core
+# (not in the debug kernel's CI core: every other test there walks this path first: create, map, fault, destroy)
+# rig-core: yes (on Linux 6.1 too: the inode, mount and fault paths behind the compat shims)
 # THEORY OF OPERATION: the smallest end-to-end path through poolmem.ko:
 # register the topology's two far-memory nodes as pools, create a domain,
 # touch it through a shared mapping, read the counters, destroy it.

@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-debug: core
+# rig-core: yes (on Linux 6.1 too: window lookups and the page-cache index the 6.12 fault path checks)
 # THEORY OF OPERATION: zNUMA windows (issue 17). A domain made with
 # "poolctl vm create --znuma" is one domain whose local and pool quotas are
 # two more files, NAME.local and NAME.pool, each starting at offset 0 of its
