@@ -90,6 +90,8 @@ void parse_tiering(const TieringOptions &o, poolmem::DomainChange &c)
 		c.scan_rate = size_value("--scan-rate", o.scan_rate);
 		if (!c.scan_rate)
 			throw UsageError("--scan-rate: must be above 0");
+		if (c.scan_rate > (1ULL << 40))	// POOLMEM_SCAN_RATE_MAX
+			throw UsageError("--scan-rate: at most 1T a second");
 	}
 	if (!o.hot.empty())
 		c.hot_ms = ms_value("--hot-threshold", o.hot);

@@ -64,6 +64,23 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
+/*
+ * Has unit @unit (its head page) a hardware-poisoned page? memory_failure()
+ * sets PG_hwpoison on the page and then gives up on our units (not LRU, not
+ * movable, not splittable), so the flag is all that says so.
+ */
+bool pm_unit_poisoned(struct page *unit)
+{
+	unsigned long i;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return false;
+	for (i = 0; i < PM_UNIT_PAGES; i++)
+		if (PageHWPoison(unit + i))
+			return true;
+	return false;
+}
+
 /* Drop units that are in the reverse map but in no mapping and no slot. */
 void pm_units_free(struct page **units, unsigned int nr)
 {
@@ -495,6 +512,14 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 				pm_chunk_charge(d, idx, tier, p);
 				if (p)
 					d->rr_cursor++;
+			} else {
+				/*
+				 * The reservation is given back: a tier that
+				 * POOLMEM_DOMAIN_SET shrank meanwhile keeps
+				 * no room for it (its quota held the
+				 * reserved bytes as usage).
+				 */
+				pm_quota_settle(d, tier);
 			}
 			pm_chunk_unbusy(d, idx);
 			if (!ret)
@@ -566,9 +591,19 @@ struct pm_retired {
 	struct page *units[];
 };
 
-/* Protects pm_retired_list. A spinlock: nothing sleeps under it. */
+/*
+ * Protects pm_retired_list and pm_linger_list. A spinlock: nothing sleeps
+ * under it.
+ */
 static DEFINE_SPINLOCK(pm_retired_lock);
 static LIST_HEAD(pm_retired_list);
+/*
+ * Evicted domains that still hold a shared chunk in their map: there was
+ * no memory for its retire record (pm_chunk_retire_shared()). Each holds
+ * a reference on its domain; the reaper retries the records.
+ */
+static LIST_HEAD(pm_linger_list);
+static bool pm_retire_shared_locked(struct pm_domain *d);
 static void pm_retired_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pm_retired_work, pm_retired_workfn);
 #define PM_RETIRED_POLL		msecs_to_jiffies(100)
@@ -584,17 +619,48 @@ static bool pm_units_shared(struct page **units, unsigned int nr)
 	return false;
 }
 
+/*
+ * Lingering domains: try their records again. A domain whose shared chunks
+ * are all retired now (or no longer shared) leaves the list and drops its
+ * reference; its release frees the rest. Returns whether any stays.
+ */
+static bool pm_linger_retry(void)
+{
+	struct pm_domain *d, *tmp;
+	LIST_HEAD(linger);
+	bool left;
+
+	spin_lock(&pm_retired_lock);
+	list_splice_init(&pm_linger_list, &linger);
+	spin_unlock(&pm_retired_lock);
+	list_for_each_entry_safe(d, tmp, &linger, linger) {
+		mutex_lock(&d->lock);
+		left = pm_retire_shared_locked(d);
+		mutex_unlock(&d->lock);
+		if (left)
+			continue;
+		list_del_init(&d->linger);
+		put_device(&d->dev);
+	}
+	spin_lock(&pm_retired_lock);
+	list_splice_tail(&linger, &pm_linger_list);
+	left = !list_empty(&pm_linger_list);
+	spin_unlock(&pm_retired_lock);
+	return left;
+}
+
 static void pm_retired_workfn(struct work_struct *work)
 {
 	struct pm_retired *r, *tmp;
 	LIST_HEAD(done);
 	bool more;
 
+	more = pm_linger_retry();
 	spin_lock(&pm_retired_lock);
 	list_for_each_entry_safe(r, tmp, &pm_retired_list, node)
 		if (!pm_units_shared(r->units, r->nr))
 			list_move(&r->node, &done);
-	more = !list_empty(&pm_retired_list);
+	more |= !list_empty(&pm_retired_list);
 	spin_unlock(&pm_retired_lock);
 
 	/*
@@ -680,24 +746,56 @@ void pm_chunk_discard(struct pm_domain *d, u64 idx)
 }
 
 /*
+ * Retire the present chunks of @d that something else still references.
+ * Returns true if one is left in the map: no memory for its record.
+ * Caller holds d->lock.
+ */
+static bool pm_retire_shared_locked(struct pm_domain *d)
+	__must_hold(&d->lock)
+{
+	bool left = false;
+	u64 idx;
+
+	for (idx = 0; idx < d->nr_chunks; idx++) {
+		cond_resched();
+		if (d->meta[idx].present &&
+		    pm_units_shared(&d->units[idx * d->units_per_chunk], d->units_per_chunk) &&
+		    pm_chunk_retire(d, idx))
+			left = true;
+	}
+	return left;
+}
+
+/*
  * The domain's file is gone (no mapping is left), but pages of its chunks
  * may still be referenced elsewhere (a pipe, an RDMA or io_uring
  * registration): retire those, so they stay charged, listed and in the
  * reverse map until they are really free, instead of being uncharged by
- * the domain's release. Process context, d->lock not held.
+ * the domain's release.
+ *
+ * A chunk without memory for its record must not reach the release, which
+ * would free it while referenced: uncharged, out of the reverse map, its
+ * memory another tenant's while the pipe still reads it. So the domain
+ * then lingers: it takes a reference, kept on pm_linger_list (its own
+ * list node, nothing to allocate), and the reaper retries the records
+ * until every shared chunk has one. Process context, d->lock not held.
  */
 void pm_chunk_retire_shared(struct pm_domain *d)
 {
-	u64 idx;
+	bool left;
 
 	mutex_lock(&d->lock);
-	for (idx = 0; idx < d->nr_chunks; idx++) {
-		cond_resched();
-		if (d->meta[idx].present &&
-		    pm_units_shared(&d->units[idx * d->units_per_chunk], d->units_per_chunk))
-			pm_chunk_retire(d, idx);	/* on -ENOMEM, release frees it */
-	}
+	left = pm_retire_shared_locked(d);
 	mutex_unlock(&d->lock);
+	if (!left)
+		return;
+	pr_warn_ratelimited("domain %s: no memory to retire a shared chunk at eviction: held until there is\n",
+			    d->name);
+	get_device(&d->dev);
+	spin_lock(&pm_retired_lock);
+	list_add_tail(&d->linger, &pm_linger_list);
+	spin_unlock(&pm_retired_lock);
+	schedule_delayed_work(&pm_retired_work, PM_RETIRED_POLL);
 }
 
 /*
@@ -730,6 +828,6 @@ int pm_chunk_init(void)
 void pm_chunk_exit(void)
 {
 	cancel_delayed_work_sync(&pm_retired_work);
-	WARN_ON(!list_empty(&pm_retired_list));
+	WARN_ON(!list_empty(&pm_retired_list) || !list_empty(&pm_linger_list));
 	destroy_workqueue(pm_alloc_wq);
 }

@@ -307,6 +307,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	if (!d)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&d->list);
+	INIT_LIST_HEAD(&d->linger);
 	mutex_init(&d->lock);
 	memcpy(d->name, a.name, POOLMEM_NAME_MAX);
 	d->size = a.bytes;

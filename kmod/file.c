@@ -61,45 +61,75 @@ static bool pm_vma_huge(struct vm_area_struct *vma)
 }
 
 /*
- * Small mappings: map the part of chunk @idx that lies inside @vma. Pages
+ * Map @nr pages of a unit from @pages at @addr of a small mapping. Pages
  * some other thread mapped first (-EBUSY) are skipped. Caller holds
  * d->lock and the mmap lock.
  */
-static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, u64 idx)
+static vm_fault_t pm_insert_run(struct vm_area_struct *vma, unsigned long addr, struct page **pages,
+				unsigned long left)
+{
+	while (left) {
+		unsigned long num = left, i;
+		int err = vm_insert_pages(vma, addr, pages, &num);
+
+		if (!err)
+			break;
+		if (err != -EBUSY)
+			return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		/* pages[left - num] is already mapped: skip it */
+		i = left - num + 1;
+		pages += i;
+		addr += i << PAGE_SHIFT;
+		left = num - 1;
+	}
+	return 0;
+}
+
+/*
+ * Small mappings: map the part of chunk @idx that lies inside @vma, except
+ * its hardware-poisoned pages: memory_failure() leaves our pages alone
+ * (they are neither LRU nor movable, and a unit is compound: it can't be
+ * split), so the poison flag is all there is, and a poisoned page must
+ * never be mapped again. Returns VM_FAULT_HWPOISON when the page at @fault
+ * (a domain offset) is one of them: the task gets SIGBUS with
+ * BUS_MCEERR_AR, as for a poisoned page of any file, and KVM passes it to
+ * QEMU, which injects a machine check into the guest. Caller holds d->lock
+ * and the mmap lock.
+ */
+static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, u64 idx, u64 fault)
 {
 	u64 chunk_off = idx << d->chunk_shift;
 	u64 vma_off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 vma_end = vma_off + (vma->vm_end - vma->vm_start);
 	u64 off = max(chunk_off, vma_off);
 	u64 end = min(chunk_off + d->chunk_bytes, vma_end);
+	vm_fault_t ret = VM_FAULT_NOPAGE, err;
 
 	while (off < end) {
 		u64 uend = min(end, round_down(off, PM_UNIT_BYTES) + PM_UNIT_BYTES);
 		struct page *first = pm_page_at(d, off);
 		unsigned long left = (uend - off) >> PAGE_SHIFT;
 		unsigned long addr = vma->vm_start + (off - vma_off);
-		struct page **pages = d->batch;
-		unsigned long i;
+		unsigned long i, run = 0;
 
-		for (i = 0; i < left; i++)
-			pages[i] = first + i;
-		while (left) {
-			unsigned long num = left;
-			int err = vm_insert_pages(vma, addr, pages, &num);
-
-			if (!err)
-				break;
-			if (err != -EBUSY)
-				return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
-			/* pages[left - num] is already mapped: skip it */
-			i = left - num + 1;
-			pages += i;
-			addr += i << PAGE_SHIFT;
-			left = num - 1;
+		/* runs of pages without poison, each inserted as one batch */
+		for (i = 0; i <= left; i++) {
+			if (i < left && !PageHWPoison(first + i)) {
+				d->batch[run++] = first + i;
+				continue;
+			}
+			if (run) {
+				err = pm_insert_run(vma, addr + ((i - run) << PAGE_SHIFT), d->batch, run);
+				if (err)
+					return err;
+				run = 0;
+			}
+			if (i < left && off + (i << PAGE_SHIFT) == (fault & PAGE_MASK))
+				ret = VM_FAULT_HWPOISON;
 		}
 		off = uend;
 	}
-	return VM_FAULT_NOPAGE;
+	return ret;
 }
 
 /*
@@ -118,6 +148,18 @@ static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 o
 	 */
 	if (PageHWPoison(page))
 		return VM_FAULT_HWPOISON;
+	/*
+	 * A poisoned page elsewhere in the unit: one PMD would map it too.
+	 * memory_failure() gave up on the unit before it could say so with
+	 * PG_has_hwpoisoned (get_hwpoison_page() refuses pages that are
+	 * neither LRU nor movable), so we say it: do_set_pmd() then falls
+	 * back, and finish_fault() maps this page alone. The flag stays
+	 * until the unit is freed (free_pages_prepare() clears it). Until
+	 * then each fault that would map a clean unit whole reads its 512
+	 * page flags (32 KiB of memmap): one look per 2 MiB mapped.
+	 */
+	if (!PageHasHWPoisoned(compound_head(page)) && pm_unit_poisoned(compound_head(page)))
+		SetPageHasHWPoisoned(compound_head(page));
 
 	get_page(page);
 	lock_page(page);
@@ -229,16 +271,23 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 	if (d->heat)
 		pm_heat_refault(d, idx, p);
 	if (vma->vm_flags & VM_MIXEDMAP)
-		ret = pm_map_chunk(d, vma, idx);
+		ret = pm_map_chunk(d, vma, idx, off);
 	else
 		ret = pm_fault_page(d, vmf, off);
 	d->faults++;
-	mutex_unlock(&d->lock);
-
+	/*
+	 * The pool is counted under d->lock: a chunk present on it keeps it
+	 * registered (pm_pool_remove() wants none there) only while the
+	 * chunk can't leave, and after the unlock a drain may move the chunk
+	 * away or a discard free it, and the pool be removed and freed.
+	 * af_lock nests inside d->lock (main.c's lock order).
+	 */
 	if (p) {
 		atomic64_inc(&p->faults);
 		pm_pool_event(p, 1);
 	}
+	mutex_unlock(&d->lock);
+
 	ns = ktime_get_ns() - t0;
 	atomic64_inc(&d->hist[min_t(unsigned int, ns ? ilog2(ns) : 0, PM_HIST_BUCKETS - 1)]);
 	atomic64_add(ns, &d->fault_ns);

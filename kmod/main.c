@@ -116,10 +116,15 @@
  * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
  * pm_domain.lock -> (page lock, i_mmap_rwsem, PTL, mmu notifiers) ->
  * pm_pool.af_lock. The fault path takes only pm_domain.lock and af_lock
- * (and sleeps on a busy chunk with pm_domain.lock dropped). Whoever holds a
- * chunk busy (placement, migration) takes neither pm_lock, nor an inode
- * lock, nor mmap_lock, so waiting for a busy chunk is safe under pm_lock;
- * such waits last one allocation or one copy of a chunk.
+ * (and sleeps on a busy chunk with pm_domain.lock dropped), inside the
+ * faulting task's mmap_lock (read) that the core holds. Whoever holds a
+ * chunk busy takes neither pm_lock nor an inode lock, and takes no
+ * mmap_lock: placement runs inside a fault, so it holds the faulting
+ * task's for read, which it already had; migration holds none. So
+ * waiting for a busy chunk is safe under pm_lock, and under an mmap_lock
+ * held for read (a writer of the same mm can't be waiting: the placement
+ * holds it for read). Such waits last one allocation or one copy of a
+ * chunk.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

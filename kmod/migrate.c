@@ -49,9 +49,13 @@
 
 #include "poolmem.h"
 
-/* page_ref_freeze() attempts before a move is put off: 0, 50, 100, 200 us */
+/*
+ * page_ref_freeze() attempts before a move is put off (-EAGAIN), with
+ * sleeps doubling from usleep_range(50, 100) between them: 3 sleeps,
+ * 0.35-0.7 ms in all ...
+ */
 #define PM_MOVE_FREEZE_TRIES	4
-/* ... and before a pinned chunk is taken for long-term pinned: ~6-13 ms */
+/* ... and before a pinned chunk is taken for long-term pinned: 7 sleeps, 6.35-12.7 ms */
 #define PM_MOVE_PIN_TRIES	8
 /* a revoke outwaits a short-lived reference for about this many 10 ms sleeps */
 #define PM_REVOKE_TRIES		10
@@ -299,7 +303,7 @@ static int pm_move_hold(struct pm_domain *d, struct pm_move *m)
 		/*
 		 * A FOLL_PIN pin carries no mark of being long-term: a
 		 * process_vm_readv() or O_DIRECT pin is as much a pin as a
-		 * VFIO one. A pin still there after about 10 ms of retries is
+		 * VFIO one. A pin still there after 6-13 ms of retries is
 		 * taken for long-term.
 		 */
 		bool pinned = pm_units_pinned(m->old, d->units_per_chunk);
@@ -453,8 +457,11 @@ out_free_new:
 	pm_units_free(m.new, d->units_per_chunk);
 out_abort:
 	mutex_lock(&d->lock);
-	if (cross)
+	if (cross) {
+		/* as in placement: a shrunk tier keeps no room for it */
 		d->usage[tier] -= d->chunk_bytes;
+		pm_quota_settle(d, tier);
+	}
 	pm_move_abort(d, &m, ret);
 out_unlock:
 	mutex_unlock(&d->lock);
@@ -865,10 +872,13 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		/*
 		 * Placements and moves that chose this pool, or began a copy
 		 * off it, before it was marked: let them end, so that none
-		 * copies off it after this returns.
+		 * copies off it after this returns. A domain with chunks
+		 * here whose pool_mask no longer has the pool (a
+		 * POOLMEM_DOMAIN_SET just took it away) is moving them off
+		 * it: it is waited for too.
 		 */
 		list_for_each_entry(d, &pm_domains, list)
-			if (d->pool_mask & BIT_ULL(p->id))
+			if ((d->pool_mask & BIT_ULL(p->id)) || READ_ONCE(d->chunks_per_pool[p->id]))
 				pm_domain_quiesce(d);
 		goto out_unlock;
 	}
@@ -1273,7 +1283,8 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	    a->room_bytes || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
 		return -EINVAL;
 	if ((!(a->flags & POOLMEM_SET_TIERING) && (a->tiering || a->hot_ms || a->scan_rate)) ||
-	    a->tiering >= POOLMEM_NR_TIERING || a->hot_ms > 3600 * 1000)
+	    a->tiering >= POOLMEM_NR_TIERING || a->hot_ms > 3600 * 1000 ||
+	    a->scan_rate > POOLMEM_SCAN_RATE_MAX)
 		return -EINVAL;
 	if ((!(a->flags & POOLMEM_SET_QUOTA) && (a->quota[0] || a->quota[1])) ||
 	    (!(a->flags & POOLMEM_SET_POOL_MASK) && a->pool_mask) ||

@@ -89,7 +89,7 @@ struct pm_pool {
 	struct kobject kobj;		/* /sys/kernel/poolmem/pools/<name> */
 };
 
-/* Per-chunk placement, 4 bytes so large domains stay cheap. */
+/* Per-chunk placement, 5 bytes so large domains stay cheap. */
 struct pm_chunk_meta {
 	u8 present;
 	u8 tier;
@@ -178,6 +178,11 @@ struct pm_domain {
 	bool dead;			/* unlinked (named) or evicted: not listed; pm_lock */
 	bool registered;		/* sysfs device added; pm_lock */
 	struct list_head list;		/* pm_domains; pm_lock */
+	/*
+	 * pm_linger_list (chunk.c) while, evicted, it holds a shared chunk
+	 * that has no retire record yet; pm_retired_lock.
+	 */
+	struct list_head linger;
 
 	/*
 	 * Protects the chunk map (units, meta), usage, chunks, retired,
@@ -387,6 +392,7 @@ void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct pa
 int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out,
 		   unsigned int flags);
 void pm_units_free(struct page **units, unsigned int nr);
+bool pm_unit_poisoned(struct page *unit);
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids);
 void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why);
 void pm_quota_settle(struct pm_domain *d, u32 tier);

@@ -44,10 +44,17 @@
  *  - pm_reserve.lock (spinlock) protects the unit list and nr. Taken in
  *    the fault path; nothing under it sleeps or allocates.
  *  - pm_reserve.offline_sem: a refill holds it for read from allocation to
- *    insertion; MEM_GOING_OFFLINE takes it for write, so that no unit is
- *    on its way into the list while the units in the range are freed. The
- *    refill only trylocks it and allocates without reclaim, so it waits on
- *    nothing the memory hotplug path holds.
+ *    insertion, and a trim (the shrinker, the thread's trim to target)
+ *    from taking the list to putting back what it keeps; MEM_GOING_OFFLINE
+ *    takes it for write, so that no unit is on its way into the list, or
+ *    out of it and back, while the units in the range are freed: a trim
+ *    holds the whole list for a moment, and an offline that found it
+ *    empty then would leave units inside the range, which
+ *    offline_pages() can neither free nor move (it retries until a
+ *    signal). The refill and the shrinker only trylock it (the shrinker
+ *    runs in reclaim, which the hotplug path may be waiting on), and
+ *    nothing under it allocates with reclaim, so it waits on nothing the
+ *    memory hotplug path holds.
  *  - pm_lock (mutex) is taken by the thread alone, to read the pools'
  *    settings; never with a reserve lock held.
  */
@@ -203,18 +210,6 @@ static void pm_reserve_update_targets(void)
 	mutex_unlock(&pm_lock);
 }
 
-/* memory_failure() could not take the unit (it was ours): never use it again */
-static bool pm_unit_poisoned(struct page *page)
-{
-	unsigned long i;
-
-	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
-		return false;
-	for (i = 0; i < PM_UNIT_PAGES; i++)
-		if (PageHWPoison(page + i))
-			return true;
-	return false;
-}
 
 /*
  * A zeroed unit for a new chunk on @nid, or NULL. Counts a hit or, when
@@ -251,7 +246,9 @@ again:
  * Free up to @max units of @nid's reserve whose PFN is in [@lo, @hi). The
  * list is taken whole and sorted outside the lock (it may be long: a
  * fault must not wait behind the walk), and what stays goes back at its
- * head, where the oldest units were.
+ * head, where the oldest units were. Caller holds offline_sem (for read,
+ * or for write in an offline), or is module exit: while the list is out,
+ * it must look empty to nobody who relies on it being complete.
  */
 static unsigned long pm_reserve_release(int nid, unsigned long max, unsigned long lo, unsigned long hi)
 {
@@ -365,7 +362,10 @@ static int pm_zerod_fn(void *unused)
 			unsigned long target = READ_ONCE(r->target), nr = READ_ONCE(r->nr);
 
 			if (nr > target) {
+				/* may wait for an offline's release: it holds no lock of ours */
+				down_read(&r->offline_sem);
 				pm_reserve_release(nid, nr - target, 0, ULONG_MAX);
+				up_read(&r->offline_sem);
 			} else if (nr < target && time_after_eq(jiffies, READ_ONCE(r->hold_until))) {
 				if (pm_reserve_refill_one(nid))
 					more = true;
@@ -419,7 +419,11 @@ static unsigned long pm_reserve_scan(struct shrinker *s, struct shrink_control *
 
 	/* the node is short of memory: no refill for two seconds */
 	WRITE_ONCE(r->hold_until, jiffies + 2 * HZ);
+	/* an offline is releasing this node's units: it frees memory too */
+	if (!down_read_trylock(&r->offline_sem))
+		return SHRINK_STOP;
 	n = pm_reserve_release(sc->nid, DIV_ROUND_UP(sc->nr_to_scan, PM_UNIT_PAGES), 0, ULONG_MAX);
+	up_read(&r->offline_sem);
 	/* a unit is 512 pages: say so, or reclaim would ask 4x what it needed */
 	sc->nr_scanned = n << PM_UNIT_ORDER;
 	return n ? n << PM_UNIT_ORDER : SHRINK_STOP;

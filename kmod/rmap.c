@@ -92,9 +92,11 @@ void pm_rmap_erase(struct page *unit)
 
 /*
  * The listed domain that entry @e names, or NULL. The entry's domain may
- * have been freed (its chunks are freed before it is unlisted, under
- * pm_lock): only a pointer found on pm_domains is followed. Caller holds
- * pm_lock.
+ * have been freed: its release frees its chunks (erasing their entries)
+ * without pm_lock, then unlists it under pm_lock, so an entry found
+ * before the erase may name a domain that is gone, or whose address a
+ * new domain now has. Only a pointer found on pm_domains is followed, and
+ * callers check that the slot lies inside it. Caller holds pm_lock.
  */
 static struct pm_domain *pm_rmap_owner(struct pm_domain *ed)
 {

@@ -52,6 +52,29 @@ static unsigned long pm_tier_period(void)
 }
 
 /*
+ * Chunks a walk under d->lock looks at before it lets go of the lock for a
+ * moment: a fault (a vCPU) waits at most that long behind the worker, and
+ * the worker yields the CPU. 256 2 MiB chunks are half a GiB of domain.
+ */
+#define PM_TIER_WALK_BATCH	256
+/*
+ * Hot and cold chunks a period gathers to move, at most: the candidate
+ * arrays stay small (2 x 8 KiB) whatever scan_rate asks for.
+ */
+#define PM_TIER_MOVE_MAX	1024
+
+/* Let go of d->lock every PM_TIER_WALK_BATCH chunks of a walk at @i. */
+static void pm_tier_walk_yield(struct pm_domain *d, u64 i)
+	__must_hold(&d->lock)
+{
+	if (i % PM_TIER_WALK_BATCH != PM_TIER_WALK_BATCH - 1)
+		return;
+	mutex_unlock(&d->lock);
+	cond_resched();
+	mutex_lock(&d->lock);
+}
+
+/*
  * A refault of chunk @idx (present, not busy): if it was unmapped for
  * sampling, it is hot when it came back within hot_ms, and its pool @p
  * (NULL: local) counts the access. Caller holds d->lock.
@@ -85,6 +108,7 @@ static void pm_tier_sample(struct pm_domain *d, u64 n)
 		u64 idx = (start + i) % d->nr_chunks;
 		struct pm_heat *h = &d->heat[idx];
 
+		pm_tier_walk_yield(d, i);
 		if (!d->meta[idx].present || d->meta[idx].busy || h->sampled)
 			continue;
 		pm_chunk_unmap(d, idx);
@@ -100,7 +124,8 @@ static void pm_tier_sample(struct pm_domain *d, u64 n)
 /*
  * Age the samples, and gather up to @n hot pool chunks (@promo) and cold
  * local chunks (@demo). Returns how many present chunks there are. Caller
- * holds d->lock.
+ * holds d->lock, which the walk lets go of now and then: the chunks
+ * gathered are candidates, and a move looks at each again under the lock.
  */
 static u64 pm_tier_scan(struct pm_domain *d, u64 n, u64 *promo, u64 *np, u64 *demo, u64 *nd)
 	__must_hold(&d->lock)
@@ -113,6 +138,7 @@ static u64 pm_tier_scan(struct pm_domain *d, u64 n, u64 *promo, u64 *np, u64 *de
 		struct pm_heat *h = &d->heat[idx];
 		struct pm_chunk_meta *meta = &d->meta[idx];
 
+		pm_tier_walk_yield(d, idx);
 		if (!meta->present)
 			continue;
 		present++;
@@ -177,31 +203,36 @@ static void pm_tier_move(struct pm_domain *d, u64 *promo, u64 np, u64 *demo, u64
 static void pm_tier_workfn(struct work_struct *work)
 {
 	struct pm_domain *d = container_of(to_delayed_work(work), struct pm_domain, tier_work);
-	u64 t0 = ktime_get_ns(), n, np = 0, nd = 0, present;
+	u64 t0 = ktime_get_ns(), n, nm, np = 0, nd = 0, present;
 	u64 *promo = NULL, *demo;
 	u32 mode;
 
 	mutex_lock(&d->lock);
 	mode = d->tier_mode;
-	/* chunks per period: sampled, and moved at most */
-	n = max_t(u64, (d->scan_rate * jiffies_to_msecs(pm_tier_period()) / MSEC_PER_SEC) >>
+	/*
+	 * Chunks per period: sampled, and moved at most. scan_rate is at
+	 * most POOLMEM_SCAN_RATE_MAX (2^40) and a period at most 60000 ms
+	 * (< 2^16): the product fits.
+	 */
+	n = max_t(u64, div_u64(d->scan_rate * jiffies_to_msecs(pm_tier_period()), MSEC_PER_SEC) >>
 		  d->chunk_shift, 1);
 	n = min(n, d->nr_chunks);
+	nm = min_t(u64, n, PM_TIER_MOVE_MAX);
 	mutex_unlock(&d->lock);
 	if (mode == POOLMEM_TIERING_OFF)
 		return;
 
-	promo = kvmalloc_array(2 * n, sizeof(*promo), GFP_KERNEL);
+	promo = kmalloc_array(2 * nm, sizeof(*promo), GFP_KERNEL);
 	if (promo) {
-		demo = promo + n;
+		demo = promo + nm;
 		mutex_lock(&d->lock);
-		present = pm_tier_scan(d, n, promo, &np, demo, &nd);
+		present = pm_tier_scan(d, nm, promo, &np, demo, &nd);
 		/* a sampled refault stands for the accesses of the chunks not sampled */
-		d->access_weight = max_t(u64, present / n, 1);
+		d->access_weight = max_t(u64, div64_u64(present, n), 1);
 		mutex_unlock(&d->lock);
 		if (mode == POOLMEM_TIERING_ON && np)
-			pm_tier_move(d, promo, np, demo, nd, n);
-		kvfree(promo);
+			pm_tier_move(d, promo, np, demo, nd, nm);
+		kfree(promo);
 	}
 
 	mutex_lock(&d->lock);
@@ -225,6 +256,9 @@ void pm_tier_init(struct pm_domain *d)
 int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms)
 {
 	struct pm_heat *heat = NULL;
+
+	if (scan_rate > POOLMEM_SCAN_RATE_MAX)
+		return -EINVAL;
 
 	if (mode != POOLMEM_TIERING_OFF && !READ_ONCE(d->heat)) {
 		heat = kvcalloc(d->nr_chunks, sizeof(*heat), GFP_KERNEL_ACCOUNT);

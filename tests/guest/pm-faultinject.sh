@@ -9,6 +9,9 @@
 #     profile create, ftruncate of profile files, faults (a failed chunk
 #     allocation is SIGBUS plus the domain's sigbus counter), discard,
 #     map and info, and pmfuzz for 20 s;
+#  1b. a chunk a pipe holds when its domain is evicted, with every
+#     allocation failing (no retire record): it stays charged until the
+#     pipe lets go;
 #  2. the kernel's failslab and fail_page_alloc at 10%, aimed at the test's
 #     own processes (task-filter, /proc/self/make-it-fail): the VFS and the
 #     page allocator fail under poolmem's calls too.
@@ -82,6 +85,20 @@ check_eq "no domain left (poolmem's injection)" "" "$(pmtest domain-list | xargs
 echo 20 > $F/probability
 pmfuzz $(date +%s) 20 2 2 || fail "pmfuzz under fault injection"
 echo 0 > $F/probability
+
+# a chunk a pipe still holds when its domain's inode is evicted, with no
+# memory for its retire record: it stays charged (the domain lingers and
+# the reaper retries the record) until the pipe lets go; before the fix
+# the release freed it, uncharged, while the pipe still read it
+pmtest domain-create fev 4M 0 4M pools=p0 >/dev/null
+out=$(pmtest splice-evict fev p0 $F)
+info "$out"
+base=$(echo "$out" | sed -n 's/.*allocated \([0-9]*\) bytes before, \([0-9]*\) after.*/\1/p')
+held=$(echo "$out" | sed -n 's/.*allocated \([0-9]*\) bytes before, \([0-9]*\) after.*/\2/p')
+[ -n "$held" ] && [ "$held" -ge $((base + 2097152)) ] ||
+	fail "a chunk held by a pipe was uncharged at eviction (retire record failed): $out"
+echo "$out" | grep -q "after the pipe closed: $base bytes" ||
+	fail "the chunk was not freed after the pipe closed: $out"
 
 # ---- 2: the kernel's slab and page allocator, for our processes only ----
 for k in failslab fail_page_alloc; do

@@ -9,6 +9,10 @@
 #  - names took bytes 0xC0-0xFF (Latin-1 isalnum);
 #  - the list ioctls copied to userspace under pm_lock: a stalled copy
 #    (userfaultfd) blocked every other control ioctl.
+# Round 3 (issue 28):
+#  - scan_rate had no bound (an overflow, and arrays sized by it);
+#  - a hardware-poisoned page of a chunk was mapped again, by the PMD path
+#    (the whole unit) and by the small path.
 . /rig/tests/lib.sh
 pm_pools_up
 
@@ -31,3 +35,34 @@ expect_errno EINVAL pmtest domain-create "$(printf '\303\251t\303\251')" 16M 0 1
 pmtest domain-create uf 16M 0 16M >/dev/null
 pmtest uffd-list
 pmtest domain-destroy uf >/dev/null
+
+# ---- round 3 (issue 28) ----
+# scan_rate is bounded: scan_rate * period overflowed, and a period's
+# candidate arrays grew with it (2 x nr_chunks x 8 bytes)
+pmtest domain-create sr 64M 0 64M pools=p0 >/dev/null
+expect_errno EINVAL pmtest set sr tiering=sample scan=2T
+pmtest set sr tiering=sample scan=1T >/dev/null || fail "scan_rate 1T (the largest) refused"
+pmtest touch sr 0 64M >/dev/null
+sleep 2	# a period or two at the largest rate: the walk lets the lock go
+pmtest touch sr 0 64M >/dev/null || fail "faults during tiering at 1T/s"
+pmtest domain-destroy sr >/dev/null
+
+# a hardware-poisoned page of a chunk is never mapped again: memory_failure()
+# sets PG_hwpoison and gives up on our units, so the fault path must look.
+# Before the fix the PMD path mapped the whole unit over the poisoned page,
+# and the small path mapped it with vm_insert_pages(): both reads "worked".
+modprobe hwpoison_inject 2>/dev/null || true
+if [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ]; then
+	for layout in huge small; do
+		pmtest domain-create hw$layout 4M 0 4M pools=p0 >/dev/null
+		out=$(pmtest poison-map hw$layout $layout 7)
+		info "$layout: $out"
+		echo "$out" | grep -q "page 8 (neighbour): read 8" ||
+			fail "$layout mapping: the poisoned page's neighbour did not read back: $out"
+		echo "$out" | grep -q "page 7 (poisoned): SIGBUS BUS_MCEERR_AR" ||
+			fail "$layout mapping: a poisoned page was mapped: $out"
+		pmtest domain-destroy hw$layout >/dev/null
+	done
+else
+	info "no hwpoison_inject in this kernel: poisoned-page mapping not tested"
+fi

@@ -13,6 +13,8 @@
 #     process gets it, no OOM kill;
 #  4. offline: every block of p1's node goes offline straight through sysfs
 #     (not poolctl) while the reserve holds units there: none is refused.
+#     Then three rounds of it while the reserve's target flips and the
+#     shrinker runs: an offline racing a trim must not hang.
 . /rig/tests/lib.sh
 grep -qw init_on_alloc=0 /proc/cmdline || fail "rig must boot with init_on_alloc=0"
 pm_pools_up
@@ -108,5 +110,33 @@ check_eq "p1 reserve after every block offline" 0 "$(reserve p1)"
 [ "$(dmesg | grep -c "zero reserve units given back")" -gt "$given" ] ||
 	fail "no block gave reserve units back: the test proved nothing"
 online_node_blocks $n1 >/dev/null
+
+# --- 4b. offline while the reserve trims itself ---
+# A trim (the thread's, to a lower target, or the shrinker's) takes the
+# node's whole unit list out while it walks it. An offline whose release
+# ran meanwhile saw an empty list, and the units went back inside the
+# range going offline: offline_pages() then retried until a signal. Now a
+# trim holds offline_sem. The target flips every 0.2 s while every block
+# goes offline under a 30 s timeout, three rounds. (A race: this can only
+# catch it sometimes; the debug kernel runs it too.)
+poolctl pool set p1 --zero-reserve 256M >/dev/null
+wait_for 120 at_target p1 || fail "p1 reserve did not fill: $(reserve p1)"
+( while :; do
+	echo 64M > $POOLSYS/p1/zero_reserve; sleep 0.2
+	echo 256M > $POOLSYS/p1/zero_reserve; sleep 0.2
+	echo 2 > /proc/sys/vm/drop_caches
+done ) &
+flipper=$!
+for round in 1 2 3; do
+	for b in $(node_blocks $n1); do
+		timeout 30 sh -c "echo offline > $MEMSYS/$b/state" ||
+			{ kill $flipper; fail "round $round: offline of $b (node $n1) failed or hung with the reserve trimming"; }
+	done
+	online_node_blocks $n1 >/dev/null
+	sleep 1
+done
+kill $flipper
+wait $flipper 2>/dev/null || true
+info "ok: 3 rounds of offlining node $n1 while its reserve trimmed"
 poolctl pool set p0 --zero-reserve 1% >/dev/null
 poolctl pool set p1 --zero-reserve 1% >/dev/null

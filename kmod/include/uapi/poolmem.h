@@ -334,6 +334,9 @@ struct poolmem_domain_set {
 	__u64 reserved[2];
 };
 
+/* The largest scan_rate: 1 TiB a second (more is -EINVAL). */
+#define POOLMEM_SCAN_RATE_MAX		(1ULL << 40)
+
 /* One coalesced range of a domain's chunk map. */
 struct poolmem_map_range {
 	__u64 offset;			/* in the domain */

@@ -84,6 +84,7 @@ static uint64_t size_arg(const char *s)
 	case 'K': case 'k': v <<= 10; end++; break;
 	case 'M': case 'm': v <<= 20; end++; break;
 	case 'G': case 'g': v <<= 30; end++; break;
+	case 'T': case 't': v <<= 40; end++; break;
 	}
 	if (*end) {
 		fprintf(stderr, "pmtest: bad size '%s'\n", s);
@@ -1319,6 +1320,149 @@ out:
 }
 
 /*
+ * poison-map NAME LAYOUT PAGE: a poisoned page of a chunk is never mapped
+ * again. Writes each page of chunk 0 (its index), poisons page PAGE of it
+ * through hwpoison_inject's corrupt-pfn (memory_failure(), which gives up
+ * on poolmem's units after setting PG_hwpoison: the write's error is
+ * expected), maps the domain anew with LAYOUT (huge: PMD faults, small:
+ * vm_insert_pages) and reads page PAGE + 1, then page PAGE. Prints what
+ * each read gave: the value, or SIGBUS and its code.
+ */
+static const char *poison_read(struct mapping *m, uint64_t page, int *val)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus_info, .sa_flags = SA_SIGINFO };
+
+	sigaction(SIGBUS, &sa, NULL);
+	sigbus_code = 0;
+	if (sigsetjmp(sigbus_jmp, 1))
+		return sigbus_code == BUS_MCEERR_AR ? "SIGBUS BUS_MCEERR_AR" : "SIGBUS (other code)";
+	*val = ((volatile uint8_t *)m->p)[page << 12];
+	return "read";
+}
+
+static int cmd_poison_map(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	struct mapping m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE, argv[1]);
+	struct poolmem_map_range r[4];
+	struct poolmem_map mp = { .size = sizeof(mp), .ranges = (uintptr_t)r, .count = 4 };
+	uint64_t page = strtoull(argv[2], NULL, 0), i, pfn;
+	const char *what;
+	char buf[64];
+	int fd, val = -1;
+
+	for (i = 0; i < 512; i++)
+		m.p[i << 12] = (uint8_t)i;
+	set_name(mp.name, argv[0]);
+	if (ioctl(ctl(), POOLMEM_MAP, &mp) || !mp.nr || r[0].offset != 0 || r[0].length < (2 << 20))
+		die("map: chunk 0");
+	pfn = (r[0].phys >> 12) + page;
+	fd = open("/sys/kernel/debug/hwpoison/corrupt-pfn", O_WRONLY);
+	if (fd < 0)
+		die("open corrupt-pfn (modprobe hwpoison_inject)");
+	snprintf(buf, sizeof(buf), "%#" PRIx64, pfn);
+	if (write(fd, buf, strlen(buf)) < 0)
+		printf("poison-map: corrupt-pfn %s: %s (expected: memory_failure() ignores the page)\n", buf,
+		       strerror(errno));
+	close(fd);
+	munmap(m.p, m.size);
+	close(m.fd);
+	m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE, argv[1]);
+	what = poison_read(&m, page + 1, &val);
+	printf("poison-map: page %" PRIu64 " (neighbour): %s %d\n", page + 1, what, val);
+	val = -1;
+	what = poison_read(&m, page, &val);
+	printf("poison-map: page %" PRIu64 " (poisoned): %s %d\n", page, what, val);
+	return 0;
+}
+
+/* A sysfs (or debugfs) file's number, or exit. */
+static uint64_t file_u64(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long v;
+
+	if (!f || fscanf(f, "%llu", &v) != 1)
+		die(path);
+	fclose(f);
+	return v;
+}
+
+static void file_put(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		die(path);
+	close(fd);
+}
+
+/*
+ * splice-evict NAME POOL [FAILDIR]: a chunk still referenced when its
+ * domain's inode is evicted must stay charged until the reference goes.
+ * Touches chunk 0 (a pool chunk: give the domain pool quota only),
+ * vmsplice()s a page of it into a pipe, destroys the domain and drops the
+ * mapping and file, so the inode is evicted while the pipe holds the page.
+ * With FAILDIR (poolmem's fault attribute in debugfs), every allocation of
+ * the module fails during the eviction: the retire record can't be had.
+ * Prints the pool's allocated bytes after the eviction (held by the pipe)
+ * and after the pipe is read and closed.
+ */
+static int cmd_splice_evict(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	struct iovec iov = { .iov_base = m.p, .iov_len = 4096 };
+	uint64_t before, held, after = 0;
+	char path[256], buf[4096];
+	int fds[2], i;
+
+	snprintf(path, sizeof(path), "/sys/kernel/poolmem/pools/%s/allocated_bytes", argv[1]);
+	before = file_u64(path);
+	memset(m.p, 0x5a, 4096);
+	if (pipe(fds))
+		die("pipe");
+	if (vmsplice(fds[1], &iov, 1, 0) != 4096)
+		die("vmsplice");
+	if (name_ioctl(POOLMEM_DOMAIN_DESTROY, argv[0], "domain destroy"))
+		return 1;
+	if (argc > 2) {
+		char p2[256];
+
+		snprintf(p2, sizeof(p2), "%s/times", argv[2]);
+		file_put(p2, "-1");
+		snprintf(p2, sizeof(p2), "%s/probability", argv[2]);
+		file_put(p2, "100");
+	}
+	munmap(m.p, m.size);
+	close(m.fd);	/* the last reference: evicted on the way back to user space */
+	if (argc > 2) {
+		char p2[256];
+
+		snprintf(p2, sizeof(p2), "%s/probability", argv[2]);
+		file_put(p2, "0");
+	}
+	usleep(300000);	/* the reaper polls every 100 ms */
+	held = file_u64(path);
+	printf("splice-evict: pool %s allocated %" PRIu64 " bytes before, %" PRIu64 " after eviction with the pipe open\n",
+	       argv[1], before, held);
+	if (read(fds[0], buf, sizeof(buf)) != 4096 || buf[0] != 0x5a || buf[4095] != 0x5a)
+		die("read pipe: the page's bytes changed");
+	close(fds[0]);
+	close(fds[1]);
+	for (i = 0; i < 50; i++) {
+		after = file_u64(path);
+		if (after <= before)
+			break;
+		usleep(100000);
+	}
+	printf("splice-evict: after the pipe closed: %" PRIu64 " bytes\n", after);
+	return 0;
+}
+
+/*
  * uffd-list: a list ioctl whose output buffer faults into userfaultfd, so
  * copy_to_user() blocks until we resolve the fault. Meanwhile another
  * control ioctl must complete: nothing may hold pm_lock across a copy to
@@ -2303,6 +2447,10 @@ int main(int argc, char **argv)
 		return cmd_gup(argc, argv);
 	if (!strcmp(c, "splice-escape"))
 		return cmd_splice_escape(argc, argv);
+	if (!strcmp(c, "poison-map"))
+		return cmd_poison_map(argc, argv);
+	if (!strcmp(c, "splice-evict"))
+		return cmd_splice_evict(argc, argv);
 	if (!strcmp(c, "uffd-list"))
 		return cmd_uffd_list(argc, argv);
 	if (!strcmp(c, "guest-check"))
