@@ -23,6 +23,26 @@
 
 /* ---- units: 2 MiB compound buddy allocations ---- */
 
+/*
+ * CMA pageblocks lend their memory to movable allocations and take it back
+ * with alloc_contig_range(), which must migrate what it finds there; a
+ * chunk can't be migrated by it, so a chunk in CMA would make cma_alloc()
+ * fail for good. Nothing tells a module where CMA pageblocks are
+ * (get_pfnblock_flags_mask() is not exported: is_migrate_cma_page() and
+ * folio_is_longterm_pinnable() don't link in a module on a kernel with
+ * CONFIG_CMA), and no GFP flag keeps a movable allocation out of CMA
+ * alone. CMA areas are carved from boot memory, never from memory that
+ * kmem hot-adds, so pool nodes have none; the local tier's DRAM may. So on
+ * a kernel with CMA the local tier's units (PM_ALLOC_LOCAL) are allocated
+ * without __GFP_MOVABLE: never from CMA, and so never from ZONE_MOVABLE
+ * either (a movablecore= boot or a DIMM onlined movable serves no local
+ * chunk there). Debian's kernels have no CMA.
+ */
+static bool pm_local_nocma(unsigned int flags)
+{
+	return IS_ENABLED(CONFIG_CMA) && (flags & PM_ALLOC_LOCAL);
+}
+
 static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 {
 	/*
@@ -38,8 +58,8 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	 * fault would fail (PM_ALLOC_RETRY) reclaims and compacts in earnest
 	 * (__GFP_RETRY_MAYFAIL: still no OOM killer).
 	 */
-	gfp_t gfp = (pinnable ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) | __GFP_THISNODE |
-		    __GFP_COMP | __GFP_NOWARN;
+	gfp_t gfp = (pinnable || pm_local_nocma(flags) ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) |
+		    __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN;
 
 	gfp |= flags & PM_ALLOC_RETRY ? __GFP_RETRY_MAYFAIL : __GFP_NORETRY;
 	struct page *page;
@@ -57,7 +77,7 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	 * nor migrate them (it would retry forever).
 	 */
 	if ((flags & PM_ALLOC_ZERO) && !pinnable && !(current->flags & PF_MEMALLOC_PIN)) {
-		page = pm_reserve_take(nid);
+		page = pm_reserve_take(nid);	/* a local node's are never in CMA */
 		if (page)
 			return page;
 	}
@@ -301,7 +321,7 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 	mutex_unlock(&d->lock);
 	if (!ids) {
 		*pool = NULL;
-		ret = pm_chunk_alloc_node(d, idx, d->home_node, flags);
+		ret = pm_chunk_alloc_node(d, idx, d->home_node, flags | PM_ALLOC_LOCAL);
 	} else {
 		for (i = 0; i < n && ret; i++) {
 			/* pools can't go away while this domain may use them */

@@ -512,6 +512,27 @@ void pm_domain_evict(struct pm_domain *d)
 	put_device(&d->dev);
 }
 
+/*
+ * Hold @d and its file (for migration, the pin watch): NULL when the file
+ * is already being evicted (its chunks are on their way out anyway).
+ * Caller holds pm_lock, so d->inode is valid if set.
+ */
+struct inode *pm_domain_hold(struct pm_domain *d)
+{
+	struct inode *inode = d->inode ? igrab(d->inode) : NULL;
+
+	if (inode)
+		get_device(&d->dev);
+	return inode;
+}
+
+/* Process context, no lock held: iput() may evict the domain's inode. */
+void pm_domain_release_held(struct pm_held *h)
+{
+	iput(h->inode);
+	put_device(&h->d->dev);
+}
+
 /* Caller holds pm_lock and found @d alive, so its inode is valid. */
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info)
 {

@@ -267,6 +267,12 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 	}
 	/* never map the units of a chunk being moved: they may be frozen */
 	VM_WARN_ON_ONCE(d->meta[idx].busy);
+	/* a FOLL_LONGTERM pin (pin.c): only chunks that can be pinned */
+	if (unlikely(current->flags & PF_MEMALLOC_PIN) && !pm_chunk_longterm_ok(d, idx)) {
+		ret = pm_fault_longterm(d, vmf, idx);
+		mutex_unlock(&d->lock);
+		return ret;
+	}
 	p = pm_chunk_pool(d, idx);
 	if (d->heat)
 		pm_heat_refault(d, idx, p);

@@ -320,6 +320,7 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_fs;
 	pm_debugfs_init();	/* debugging aids only: their failure is not fatal */
+	pm_pinwatch_start();
 
 	pr_info("ABI %d ready: /dev/poolmem/control, file system \"poolmem\"\n", POOLMEM_ABI_VERSION);
 	return 0;
@@ -346,6 +347,7 @@ out_destroy_class:
  */
 static void __exit pm_exit(void)
 {
+	pm_pinwatch_stop();
 	debugfs_remove_recursive(pm_debugfs);
 	pm_ctl_exit();
 	pm_fs_exit();

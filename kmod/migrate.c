@@ -225,6 +225,7 @@ static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
 /* One chunk's move: where from, where to, its old and new units. */
 struct pm_move {
 	u64 idx;
+	bool stay;			/* the source's pool (first) or node may take it */
 	u32 src_tier, tier;
 	struct pm_pool *src, *dst;	/* NULL: local */
 	unsigned int n;			/* candidate pools in ids[] */
@@ -259,10 +260,20 @@ static int pm_move_begin(struct pm_domain *d, struct pm_move *m, u8 from, u32 ti
 	m->dst = NULL;
 	m->n = 1;
 	if (tier == PM_TIER_POOL) {
-		m->n = pm_pool_candidates(d, m->src ? ~BIT_ULL(m->src->id) : ~0ULL, m->ids);
+		unsigned int i;
+
+		m->n = pm_pool_candidates(d, m->src && !m->stay ? ~BIT_ULL(m->src->id) : ~0ULL, m->ids);
 		if (!m->n)
 			return -ENOMEM;
-	} else if (m->src_tier == PM_TIER_LOCAL) {
+		/* staying: the chunk's own pool first, the others as the policy orders them */
+		for (i = 1; m->stay && m->src && i < m->n; i++) {
+			if (m->ids[i] == m->src->id) {
+				memmove(&m->ids[1], &m->ids[0], i);
+				m->ids[0] = m->src->id;
+				break;
+			}
+		}
+	} else if (m->src_tier == PM_TIER_LOCAL && !m->stay) {
 		return -ENOENT;
 	}
 	pm_chunk_busy(d, m->idx, PM_BUSY_MOVE);
@@ -278,7 +289,7 @@ static int pm_move_alloc(struct pm_domain *d, struct pm_move *m)
 	int ret = -ENOMEM;
 
 	if (m->tier == PM_TIER_LOCAL)
-		return pm_units_alloc(d, first, d->home_node, m->new, 0);
+		return pm_units_alloc(d, first, d->home_node, m->new, PM_ALLOC_LOCAL);
 	for (i = 0; i < m->n && ret; i++) {
 		/* registered while in pool_mask and the chunk is busy */
 		m->dst = pm_pools[m->ids[i]];
@@ -400,9 +411,10 @@ static struct page **pm_move_arrays(struct pm_domain *d, struct pm_move *m, unsi
  * when short-lived references kept it (try later); -EBUSY when it is
  * long-term pinned; -EIO on a memory error in it.
  */
-int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier)
+static int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier,
+			     bool stay)
 {
-	struct pm_move m = { .idx = idx };
+	struct pm_move m = { .idx = idx, .stay = stay };
 	struct page **arrays;
 	bool cross;
 	int ret;
@@ -469,6 +481,11 @@ out_unlock:
 	return ret;
 }
 
+int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier)
+{
+	return pm_chunk_move_how(d, inode, idx, from, tier, false);
+}
+
 #define PM_MOVE_RUN	16	/* most chunks of a run: one unmap, one TLB flush */
 
 /*
@@ -497,7 +514,7 @@ static void pm_chunks_move_run(struct pm_domain *d, struct inode *inode, u64 idx
 	struct page **arrays = NULL;
 	struct pm_move *m;
 
-	m = kmalloc_array(n, sizeof(*m), GFP_KERNEL);
+	m = kcalloc(n, sizeof(*m), GFP_KERNEL);
 	if (m)
 		arrays = pm_move_arrays(d, m, n);
 	for (i = 0; i < n; i++) {
@@ -644,31 +661,6 @@ out_unlock:
 }
 
 /* A domain with its file held, for work done with pm_lock dropped. */
-struct pm_held {
-	struct pm_domain *d;
-	struct inode *inode;
-};
-
-/*
- * Hold @d and its file for migration: NULL when the file is already being
- * evicted (its chunks are on their way out anyway). Caller holds pm_lock,
- * so d->inode is valid if set.
- */
-static struct inode *pm_domain_hold(struct pm_domain *d)
-{
-	struct inode *inode = d->inode ? igrab(d->inode) : NULL;
-
-	if (inode)
-		get_device(&d->dev);
-	return inode;
-}
-
-/* Process context, no lock held: iput() may evict the domain's inode. */
-static void pm_domain_release_held(struct pm_held *h)
-{
-	iput(h->inode);
-	put_device(&h->d->dev);
-}
 
 /* Free memory of the pools in @mask; caller holds pm_lock. */
 static u64 pm_pools_free(u64 mask)
@@ -1107,6 +1099,153 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 	if (revoked)
 		pr_warn("memory offline of PFNs %#lx-%#lx on node %d: %lu chunks revoked, their domains lost them\n",
 			start_pfn, last_pfn, nid, revoked);
+	return ret;
+}
+
+/*
+ * Tries of a chunk an offline can't take yet (busy, referenced for a
+ * moment, a move's old units about to be freed), 10 ms apart: about half
+ * a second before the offline is refused for it.
+ */
+#define PM_EVACUATE_TRIES	50
+
+/*
+ * Move the chunk of @d whose unit @slot is @unit out of a range going
+ * offline (its pageblocks are isolated: no allocation lands there). Where
+ * to, in order: the same tier, on the chunk's own pool first (other blocks
+ * of its node) or, for a local chunk, its home node; then the domain's
+ * other pools in pool-selection order; then the other tier, if its quota
+ * has room. Process context, d->lock not held. Returns as pm_chunk_move(),
+ * and -ENOENT when @unit is not the chunk's (retired, still referenced, or
+ * a move's old units about to be freed).
+ */
+static int pm_chunk_evacuate(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit)
+{
+	u64 idx = slot / d->units_per_chunk;
+	bool ours, busy;
+	u32 tier;
+	u8 from;
+	int ret;
+
+	mutex_lock(&d->lock);
+	ours = d->meta[idx].present && d->units[slot] == unit;
+	busy = d->meta[idx].busy;
+	from = d->meta[idx].pool;
+	tier = d->meta[idx].tier;
+	mutex_unlock(&d->lock);
+	if (busy)
+		return -EINPROGRESS;
+	if (!ours)
+		return -ENOENT;
+	ret = pm_chunk_move_how(d, inode, idx, from, tier, true);
+	if (ret == -ENOMEM)
+		ret = pm_chunk_move_how(d, inode, idx, from,
+					tier == PM_TIER_POOL ? PM_TIER_LOCAL : PM_TIER_POOL, false);
+	return ret;
+}
+
+static const char *pm_evacuate_why(int ret)
+{
+	switch (ret) {
+	case -EBUSY:
+		return "long-term pinned";
+	case -ENOENT:
+		return "discarded but still referenced";
+	case -EINPROGRESS:
+		return "being placed or moved";
+	case -EAGAIN:
+		return "referenced";
+	case -EIO:
+		return "a memory error in it";
+	case -ENOSPC:
+	case -ENOMEM:
+		return "no memory within the domain's quotas and pools";
+	default:
+		return "error";
+	}
+}
+
+/*
+ * MEM_GOING_OFFLINE of PFNs [@start_pfn, @last_pfn] on node @nid: move
+ * every domain chunk with a unit there somewhere else (pm_chunk_evacuate()),
+ * as offline_pages() migrates the movable pages of the range right after
+ * this notifier: the promise of ZONE_MOVABLE, where chunks may be
+ * allocated because they are of the movable class, is that its memory can
+ * go. The kernel's own migration can't take a chunk (neither LRU nor
+ * movable_ops), so poolmem keeps the promise here, with its own engine:
+ * unmap, freeze, copy, remap on fault, quotas kept.
+ *
+ * This runs under the hotplug lock, as the kernel's own migration of the
+ * range does, and does the same kind of work: allocation (no reclaim of
+ * the range: it is isolated), unmapping through the mmu notifiers, copies,
+ * short sleeps. No poolmem lock is held here, and nothing in poolmem waits
+ * for memory hotplug while holding one of the locks this takes (pm_lock,
+ * d->lock, page locks, i_mmap_rwsem).
+ *
+ * Returns 0 when no chunk is left there, or -EBUSY: a chunk that truly
+ * can't move (long-term pinned, retired and still referenced, poisoned,
+ * nowhere to go within its quotas), logged with its domain and offset;
+ * the offline is refused, and what moved stays moved.
+ */
+int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
+{
+	struct page *last_unit = NULL;
+	unsigned long moved = 0;
+	unsigned int tries = 0;
+	int ret = 0;
+
+	for (;;) {
+		struct pm_domain *d;
+		struct page *unit;
+		struct pm_held h;
+		size_t slot;
+
+		if (!pm_rmap_first(start_pfn, last_pfn, &d, &slot, &unit))
+			break;
+		if (unit != last_unit)
+			tries = 0;
+		last_unit = unit;
+		mutex_lock(&pm_lock);
+		d = pm_rmap_live(d);
+		h.d = d;
+		h.inode = d ? pm_domain_hold(d) : NULL;
+		mutex_unlock(&pm_lock);
+		if (!h.inode || slot >= d->nr_chunks * d->units_per_chunk) {
+			/* a domain being freed: its chunks are on their way out */
+			if (h.inode)
+				pm_domain_release_held(&h);
+			ret = -ENOENT;
+		} else {
+			ret = pm_chunk_evacuate(d, h.inode, slot, unit);
+			bool passing = ret == -ENOENT || ret == -EINPROGRESS || ret == -EAGAIN;
+
+			if (ret && (!passing || tries + 1 >= PM_EVACUATE_TRIES))
+				pr_warn("memory offline of PFNs %#lx-%#lx: domain %s offset %#llx can't move (%s): offline refused\n",
+					start_pfn, last_pfn, d->name,
+					(u64)(slot / d->units_per_chunk) << d->chunk_shift,
+					pm_evacuate_why(ret));
+			pm_domain_release_held(&h);
+		}
+		if (!ret) {
+			moved++;
+			cond_resched();
+			continue;
+		}
+		if (ret == -ENOENT || ret == -EINPROGRESS || ret == -EAGAIN) {
+			if (++tries < PM_EVACUATE_TRIES) {
+				msleep(10);
+				continue;
+			}
+			if (!h.inode)
+				pr_warn("memory offline of PFNs %#lx-%#lx: a domain being freed still has chunks there: offline refused\n",
+					start_pfn, last_pfn);
+		}
+		ret = -EBUSY;
+		break;
+	}
+	if (moved)
+		pr_info("memory offline of PFNs %#lx-%#lx on node %d: %lu chunks moved out%s\n",
+			start_pfn, last_pfn, nid, moved, ret ? ", then refused" : "");
 	return ret;
 }
 

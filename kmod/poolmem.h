@@ -378,6 +378,13 @@ struct pm_domain *pm_domain_find_live(const char *name);
 void pm_domain_unlink(struct pm_domain *d);
 void pm_domain_evict(struct pm_domain *d);
 void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info);
+/* A domain and its file, held for work done with pm_lock dropped. */
+struct pm_held {
+	struct pm_domain *d;
+	struct inode *inode;
+};
+struct inode *pm_domain_hold(struct pm_domain *d);
+void pm_domain_release_held(struct pm_held *h);
 int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
 	     const char *why, struct pm_refusal *refusal);
 int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
@@ -389,6 +396,7 @@ void pm_chunk_unmap(struct pm_domain *d, u64 idx);
 void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct page **units);
 #define PM_ALLOC_ZERO	(1u << 0)	/* zero the units (a new chunk, not a move's copy) */
 #define PM_ALLOC_RETRY	(1u << 1)	/* the last try: reclaim hard (__GFP_RETRY_MAYFAIL) */
+#define PM_ALLOC_LOCAL	(1u << 2)	/* the local tier's: never in CMA (chunk.c) */
 int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out,
 		   unsigned int flags);
 void pm_units_free(struct page **units, unsigned int nr);
@@ -412,6 +420,7 @@ void pm_chunk_exit(void);
 /* migrate.c: moving live chunks; drain; live changes */
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier);
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
+int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
 bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
 		   struct page **unit);
 void pm_revoked_done(unsigned long first, unsigned long last);
@@ -423,6 +432,12 @@ int pm_pool_detach(struct pm_pool *p);
 int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
 void pm_move_wait_done(u64 ns);
 void pm_move_debugfs(struct dentry *dir);
+
+/* pin.c: long-term pins of chunks that can't be pinned */
+bool pm_chunk_longterm_ok(struct pm_domain *d, u64 idx);
+vm_fault_t pm_fault_longterm(struct pm_domain *d, struct vm_fault *vmf, u64 idx);
+void pm_pinwatch_start(void);
+void pm_pinwatch_stop(void);
 
 /* tiering.c: access sampling by refault, hot/cold moves */
 void pm_tier_init(struct pm_domain *d);

@@ -34,11 +34,12 @@
  * free pages are above its zones' high watermarks by a unit, with no
  * direct reclaim, no kswapd wake-up and no memory reserves, so it never
  * pushes anything else out of a node to fill its reserve; and not while
- * the node's memory is coming online (pm_reserve_online()). Units that land
- * in CMA pageblocks go back at once (alloc_contig_range() has no notifier
- * to ask for them). A unit with a hardware-poisoned page is never handed
- * out nor freed again: it stays out of use, as the buddy allocator would
- * keep it.
+ * the node's memory is coming online (pm_reserve_online()). No unit is in
+ * a CMA pageblock (alloc_contig_range() has no notifier to ask for it):
+ * pool nodes have no CMA, and a local node's units are allocated as local
+ * chunks are (chunk.c). A unit with a hardware-poisoned page is never
+ * handed out nor freed again: it stays out of use, as the buddy allocator
+ * would keep it.
  *
  * Locks:
  *  - pm_reserve.lock (spinlock) protects the unit list and nr. Taken in
@@ -76,6 +77,7 @@
 
 struct pm_reserve {
 	spinlock_t lock;
+	bool local;			/* the local tier's node: units never in CMA */
 	struct list_head units;		/* head pages, linked by page->lru */
 	unsigned long nr;		/* units on the list */
 	unsigned long target;		/* units wanted; 0: the reserve is off */
@@ -205,6 +207,7 @@ static void pm_reserve_update_targets(void)
 			bytes = min((u64)READ_ONCE(pm_local_zero_reserve_mb) << 20, pm_node_present_bytes(nid) / 2);
 		else
 			bytes = 0;	/* neither a pool nor a home node */
+		WRITE_ONCE(pm_reserves[nid].local, !p);
 		WRITE_ONCE(pm_reserves[nid].target, bytes >> PM_UNIT_SHIFT);
 	}
 	mutex_unlock(&pm_lock);
@@ -313,9 +316,13 @@ static unsigned long pm_node_free_above_high(int nid)
 static bool pm_reserve_refill_one(int nid)
 {
 	struct pm_reserve *r = &pm_reserves[nid];
-	/* free memory only: no direct reclaim, no kswapd, no OOM, no warning */
-	gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN |
-		    __GFP_NOMEMALLOC;
+	/*
+	 * Free memory only: no direct reclaim, no kswapd, no OOM, no
+	 * warning. A local node's units serve local chunks: on a kernel with
+	 * CMA they are allocated as those are (chunk.c), never from CMA.
+	 */
+	gfp_t gfp = ((IS_ENABLED(CONFIG_CMA) && READ_ONCE(r->local) ? GFP_HIGHUSER : GFP_HIGHUSER_MOVABLE) &
+		     ~__GFP_RECLAIM) | __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN | __GFP_NOMEMALLOC;
 	struct page *page;
 	unsigned long i;
 
@@ -324,10 +331,6 @@ static bool pm_reserve_refill_one(int nid)
 	if (!down_read_trylock(&r->offline_sem))
 		return false;	/* an offline is releasing units on this node */
 	page = pm_should_fail(PM_UNIT_BYTES) ? NULL : alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
-	if (page && is_migrate_cma_page(page)) {
-		put_page(page);	/* CMA's: alloc_contig_range() could not get it back */
-		page = NULL;
-	}
 	if (!page) {
 		up_read(&r->offline_sem);
 		return false;

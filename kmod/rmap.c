@@ -2,10 +2,11 @@
 /*
  * poolmem address maps: the forward chunk map of a domain (POOLMEM_MAP),
  * the global reverse map (host PFN -> domain, offset; POOLMEM_MAP_REVERSE)
- * and the memory notifier that vetoes offlining blocks holding chunks.
+ * and the memory notifier that moves chunks out of memory going offline.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/maple_tree.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
@@ -263,24 +264,47 @@ int pm_domain_map(struct pm_domain *d, struct poolmem_map *m)
 }
 
 /*
- * Veto offlining memory that holds domain chunks (retired ones included):
- * their pages can't be migrated by the kernel, and offline_pages() would
- * retry until it times out. Called by the memory hotplug core with the
- * hotplug lock held, after the block's pageblocks were isolated (no new
- * allocation can land there). On the node of a revoked pool the chunks
- * are dropped instead (pm_revoke_range()); that takes pm_lock, d->lock,
+ * Allocations in flight on @nid when the range's pageblocks were isolated
+ * may hold a unit there that pm_rmap does not show yet. New ones can't
+ * land in the range (isolated), so the count drains: wait for it to read
+ * 0 once, up to about a second, polling. False if it never did.
+ */
+static bool pm_inflight_wait(int nid)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (!atomic_read_acquire(&pm_inflight[nid]))
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/*
+ * Memory of a node going offline (MEM_GOING_OFFLINE). Called by the
+ * memory hotplug core with the hotplug lock held, after the block's
+ * pageblocks were isolated (no new allocation can land there), right
+ * before offline_pages() migrates the range's movable pages. Chunks
+ * there (they are of the movable class, and this is the ZONE_MOVABLE
+ * memory they may be allocated from) are moved out by poolmem itself,
+ * which the kernel's migration can't do (pm_evacuate_range()); on the
+ * node of a revoked pool they are dropped instead (pm_revoke_range()).
+ * Either refuses the offline, with -EBUSY and a log line naming the
+ * domain, only for a chunk that truly can't go. Both take pm_lock, d->lock,
  * the file's i_mmap_rwsem (unmap) and the mmu notifiers under the hotplug
- * lock, so none of those may be held by anyone who waits for memory
- * hotplug (nothing in poolmem does).
+ * lock, as offline_pages()'s own migration does, so none of those may be
+ * held by anyone who waits for memory hotplug (nothing in poolmem does).
+ * Memory onlined to a kernel zone never gets here with a chunk in it:
+ * isolation refuses a block holding pages that are not movable first
+ * (pinnable domains' chunks live there).
  */
 static int pm_memory_callback(struct notifier_block *nb, unsigned long action, void *arg)
 {
 	struct memory_notify *mn = arg;
 	unsigned long index = mn->start_pfn, last = mn->start_pfn + mn->nr_pages - 1;
-	struct pm_rmap_entry *e;
-	struct pm_domain *ed = NULL, *d;
-	u64 offset = 0;
-	int nid;
+	bool revoked;
+	int nid, ret;
 
 	/*
 	 * The range's node comes from its struct pages, which are initialised
@@ -307,35 +331,23 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	}
 	/* MEM_GOING_OFFLINE: zero reserve units there are free memory to the offline */
 	pm_reserve_offline(nid, mn->start_pfn, mn->nr_pages);
-	if (atomic_read_acquire(&pm_inflight[nid])) {
-		pr_info("memory offline of PFNs %#lx-%#lx refused: chunk allocations in flight on node %d\n",
+	if (!pm_inflight_wait(nid)) {
+		pr_info("memory offline of PFNs %#lx-%#lx refused: chunk allocations in flight on node %d for a second\n",
 			mn->start_pfn, last, nid);
 		return notifier_from_errno(-EBUSY);
 	}
-	rcu_read_lock();
-	e = mt_find(&pm_rmap, &index, last);
-	if (e) {
-		ed = e->d;
-		offset = (u64)e->slot << PM_UNIT_SHIFT;
-	}
-	rcu_read_unlock();
-	if (!e)
+	if (!mt_find(&pm_rmap, &index, last))	/* takes the RCU read lock itself */
 		return NOTIFY_OK;
 
 	mutex_lock(&pm_lock);
-	if (pm_node_revoked(nid)) {
-		int ret;
-
-		/* the memory is no longer ours: its chunks go instead of the offline */
-		mutex_unlock(&pm_lock);
-		ret = pm_revoke_range(nid, mn->start_pfn, last);
-		return notifier_from_errno(ret);
-	}
-	d = pm_rmap_owner(ed);
-	pr_info("memory offline of PFNs %#lx-%#lx refused: domain %s has chunks there (offset %#llx)\n",
-		mn->start_pfn, last, d ? d->name : "(being freed)", offset);
+	revoked = pm_node_revoked(nid);
 	mutex_unlock(&pm_lock);
-	return notifier_from_errno(-EBUSY);
+	if (revoked)
+		/* the memory is no longer ours: its chunks go instead of the offline */
+		ret = pm_revoke_range(nid, mn->start_pfn, last);
+	else
+		ret = pm_evacuate_range(nid, mn->start_pfn, last);
+	return notifier_from_errno(ret);
 }
 
 static struct notifier_block pm_memory_nb = {

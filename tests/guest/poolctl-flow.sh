@@ -1,6 +1,6 @@
 # rig-topologies: cxl2 nvdimm-numa
 # rig-boot: own
-# rig-debug: skip poolctl's flows; the ioctls and onlining paths it drives run on the debug kernel in pm-smoke, pm-operator, pm-offline-veto and pm-lifetime
+# rig-debug: skip poolctl's flows; the ioctls and onlining paths it drives run on the debug kernel in pm-smoke, pm-operator, pm-offline and pm-lifetime
 # THEORY OF OPERATION: the operator's flow with poolctl alone, checked
 # against the module's sysfs and node meminfo: online two devdax devices as
 # pools (one synchronously, one --async with a 256M first step), create two

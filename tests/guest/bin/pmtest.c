@@ -1076,7 +1076,8 @@ static int cmd_gup(int argc, char **argv)
 }
 
 /*
- * pin-longterm NAME MIB: touch MIB MiB of the domain, then register them
+ * pin-longterm NAME MIB [touch=0]: touch MIB MiB of the domain (unless
+ * touch=0: the pin then faults the pages in itself), then register them
  * as io_uring fixed buffers: a long-term pin (pin_user_pages with
  * FOLL_LONGTERM), as VFIO takes on guest RAM for device passthrough.
  * Prints how long the kernel took to answer and what it answered.
@@ -1092,7 +1093,7 @@ static int cmd_pin_longterm(int argc, char **argv)
 
 	if (len > m.size)
 		len = m.size;
-	for (uint64_t i = 0; i < len; i += 4096)
+	for (uint64_t i = 0; atoi(opt(argc, argv, "touch", "1")) && i < len; i += 4096)
 		m.p[i] = 1;
 	int ring = syscall(SYS_io_uring_setup, 1, &params);
 
@@ -1374,6 +1375,40 @@ static int cmd_poison_map(int argc, char **argv)
 	val = -1;
 	what = poison_read(&m, page, &val);
 	printf("poison-map: page %" PRIu64 " (poisoned): %s %d\n", page, what, val);
+	return 0;
+}
+
+/*
+ * pipe-hold NAME GOFILE: vmsplice() the first page of domain NAME into a
+ * pipe, unmap and close the domain, print "ready", and hold the pipe (a
+ * reference on the chunk that does not go away) until GOFILE exists; then
+ * read the page back out of the pipe.
+ */
+static int cmd_pipe_hold(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
+	struct iovec iov = { .iov_base = m.p, .iov_len = 4096 };
+	char buf[4096];
+	int fds[2], i;
+
+	if (pipe(fds))
+		die("pipe");
+	if (vmsplice(fds[1], &iov, 1, 0) != 4096)
+		die("vmsplice");
+	munmap(m.p, m.size);
+	close(m.fd);
+	printf("pipe-hold: ready\n");
+	fflush(stdout);
+	for (i = 0; access(argv[1], F_OK); i++) {
+		if (i > 6000)
+			die("pipe-hold: nobody said go in 10 minutes");
+		usleep(100000);
+	}
+	if (read(fds[0], buf, sizeof(buf)) != 4096)
+		die("read pipe");
+	printf("pipe-hold: released\n");
 	return 0;
 }
 
@@ -2447,6 +2482,8 @@ int main(int argc, char **argv)
 		return cmd_gup(argc, argv);
 	if (!strcmp(c, "splice-escape"))
 		return cmd_splice_escape(argc, argv);
+	if (!strcmp(c, "pipe-hold"))
+		return cmd_pipe_hold(argc, argv);
 	if (!strcmp(c, "poison-map"))
 		return cmd_poison_map(argc, argv);
 	if (!strcmp(c, "splice-evict"))
