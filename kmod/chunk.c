@@ -84,23 +84,6 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
-/*
- * Has unit @unit (its head page) a hardware-poisoned page? memory_failure()
- * sets PG_hwpoison on the page and then gives up on our units (not LRU, not
- * movable, not splittable), so the flag is all that says so.
- */
-bool pm_unit_poisoned(struct page *unit)
-{
-	unsigned long i;
-
-	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
-		return false;
-	for (i = 0; i < PM_UNIT_PAGES; i++)
-		if (PageHWPoison(unit + i))
-			return true;
-	return false;
-}
-
 /* Drop units that are in the reverse map but in no mapping and no slot. */
 void pm_units_free(struct page **units, unsigned int nr)
 {
@@ -599,7 +582,7 @@ void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct pa
  * tenant hold any amount of memory outside its quota (discard, refault,
  * repeat). So it leaves the domain's map (the offset is placed anew on the
  * next touch) but stays charged to the domain's tier and pool and in the
- * reverse map (offline stays vetoed) until pm_retired_work() sees that
+ * reverse map (an offline of its block is refused) until pm_retired_work() sees that
  * ours is the last reference.
  */
 struct pm_retired {

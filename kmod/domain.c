@@ -22,6 +22,54 @@
 
 #include "poolmem.h"
 
+struct class *pm_class;
+/* profiles whose directory exists (fs.c); pm_lock */
+LIST_HEAD(pm_profiles);
+
+/*
+ * Read without pm_lock by admission, which holds it: a write that races
+ * with an admission decides whether that one domain sees the old or the
+ * new limit, as with any later write.
+ */
+unsigned int pm_local_overcommit_pct = 100;
+PM_PARAM_UINT_RANGE(local_overcommit_pct, pm_local_overcommit_pct, 1, 1000, 0644);
+MODULE_PARM_DESC(local_overcommit_pct,
+		 "Local-tier admission limit: home node memory * pct / 100, 1..1000 (default 100)");
+
+/* The default home node: the first node with CPUs and memory. */
+int pm_first_cpu_node(void)
+{
+	int nid;
+
+	for_each_node_state(nid, N_CPU)
+		if (node_state(nid, N_MEMORY))
+			return nid;
+	return NUMA_NO_NODE;
+}
+
+/* ---- profiles: references and lookup (their directories are fs.c's) ---- */
+
+static void pm_profile_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct pm_profile, ref));
+}
+
+void pm_profile_put(struct pm_profile *pr)
+{
+	kref_put(&pr->ref, pm_profile_free);
+}
+
+/* Caller holds pm_lock. Only profiles whose directory exists are found. */
+struct pm_profile *pm_profile_find(const char *name)
+{
+	struct pm_profile *pr;
+
+	list_for_each_entry(pr, &pm_profiles, list)
+		if (!strncmp(pr->conf.name, name, POOLMEM_NAME_MAX))
+			return pr;
+	return NULL;
+}
+
 /*
  * Caller holds pm_lock. Dead domains are not found; domains still being
  * made (no file yet) are, so their names stay taken.
@@ -328,7 +376,6 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->hot_ms = 500;
 	d->scan_rate = 64 << 20;
 	d->access_weight = 1;
-	pm_tier_init(d);
 	get_task_comm(d->creator_comm, current);
 
 	if (!try_module_get(THIS_MODULE)) {
@@ -503,7 +550,6 @@ void pm_domain_unlink(struct pm_domain *d)
  */
 void pm_domain_evict(struct pm_domain *d)
 {
-	pm_tier_stop(d);
 	pm_chunk_retire_shared(d);
 	mutex_lock(&pm_lock);
 	pm_domain_unlist(d);

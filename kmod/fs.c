@@ -49,27 +49,6 @@ static const struct super_operations pm_sops;
 
 /* ---- profiles ---- */
 
-static void pm_profile_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct pm_profile, ref));
-}
-
-void pm_profile_put(struct pm_profile *pr)
-{
-	kref_put(&pr->ref, pm_profile_free);
-}
-
-/* Caller holds pm_lock. Only profiles whose directory exists are found. */
-struct pm_profile *pm_profile_find(const char *name)
-{
-	struct pm_profile *pr;
-
-	list_for_each_entry(pr, &pm_profiles, list)
-		if (!strncmp(pr->conf.name, name, POOLMEM_NAME_MAX))
-			return pr;
-	return NULL;
-}
-
 /*
  * What is wrong with profile @c, or NULL; fills in the default mode. Like
  * pm_domain_check(), the reason goes to the log, so that an operator who
@@ -590,8 +569,10 @@ static void pm_evict_inode(struct inode *inode)
 	if (S_ISREG(inode->i_mode) && inode->i_private) {
 		struct pm_file *pf = inode->i_private;
 
-		if (pf->d)
+		if (pf->d) {
+			pm_tier_stop(pf->d);	/* its work uses the inode */
 			pm_domain_evict(pf->d);
+		}
 		put_pid(pf->partner);	/* NULL-safe */
 		if (pf->profile)
 			pm_profile_put(pf->profile);

@@ -57,9 +57,16 @@
  * Every chunk is recorded in the domain's chunk map (forward: offset ->
  * pages) and in the global reverse map (rmap.c, a maple tree keyed by PFN
  * range), which answers "which domain owns this host physical address" and
- * lets the memory notifier veto, with -EBUSY, offlining a memory block that
- * holds chunks: the pages are not movable, and the kernel would otherwise
- * retry migrating them until the offline request times out.
+ * which chunks lie in a memory block going offline. Chunks are of the
+ * movable class, so they may come from ZONE_MOVABLE, whose promise is that
+ * its memory can go offline; the kernel's migration can't move them
+ * (neither LRU nor movable_ops pages), so the memory notifier (hotplug.c)
+ * moves them out itself, with poolmem's migration engine, and refuses the
+ * offline only for a chunk that truly can't move: long-term pinned,
+ * retired and still referenced, poisoned, or with nowhere to go within its
+ * domain's quotas and pools. A long-term pin (FOLL_LONGTERM) of a chunk in
+ * ZONE_MOVABLE, which the kernel would retry forever, fails with EFAULT
+ * (pin.c). No chunk is ever in CMA (chunk.c).
  *
  * Unlinking a named domain's file (or POOLMEM_DOMAIN_DESTROY) removes it
  * from listings at once; its memory is freed when the last open file and
@@ -99,18 +106,31 @@
  *   every block and outside the window where the range's memmap is
  *   initialised: it ignores them before reading the range's node (the
  *   6.12 debug kernel's DEBUG_VM stopped there). offline_pages() still
- *   retries forever on pages it can't migrate, hence the veto.
+ *   retries forever on pages it can't migrate, hence poolmem moves its
+ *   chunks out in MEM_GOING_OFFLINE, before that loop.
  * - Unchanged for poolmem: do_set_pmd() and vm_insert_pages() on order-9
  *   compound pages that are not page cache (no memcg, no mapping), the
  *   rmap and counters of a file PMD, zap_huge_pmd(), freeing such pages,
  *   page_ref_freeze(), and FOLL_LONGTERM's retry on unpinnable pages in
- *   ZONE_MOVABLE (still a loop on both).
+ *   ZONE_MOVABLE (still a loop on both: pin.c ends it), and
+ *   get_pfnblock_flags_mask() (not exported on either: a module can't
+ *   tell CMA pageblocks, so local chunks avoid them by GFP on kernels with
+ *   CMA, chunk.c).
  *
- * Files: main.c (this), ctl.c (control ioctls), domain.c (lifetime and
- * admission), chunk.c (placement, allocation, free), file.c (file
- * operations and fault), fs.c (the file system and profiles), rmap.c
- * (chunk map, reverse map, offline notifier), migrate.c (moving chunks,
- * drain, live changes), sysfs.c, pool.c.
+ * Files, with calls running down this list (a file calls only files below
+ * it, but for pool.c and reserve.c, and migrate.c and tiering.c, which call
+ * each other):
+ *   main.c (this: init and exit), ctl.c (control ioctls),
+ *   fs.c (the file system and profile directories), file.c (file
+ *   operations and fault), pin.c (long-term pins), hotplug.c (the memory
+ *   notifier), migrate.c (moving chunks: drain, offline, revoke, live
+ *   changes, pool removal), tiering.c (access sampling, hot/cold moves),
+ *   domain.c (lifetime, admission, profile references), sysfs.c (domain
+ *   attributes), chunk.c (placement, allocation, free, retired chunks),
+ *   rmap.c (chunk map, reverse map, allocations in flight), pool.c (the
+ *   registries under pm_lock, pools, node figures), reserve.c (the zero
+ *   reserve), fault.c (fault injection), policy/ (plain C shared with
+ *   userspace).
  *
  * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
  * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
@@ -128,117 +148,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/fault-inject.h>
-#include <linux/jiffies.h>
-#include <linux/mm.h>
-#include <linux/mmzone.h>
 #include <linux/module.h>
-#include <linux/nodemask.h>
-#include <linux/vmstat.h>
 
 #include "poolmem.h"
-
-/*
- * Protects pm_pools[], pm_domains, pm_profiles, the pools' committed and
- * users, domain names, dead and creation/destruction. Never taken in the
- * fault path; nothing that may fault on domain memory (copy_to_user) runs
- * under it.
- */
-DEFINE_MUTEX(pm_lock);
-struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
-LIST_HEAD(pm_domains);
-LIST_HEAD(pm_profiles);
-/* bit i: pool i is draining (pm_pool.draining); written under pm_lock */
-u64 pm_pools_draining;
-struct class *pm_class;
-
-unsigned int pm_window_ms = 1000;
-PM_PARAM_UINT_RANGE(window_ms, pm_window_ms, 10, 60000, 0644);
-MODULE_PARM_DESC(window_ms, "Length of one access-factor window in milliseconds, 10..60000 (default 1000)");
-
-/*
- * Read without pm_lock by admission, which holds it: a write that races
- * with an admission decides whether that one domain sees the old or the
- * new limit, as with any later write.
- */
-unsigned int pm_local_overcommit_pct = 100;
-PM_PARAM_UINT_RANGE(local_overcommit_pct, pm_local_overcommit_pct, 1, 1000, 0644);
-MODULE_PARM_DESC(local_overcommit_pct,
-		 "Local-tier admission limit: home node memory * pct / 100, 1..1000 (default 100)");
-
-/*
- * The current access-factor window. 64-bit milliseconds: jiffies_to_msecs()
- * returns 32 bits, which wrap 5 minutes after boot (jiffies start at
- * -300 s) and every 49.7 days, and the windows would run backwards.
- */
-u64 pm_epoch(void)
-{
-	unsigned int ms = max(READ_ONCE(pm_window_ms), 1U);
-
-	return div_u64(jiffies64_to_msecs(get_jiffies_64()), ms);
-}
-
-u64 pm_node_present_bytes(int nid)
-{
-	return (u64)node_present_pages(nid) << PAGE_SHIFT;
-}
-
-u64 pm_node_free_bytes(int nid)
-{
-	pg_data_t *pgdat = NODE_DATA(nid);
-	unsigned long pages = 0;
-	int z;
-
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		pages += zone_page_state(&pgdat->node_zones[z], NR_FREE_PAGES);
-	return (u64)pages << PAGE_SHIFT;
-}
-
-/* Memory of node @nid outside ZONE_MOVABLE: what can be long-term pinned. */
-u64 pm_node_pinnable_bytes(int nid)
-{
-	pg_data_t *pgdat = NODE_DATA(nid);
-	unsigned long pages = 0;
-	int z;
-
-	for (z = 0; z < MAX_NR_ZONES; z++)
-		if (z != ZONE_MOVABLE)
-			pages += READ_ONCE(pgdat->node_zones[z].present_pages);
-	return (u64)pages << PAGE_SHIFT;
-}
-
-#ifdef CONFIG_FAULT_INJECTION
-/*
- * Fault injection aimed at poolmem alone: every allocation the module
- * makes (chunk units, reverse-map entries, domain and file structures,
- * chunk maps, ioctl buffers) asks pm_should_fail() first, configured in
- * /sys/kernel/debug/poolmem/fail (Documentation/fault-injection: probability,
- * interval, times, verbose). Kernels without CONFIG_FAULT_INJECTION
- * (Debian's) compile it out.
- */
-static DECLARE_FAULT_ATTR(pm_fail_attr);
-
-bool pm_should_fail(size_t size)
-{
-	return should_fail(&pm_fail_attr, size);
-}
-
-static void pm_fault_init(struct dentry *dir)
-{
-	fault_create_debugfs_attr("fail", dir, &pm_fail_attr);
-}
-#else
-bool pm_should_fail(size_t size)
-{
-	return false;
-}
-
-static void pm_fault_init(struct dentry *dir)
-{
-}
-#endif
 
 /*
  * /sys/kernel/debug/poolmem: debugging and benchmark aids (fault injection
@@ -250,19 +163,8 @@ static struct dentry *pm_debugfs;
 static void pm_debugfs_init(void)
 {
 	pm_debugfs = debugfs_create_dir("poolmem", NULL);
-	pm_fault_init(pm_debugfs);
+	pm_fault_debugfs(pm_debugfs);
 	pm_move_debugfs(pm_debugfs);
-}
-
-/* The default home node: the first node with CPUs and memory. */
-int pm_first_cpu_node(void)
-{
-	int nid;
-
-	for_each_node_state(nid, N_CPU)
-		if (node_state(nid, N_MEMORY))
-			return nid;
-	return NUMA_NO_NODE;
 }
 
 /* The policy library keeps its own copies of the uapi constants. */
@@ -308,7 +210,7 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_reserve;
 
-	ret = pm_rmap_init();
+	ret = pm_hotplug_init();
 	if (ret)
 		goto out_chunk;
 
@@ -328,6 +230,7 @@ static int __init pm_init(void)
 out_fs:
 	pm_fs_exit();
 out_rmap:
+	pm_hotplug_exit();
 	pm_rmap_exit();
 out_chunk:
 	pm_chunk_exit();
@@ -352,7 +255,8 @@ static void __exit pm_exit(void)
 	pm_ctl_exit();
 	pm_fs_exit();
 	pm_chunk_exit();
-	pm_rmap_exit();		/* no memory notifier calls into the reserve after this */
+	pm_hotplug_exit();	/* no memory notifier calls into the reserve after this */
+	pm_rmap_exit();
 	pm_revoked_exit();	/* nor into the held revoked units */
 	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();

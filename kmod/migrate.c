@@ -1317,6 +1317,35 @@ int pm_pool_detach(struct pm_pool *p)
 	return atomic64_read(&p->chunks) ? -EBUSY : 0;
 }
 
+/*
+ * POOLMEM_POOL_REMOVE: a pool with no chunk left, and no domain that may
+ * still allocate there (drained first), leaves the registry.
+ */
+int pm_pool_remove(const char *name)
+{
+	struct pm_pool *p;
+	int ret = 0;
+
+	mutex_lock(&pm_lock);
+	p = pm_pool_find(name);
+	if (!p) {
+		ret = -ENOENT;
+	} else if (atomic64_read(&p->chunks) || (p->users && !p->draining)) {
+		/* chunks still live here, or domains may allocate here */
+		ret = -EBUSY;
+	} else if (p->users && pm_pool_detach(p)) {
+		ret = -EBUSY;	/* a chunk landed meanwhile: drain again */
+	} else {
+		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
+		pm_pools[p->id] = NULL;
+		kobject_del(&p->kobj);
+		kobject_put(&p->kobj);
+		pm_zerod_kick();	/* the node keeps no zero reserve now */
+	}
+	mutex_unlock(&pm_lock);
+	return ret;
+}
+
 /* ---- POOLMEM_DOMAIN_SET ---- */
 
 /* Bytes of @d's chunks on pools outside its pool_mask. Caller holds d->lock. */

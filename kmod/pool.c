@@ -4,12 +4,72 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/vmstat.h>
 
 #include "poolmem.h"
+
+/*
+ * Protects pm_pools[], pm_domains, pm_profiles, the pools' committed and
+ * users, domain names, dead and creation/destruction. Never taken in the
+ * fault path; nothing that may fault on domain memory (copy_to_user) runs
+ * under it.
+ */
+DEFINE_MUTEX(pm_lock);
+struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
+LIST_HEAD(pm_domains);
+/* bit i: pool i is draining (pm_pool.draining); written under pm_lock */
+u64 pm_pools_draining;
+
+unsigned int pm_window_ms = 1000;
+PM_PARAM_UINT_RANGE(window_ms, pm_window_ms, 10, 60000, 0644);
+MODULE_PARM_DESC(window_ms, "Length of one access-factor window in milliseconds, 10..60000 (default 1000)");
+
+/*
+ * The current access-factor window. 64-bit milliseconds: jiffies_to_msecs()
+ * returns 32 bits, which wrap 5 minutes after boot (jiffies start at
+ * -300 s) and every 49.7 days, and the windows would run backwards.
+ */
+u64 pm_epoch(void)
+{
+	unsigned int ms = max(READ_ONCE(pm_window_ms), 1U);
+
+	return div_u64(jiffies64_to_msecs(get_jiffies_64()), ms);
+}
+
+u64 pm_node_present_bytes(int nid)
+{
+	return (u64)node_present_pages(nid) << PAGE_SHIFT;
+}
+
+u64 pm_node_free_bytes(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		pages += zone_page_state(&pgdat->node_zones[z], NR_FREE_PAGES);
+	return (u64)pages << PAGE_SHIFT;
+}
+
+/* Memory of node @nid outside ZONE_MOVABLE: what can be long-term pinned. */
+u64 pm_node_pinnable_bytes(int nid)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long pages = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		if (z != ZONE_MOVABLE)
+			pages += READ_ONCE(pgdat->node_zones[z].present_pages);
+	return (u64)pages << PAGE_SHIFT;
+}
 
 static struct kobject *pm_kobj;		/* /sys/kernel/poolmem */
 static struct kobject *pm_pools_kobj;	/* /sys/kernel/poolmem/pools */
@@ -393,31 +453,6 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 		pm_node_present_bytes(p->node) >> 20, p->overcommit_pct);
 	ret = 0;
 out_unlock:
-	mutex_unlock(&pm_lock);
-	return ret;
-}
-
-int pm_pool_remove(const char *name)
-{
-	struct pm_pool *p;
-	int ret = 0;
-
-	mutex_lock(&pm_lock);
-	p = pm_pool_find(name);
-	if (!p) {
-		ret = -ENOENT;
-	} else if (atomic64_read(&p->chunks) || (p->users && !p->draining)) {
-		/* chunks still live here, or domains may allocate here */
-		ret = -EBUSY;
-	} else if (p->users && pm_pool_detach(p)) {
-		ret = -EBUSY;	/* a chunk landed meanwhile: drain again */
-	} else {
-		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
-		pm_pools[p->id] = NULL;
-		kobject_del(&p->kobj);
-		kobject_put(&p->kobj);
-		pm_zerod_kick();	/* the node keeps no zero reserve now */
-	}
 	mutex_unlock(&pm_lock);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -292,10 +293,28 @@ static inline void pm_domain_window(const struct pm_domain *d, enum pm_window w,
 	*size = w == PM_WIN_LOCAL ? d->win_split : d->size - *base;
 }
 
-/* main.c */
+/*
+ * Has unit @unit (its head page) a hardware-poisoned page? memory_failure()
+ * sets PG_hwpoison on the page and then gives up on our units (not LRU, not
+ * movable, not splittable), so the flag is all that says so.
+ */
+static inline bool pm_unit_poisoned(struct page *unit)
+{
+	unsigned long i;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return false;
+	for (i = 0; i < PM_UNIT_PAGES; i++)
+		if (PageHWPoison(unit + i))
+			return true;
+	return false;
+}
+
+/* pool.c: the registries (pm_lock), pools, node figures */
 extern struct mutex pm_lock;
 extern struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
 extern struct list_head pm_domains;
+/* domain.c */
 extern struct list_head pm_profiles;
 extern struct class *pm_class;
 /*
@@ -334,11 +353,14 @@ extern unsigned int pm_local_overcommit_pct;
 extern u64 pm_pools_draining;
 
 u64 pm_epoch(void);
-bool pm_should_fail(size_t size);
 u64 pm_node_present_bytes(int nid);
 u64 pm_node_pinnable_bytes(int nid);
 u64 pm_node_free_bytes(int nid);
 int pm_first_cpu_node(void);
+
+/* fault.c: fault injection (CONFIG_FAULT_INJECTION) */
+bool pm_should_fail(size_t size);
+void pm_fault_debugfs(struct dentry *dir);
 
 /* ctl.c: /dev/poolmem/control */
 int pm_ctl_init(void);
@@ -400,7 +422,6 @@ void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct pa
 int pm_units_alloc(struct pm_domain *d, size_t first, int nid, struct page **out,
 		   unsigned int flags);
 void pm_units_free(struct page **units, unsigned int nr);
-bool pm_unit_poisoned(struct page *unit);
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids);
 void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why);
 void pm_quota_settle(struct pm_domain *d, u32 tier);
@@ -440,7 +461,6 @@ void pm_pinwatch_start(void);
 void pm_pinwatch_stop(void);
 
 /* tiering.c: access sampling by refault, hot/cold moves */
-void pm_tier_init(struct pm_domain *d);
 int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms);
 void pm_tier_stop(struct pm_domain *d);
 void pm_heat_refault(struct pm_domain *d, u64 idx, struct pm_pool *p);
@@ -466,8 +486,12 @@ void pm_inflight_begin(int nid);
 void pm_inflight_end(int nid);
 int pm_domain_map(struct pm_domain *d, struct poolmem_map *m);
 struct pm_domain *pm_rmap_lookup(u64 pfn, u64 *offset, u32 *pool);
-int pm_rmap_init(void);
+bool pm_inflight_wait(int nid);
 void pm_rmap_exit(void);
+
+/* hotplug.c: the memory notifier */
+int pm_hotplug_init(void);
+void pm_hotplug_exit(void);
 
 /* sysfs.c: /sys/class/poolmem/<name>/ */
 extern const struct attribute_group *pm_domain_groups[];

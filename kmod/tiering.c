@@ -243,11 +243,6 @@ static void pm_tier_workfn(struct work_struct *work)
 	mutex_unlock(&d->lock);
 }
 
-void pm_tier_init(struct pm_domain *d)
-{
-	INIT_DELAYED_WORK(&d->tier_work, pm_tier_workfn);
-}
-
 /*
  * Set @d's tiering: @mode (POOLMEM_TIERING_*), @scan_rate bytes a second
  * (0: keep; at least one chunk a period), refaults within @hot_ms (0:
@@ -267,6 +262,8 @@ int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms)
 	}
 	mutex_lock(&d->lock);
 	if (heat && !d->heat) {
+		/* the work exists from the first time tiering is on: d->heat says so */
+		INIT_DELAYED_WORK(&d->tier_work, pm_tier_workfn);
 		d->heat = heat;
 		heat = NULL;
 	}
@@ -279,16 +276,24 @@ int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms)
 		mod_delayed_work(system_unbound_wq, &d->tier_work, 0);
 	mutex_unlock(&d->lock);
 	kvfree(heat);
-	if (mode == POOLMEM_TIERING_OFF)
+	/* never on before: no work to cancel (it was never initialised) */
+	if (mode == POOLMEM_TIERING_OFF && READ_ONCE(d->heat))
 		cancel_delayed_work_sync(&d->tier_work);
 	return 0;
 }
 
-/* The domain's file is going: no more tiering. Process context, no lock held. */
+/*
+ * The domain's file is going: no more tiering. Process context, no lock
+ * held. Nothing sets tiering meanwhile: POOLMEM_DOMAIN_SET holds the inode.
+ */
 void pm_tier_stop(struct pm_domain *d)
 {
+	bool was_on;
+
 	mutex_lock(&d->lock);
 	d->tier_mode = POOLMEM_TIERING_OFF;
+	was_on = d->heat;
 	mutex_unlock(&d->lock);
-	cancel_delayed_work_sync(&d->tier_work);
+	if (was_on)
+		cancel_delayed_work_sync(&d->tier_work);
 }

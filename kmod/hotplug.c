@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem and memory hotplug: the memory notifier. Memory going offline
+ * loses its chunks to other memory (migrate.c: pm_evacuate_range()), or,
+ * on a revoked pool's node, has them dropped (pm_revoke_range()); its zero
+ * reserve units are given back; memory coming online holds the reserve's
+ * refill back for a moment.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/memory.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+
+#include "poolmem.h"
+
+/* Whether node @nid's pool was revoked (POOLMEM_DRAIN_REVOKE). Caller holds pm_lock. */
+static bool pm_node_revoked(int nid)
+{
+	unsigned int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i] && pm_pools[i]->node == nid && READ_ONCE(pm_pools[i]->revoked))
+			return true;
+	return false;
+}
+
+/*
+ * Memory of a node going offline (MEM_GOING_OFFLINE). Called by the
+ * memory hotplug core with the hotplug lock held, after the block's
+ * pageblocks were isolated (no new allocation can land there), right
+ * before offline_pages() migrates the range's movable pages. Chunks
+ * there (they are of the movable class, and this is the ZONE_MOVABLE
+ * memory they may be allocated from) are moved out by poolmem itself,
+ * which the kernel's migration can't do (pm_evacuate_range()); on the
+ * node of a revoked pool they are dropped instead (pm_revoke_range()).
+ * Either refuses the offline, with -EBUSY and a log line naming the
+ * domain, only for a chunk that truly can't go. Both take pm_lock, d->lock,
+ * the file's i_mmap_rwsem (unmap) and the mmu notifiers under the hotplug
+ * lock, as offline_pages()'s own migration does, so none of those may be
+ * held by anyone who waits for memory hotplug (nothing in poolmem does).
+ * Memory onlined to a kernel zone never gets here with a chunk in it:
+ * isolation refuses a block holding pages that are not movable first
+ * (pinnable domains' chunks live there).
+ */
+static int pm_memory_callback(struct notifier_block *nb, unsigned long action, void *arg)
+{
+	struct memory_notify *mn = arg;
+	unsigned long last = mn->start_pfn + mn->nr_pages - 1;
+	struct pm_domain *ed;
+	struct page *unit;
+	bool revoked;
+	size_t slot;
+	int nid, ret;
+
+	/*
+	 * The range's node comes from its struct pages, which are initialised
+	 * only between move_pfn_range_to_zone() (before MEM_GOING_ONLINE) and
+	 * remove_pfn_range_from_zone() (after MEM_OFFLINE). Since 6.9 the
+	 * chain also carries MEM_PREPARE_ONLINE and MEM_FINISH_OFFLINE, sent
+	 * outside that window for every block (memory_block_online() and
+	 * _offline()): DEBUG_VM's poisoned memmap stops pfn_to_nid() there.
+	 * Only the events below are ours, and they all come inside it.
+	 */
+	if (action != MEM_ONLINE && action != MEM_OFFLINE && action != MEM_GOING_OFFLINE)
+		return NOTIFY_OK;
+	nid = pfn_to_nid(mn->start_pfn);
+
+	if (action == MEM_ONLINE) {
+		/* the node is growing: its zero reserve waits for the onlining to end */
+		pm_reserve_online(nid);
+		return NOTIFY_OK;
+	}
+	if (action == MEM_OFFLINE) {
+		/* revoked units there went with the block */
+		pm_revoked_done(mn->start_pfn, last);
+		return NOTIFY_OK;
+	}
+	/* MEM_GOING_OFFLINE: zero reserve units there are free memory to the offline */
+	pm_reserve_offline(nid, mn->start_pfn, mn->nr_pages);
+	if (!pm_inflight_wait(nid)) {
+		pr_info("memory offline of PFNs %#lx-%#lx refused: chunk allocations in flight on node %d for a second\n",
+			mn->start_pfn, last, nid);
+		return notifier_from_errno(-EBUSY);
+	}
+	if (!pm_rmap_first(mn->start_pfn, last, &ed, &slot, &unit))
+		return NOTIFY_OK;
+
+	mutex_lock(&pm_lock);
+	revoked = pm_node_revoked(nid);
+	mutex_unlock(&pm_lock);
+	if (revoked)
+		/* the memory is no longer ours: its chunks go instead of the offline */
+		ret = pm_revoke_range(nid, mn->start_pfn, last);
+	else
+		ret = pm_evacuate_range(nid, mn->start_pfn, last);
+	return notifier_from_errno(ret);
+}
+
+static struct notifier_block pm_memory_nb = {
+	.notifier_call = pm_memory_callback,
+	/* before kmem and others act on MEM_GOING_OFFLINE */
+	.priority = 100,
+};
+
+int pm_hotplug_init(void)
+{
+	return register_memory_notifier(&pm_memory_nb);
+}
+
+void pm_hotplug_exit(void)
+{
+	unregister_memory_notifier(&pm_memory_nb);
+}
