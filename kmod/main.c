@@ -118,13 +118,14 @@
  *   CMA, chunk.c).
  *
  * Files, with calls running down this list (a file calls only files below
- * it, but for pool.c and reserve.c, and migrate.c and tiering.c, which call
- * each other):
- *   main.c (this: init and exit), ctl.c (control ioctls),
+ * it, but for pool.c and reserve.c, which call each other: a pool's
+ * zero-reserve setting and figures, the reserve's view of the pools):
+ *   main.c (this: init and exit), ctl.c (control ioctls), set.c
+ *   (POOLMEM_DOMAIN_SET),
  *   fs.c (the file system and profile directories), file.c (file
  *   operations and fault), pin.c (long-term pins), hotplug.c (the memory
- *   notifier), migrate.c (moving chunks: drain, offline, revoke, live
- *   changes, pool removal), tiering.c (access sampling, hot/cold moves),
+ *   notifier), tiering.c (access sampling, hot/cold moves), migrate.c
+ *   (moving chunks: drain, offline, revoke, exchange, pool removal),
  *   domain.c (lifetime, admission, profile references), sysfs.c (domain
  *   attributes), chunk.c (placement, allocation, free, retired chunks),
  *   rmap.c (chunk map, reverse map, allocations in flight), pool.c (the

@@ -107,6 +107,16 @@ u64 pm_pool_limit(const struct pm_pool *p, bool pinnable)
 	return div_u64(bytes * p->overcommit_pct, 100);
 }
 
+/* Free memory of the pools in @mask; caller holds pm_lock. */
+u64 pm_pools_free(u64 mask)
+{
+	u64 free = 0;
+
+	for (mask &= ~pm_pools_draining; mask; mask &= mask - 1)
+		free += pm_node_free_bytes(pm_pools[__ffs64(mask)]->node);
+	return free;
+}
+
 /* Count @n events (allocations, faults) in the pool's current window. */
 void pm_pool_event(struct pm_pool *p, u64 n)
 {

@@ -356,6 +356,7 @@ u64 pm_epoch(void);
 u64 pm_node_present_bytes(int nid);
 u64 pm_node_pinnable_bytes(int nid);
 u64 pm_node_free_bytes(int nid);
+u64 pm_pools_free(u64 mask);
 int pm_first_cpu_node(void);
 
 /* fault.c: fault injection (CONFIG_FAULT_INJECTION) */
@@ -448,7 +449,6 @@ void pm_revoked_done(unsigned long first, unsigned long last);
 void pm_revoked_exit(void);
 struct pm_domain *pm_rmap_live(struct pm_domain *ed);
 int pm_pool_drain(struct poolmem_pool_drain *a);
-int pm_domain_set(struct poolmem_domain_set *a);
 int pm_pool_detach(struct pm_pool *p);
 int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
 void pm_move_wait_done(u64 ns);
@@ -459,6 +459,9 @@ bool pm_chunk_longterm_ok(struct pm_domain *d, u64 idx);
 vm_fault_t pm_fault_longterm(struct pm_domain *d, struct vm_fault *vmf, u64 idx);
 void pm_pinwatch_start(void);
 void pm_pinwatch_stop(void);
+
+/* set.c: POOLMEM_DOMAIN_SET */
+int pm_domain_set(struct poolmem_domain_set *a);
 
 /* tiering.c: access sampling by refault, hot/cold moves */
 int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms);
