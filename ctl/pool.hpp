@@ -1,0 +1,112 @@
+// poolctl pool: what its files (pool.cpp, pool_online.cpp, pool_drain.cpp)
+// share: the options of its subcommands, the state kept in /run/poolctl,
+// and the functions one file calls in another.
+#pragma once
+
+#include "commands.hpp"
+
+#include <poolmem/control.hpp>
+#include <poolmem/dax.hpp>
+#include <poolmem/stats.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace poolctl::pool_cmd {
+
+namespace fs = std::filesystem;
+
+inline const fs::path state_dir = "/run/poolctl";
+
+struct OnlineOptions {
+	std::string dax;
+	std::vector<std::string> cxl;
+	std::string name;
+	std::string zone = "movable";
+	bool async = false;
+	std::string first = "1G";
+	std::string size; ///< --cxl: region size (default: all the capacity)
+	bool force = false;
+	unsigned overcommit = 100;
+	std::string memmap = "auto"; ///< where kmem puts the struct pages: auto, local, device
+};
+
+struct NameOptions {
+	std::string name;
+	bool json = false;
+};
+
+struct AddOptions {
+	std::string name;
+	int node = -1;
+	unsigned overcommit = 100;
+	bool force = false;
+};
+
+/*
+ * A pool registered from memory that was online already (pool add --node:
+ * firmware's NUMA node, EFI_MEMORY_SP memory onlined by the kernel) is
+ * recorded here: remove then only unregisters it, as it found it.
+ */
+inline fs::path added_marker(const std::string &pool) { return state_dir / (pool + ".added"); }
+
+struct DrainOptions {
+	std::string name;
+	bool offline = false, allow_local = false, check = false;
+	std::string rate;	  ///< SIZE per second; empty: as fast as it goes
+	std::string timeout = "60"; ///< seconds without progress before giving up
+};
+
+struct SetOptions {
+	std::string name;
+	std::string zero_reserve;
+};
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Progress of background onlining, kept in /run/poolctl/<pool>.online as
+/// "done total seconds state".
+struct OnlineState {
+	unsigned done = 0, total = 0;
+	double seconds = 0;
+	std::string state; ///< "running", "done", "failed: ..."
+};
+
+struct Pieces {
+	std::string device;
+	uint64_t size = 0;
+	std::vector<std::string> made;
+};
+
+int background_lock(const std::string &pool);
+fs::path pieces_file(const std::string &pool);
+void write_pieces(const std::string &pool, const Pieces &p);
+std::optional<Pieces> read_pieces(const std::string &pool);
+size_t merge_pieces(poolmem::Dax &dax, const Pieces &p);
+std::map<std::string, uint64_t> holders(const GlobalOptions &g, const std::string &pool);
+std::optional<OnlineState> read_state(const std::string &pool);
+void run_online(const GlobalOptions &g, const OnlineOptions &o);
+void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
+		const std::string &devname, uint64_t first_bytes);
+void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem::PoolStats &p);
+void run_add(const GlobalOptions &g, const AddOptions &o);
+void refuse_if_held(const GlobalOptions &g, const poolmem::PoolStats &p, const char *action);
+std::vector<unsigned> node_blocks(const GlobalOptions &g, int node);
+void run_offline(const GlobalOptions &g, const NameOptions &o);
+void run_remove(const GlobalOptions &g, const NameOptions &o);
+void run_drain(const GlobalOptions &g, const DrainOptions &o);
+void run_undrain(const GlobalOptions &g, const NameOptions &o);
+std::vector<poolmem::PoolStats> pools_or_throw(const GlobalOptions &g);
+poolmem::PoolStats pool_or_throw(const GlobalOptions &g, const std::string &name);
+void run_list(const GlobalOptions &g, bool json);
+void run_show(const GlobalOptions &g, const NameOptions &o);
+void run_set(const GlobalOptions &g, const SetOptions &o);
+
+} // namespace poolctl::pool_cmd
