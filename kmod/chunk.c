@@ -109,16 +109,24 @@ static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struc
 {
 	unsigned int u;
 
-	pm_inflight_begin(nid);
 	for (u = 0; u < d->units_per_chunk; u++) {
-		struct page *page = pm_unit_alloc(nid, d->pinnable, flags);
+		struct page *page;
+		int err;
 
-		if (!page)
-			break;
-		if (pm_rmap_insert(page, d, first + u)) {
+		/*
+		 * In flight from the page allocator to the reverse map, one
+		 * unit at a time: an offline waits for the count to read 0
+		 * (pm_inflight_wait()), which a domain faulting all the time
+		 * on the node would otherwise rarely let it see.
+		 */
+		pm_inflight_begin(nid);
+		page = pm_unit_alloc(nid, d->pinnable, flags);
+		err = page ? pm_rmap_insert(page, d, first + u) : -ENOMEM;
+		if (err && page)
 			put_page(page);
+		pm_inflight_end(nid);
+		if (err)
 			break;
-		}
 		/*
 		 * The unit's file offset, as a page cache folio carries it:
 		 * since 6.12.y finish_fault() maps a folio with a PMD only
@@ -130,7 +138,6 @@ static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struc
 	}
 	if (u < d->units_per_chunk)
 		pm_units_free(out, u);
-	pm_inflight_end(nid);
 	return u < d->units_per_chunk ? -ENOMEM : 0;
 }
 

@@ -158,8 +158,11 @@ static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 o
 	 * then each fault that would map a clean unit whole reads its 512
 	 * page flags (32 KiB of memmap): one look per 2 MiB mapped.
 	 */
-	if (!PageHasHWPoisoned(compound_head(page)) && pm_unit_poisoned(compound_head(page)))
+	if (!PageHasHWPoisoned(compound_head(page)) && pm_unit_poisoned(compound_head(page))) {
 		SetPageHasHWPoisoned(compound_head(page));
+		/* and out of the PMDs that map it whole already */
+		pm_chunk_unmap(d, off >> d->chunk_shift);
+	}
 
 	get_page(page);
 	lock_page(page);

@@ -225,7 +225,7 @@ static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
 /* One chunk's move: where from, where to, its old and new units. */
 struct pm_move {
 	u64 idx;
-	bool stay;			/* the source's pool (first) or node may take it */
+	bool stay;			/* an offline's: the source's pool (last) or node may take it */
 	u32 src_tier, tier;
 	struct pm_pool *src, *dst;	/* NULL: local */
 	unsigned int n;			/* candidate pools in ids[] */
@@ -265,11 +265,17 @@ static int pm_move_begin(struct pm_domain *d, struct pm_move *m, u8 from, u32 ti
 		m->n = pm_pool_candidates(d, m->src && !m->stay ? ~BIT_ULL(m->src->id) : ~0ULL, m->ids);
 		if (!m->n)
 			return -ENOMEM;
-		/* staying: the chunk's own pool first, the others as the policy orders them */
-		for (i = 1; m->stay && m->src && i < m->n; i++) {
+		/*
+		 * Staying (an offline): the chunk's own pool last. Tools
+		 * offline a device block by block, and the next block is
+		 * likely the one a chunk would go to: each would be copied
+		 * once per block. Its own pool (other blocks of its node)
+		 * takes it only when no other pool can.
+		 */
+		for (i = 0; m->stay && m->src && i + 1 < m->n; i++) {
 			if (m->ids[i] == m->src->id) {
-				memmove(&m->ids[1], &m->ids[0], i);
-				m->ids[0] = m->src->id;
+				memmove(&m->ids[i], &m->ids[i + 1], m->n - i - 1);
+				m->ids[m->n - 1] = m->src->id;
 				break;
 			}
 		}
@@ -288,12 +294,15 @@ static int pm_move_alloc(struct pm_domain *d, struct pm_move *m)
 	unsigned int i;
 	int ret = -ENOMEM;
 
+	/* an offline waits on it: reclaim in earnest, as offline_pages() does */
+	unsigned int flags = m->stay ? PM_ALLOC_RETRY : 0;
+
 	if (m->tier == PM_TIER_LOCAL)
-		return pm_units_alloc(d, first, d->home_node, m->new, PM_ALLOC_LOCAL);
+		return pm_units_alloc(d, first, d->home_node, m->new, flags | PM_ALLOC_LOCAL);
 	for (i = 0; i < m->n && ret; i++) {
 		/* registered while in pool_mask and the chunk is busy */
 		m->dst = pm_pools[m->ids[i]];
-		ret = pm_units_alloc(d, first, m->dst->node, m->new, 0);
+		ret = pm_units_alloc(d, first, m->dst->node, m->new, flags);
 		if (ret)
 			atomic64_inc(&m->dst->failures);
 	}
@@ -1102,10 +1111,10 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 /*
  * Move the chunk of @d whose unit @slot is @unit out of a range going
  * offline (its pageblocks are isolated: no allocation lands there). Where
- * to, in order: the same tier, on the chunk's own pool first (other blocks
- * of its node) or, for a local chunk, its home node; then the domain's
- * other pools in pool-selection order; then the other tier, if its quota
- * has room. Process context, d->lock not held. Returns as pm_chunk_move(),
+ * to, in order: the same tier, for a pool chunk the domain's other pools
+ * in pool-selection order, then its own pool (other blocks of its node),
+ * for a local chunk its home node; then, but for a znuma domain, the
+ * other tier, if its quota has room. Process context, d->lock not held. Returns as pm_chunk_move(),
  * and -ENOENT when @unit is not the chunk's (retired, still referenced, or
  * a move's old units about to be freed).
  */
@@ -1128,7 +1137,8 @@ static int pm_chunk_evacuate(struct pm_domain *d, struct inode *inode, size_t sl
 	if (!ours)
 		return -ENOENT;
 	ret = pm_chunk_move_how(d, inode, idx, from, tier, true);
-	if (ret == -ENOMEM)
+	/* a znuma window's chunks stay in its tier: the guest was told which node is which */
+	if (ret == -ENOMEM && !d->znuma)
 		ret = pm_chunk_move_how(d, inode, idx, from,
 					tier == PM_TIER_POOL ? PM_TIER_LOCAL : PM_TIER_POOL, false);
 	return ret;
@@ -1207,7 +1217,12 @@ int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 			ret = -ENOENT;
 		} else {
 			ret = pm_chunk_evacuate(d, h.inode, slot, unit);
-			bool passing = ret == -ENOENT || ret == -EINPROGRESS || ret == -EAGAIN;
+			/*
+			 * A pin that outlasts a move's 6-13 ms (-EBUSY) may
+			 * still be a slow O_DIRECT: it gets the same budget.
+			 */
+			bool passing = ret == -ENOENT || ret == -EINPROGRESS || ret == -EAGAIN ||
+				       ret == -EBUSY;
 
 			if (ret && (!passing || tries + 1 >= PM_EVACUATE_TRIES))
 				pr_warn("memory offline of PFNs %#lx-%#lx: domain %s offset %#llx can't move (%s): offline refused\n",
@@ -1221,7 +1236,12 @@ int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 			cond_resched();
 			continue;
 		}
-		if (ret == -ENOENT || ret == -EINPROGRESS || ret == -EAGAIN) {
+		if (ret == -ENOENT || ret == -EINPROGRESS || ret == -EAGAIN || ret == -EBUSY) {
+			/* as offline_pages() itself: a signal ends the wait */
+			if (signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
 			if (++tries < PM_EVACUATE_TRIES) {
 				msleep(10);
 				continue;

@@ -18,22 +18,26 @@
  *    and nothing else sets it. A fault of the domain under it that finds a
  *    chunk that can't be pinned answers VM_FAULT_SIGBUS, which
  *    get_user_pages() turns into -EFAULT (no signal: it was not a user
- *    access). It also unmaps the domain first: pages of other chunks the
- *    same pin took before this one would otherwise be mapped still, the
- *    retry would pin them again and get its partial count past the fault,
- *    and loop as before; now the retry faults on its first page and gets
- *    nothing. That unmap costs the domain's other users a refault each;
- *    it happens only on a pin that fails.
+ *    access). It also unmaps the chunks of the domain that can't be
+ *    pinned and are pinned right now: the pages this same pin took before
+ *    the fault are among them (they stay pinned until the round ends), and
+ *    mapped they would be pinned again by the retry, which would get its
+ *    partial count past the fault and loop as before; unmapped, the retry
+ *    faults on its first page and gets nothing.
  *
  *  - A pin of pages that are already mapped (QEMU with prealloc, a buffer
  *    the process wrote first) never faults, so the fault can't see it.
- *    Every PM_PINWATCH_PERIOD a worker looks whether the kernel took many
- *    FOLL_PIN references since its last look (NR_FOLL_PIN_ACQUIRED; a
- *    spinning pin takes the whole buffer's pages each round); if so, it
- *    unmaps every chunk that can't be pinned and is pinned now. A spinning
- *    pin's next round then faults, and fails as above. A short-lived pin
- *    (O_DIRECT, process_vm_readv) caught there costs its chunk's users a
- *    refault, and nothing else: the fault maps the chunk again.
+ *    Every PM_PINWATCH_PERIOD, if the kernel took any FOLL_PIN reference
+ *    since its last look (NR_FOLL_PIN_ACQUIRED: nothing to do on a host
+ *    that pins nothing), a worker notes the chunks that can't be pinned
+ *    and are pinned now, looks again PM_PINWATCH_RELOOK later, and unmaps
+ *    those still pinned: a spinning pin holds its pages most of the time,
+ *    an O_DIRECT or process_vm_readv pin rarely twice that far apart. The
+ *    spinning pin's next round then faults, and fails as above. A short
+ *    pin caught twice costs its chunk's users a refault, and nothing else:
+ *    the fault maps the chunk again. The looks walk every such chunk: on a
+ *    host busy with O_DIRECT into domain memory, one walk of the chunk map
+ *    per period.
  *
  * Chunks that can be pinned (pinnable domains; local DRAM) never reach
  * either path, and a chunk placed by a fault under PF_MEMALLOC_PIN comes
@@ -42,10 +46,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/vmstat.h>
 #include <linux/workqueue.h>
 
@@ -72,6 +78,21 @@ bool pm_chunk_longterm_ok(struct pm_domain *d, u64 idx)
 	return true;
 }
 
+/* Is present chunk @idx in ZONE_MOVABLE and pinned now? Caller holds d->lock. */
+static bool pm_chunk_pinned_unpinnable(struct pm_domain *d, u64 idx)
+	__must_hold(&d->lock)
+{
+	struct page **units = &d->units[idx * d->units_per_chunk];
+	unsigned int u;
+
+	if (pm_chunk_longterm_ok(d, idx))
+		return false;
+	for (u = 0; u < d->units_per_chunk; u++)
+		if (folio_maybe_dma_pinned(page_folio(units[u])))
+			return true;
+	return false;
+}
+
 /*
  * A fault under FOLL_LONGTERM found chunk @idx of @d (present) in memory
  * that can't be pinned: refuse it, as described above. Caller holds
@@ -80,55 +101,66 @@ bool pm_chunk_longterm_ok(struct pm_domain *d, u64 idx)
 vm_fault_t pm_fault_longterm(struct pm_domain *d, struct vm_fault *vmf, u64 idx)
 	__must_hold(&d->lock)
 {
-	struct inode *inode = file_inode(vmf->vma->vm_file);
+	u64 i;
 
 	pr_warn_ratelimited("domain %s: long-term pin (VFIO, RDMA, io_uring) of offset %#llx by %s[%d] refused: the chunk is in movable memory; make the domain pinnable\n",
 			    d->name, idx << d->chunk_shift, current->comm, task_tgid_nr(current));
-	/*
-	 * Nothing is freed here, so no page lock is needed: a fault that
-	 * maps a unit meanwhile only leaves that unit for the next round.
-	 */
-	unmap_mapping_range(inode->i_mapping, 0, 0, 0);
+	for (i = 0; i < d->nr_chunks; i++)
+		if (d->meta[i].present && !d->meta[i].busy && pm_chunk_pinned_unpinnable(d, i))
+			pm_chunk_unmap(d, i);
 	return VM_FAULT_SIGBUS;
 }
 
 /* ---- the watch for pins of pages already mapped ---- */
 
 #define PM_PINWATCH_PERIOD	(HZ / 4)
-/* FOLL_PIN pages taken in a period below which nobody is looked at */
-#define PM_PINWATCH_MIN		4096
+#define PM_PINWATCH_RELOOK	20	/* ms between the two looks */
+#define PM_PINWATCH_MAX		64	/* chunks a domain may have noted per look */
 
 static void pm_pinwatch_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pm_pinwatch_work, pm_pinwatch_fn);
 static unsigned long pm_pinwatch_last;
 
-/*
- * Unmap the chunks of @d that can't be pinned and are pinned now. The
- * domain and its inode are held. Returns how many.
- */
-static unsigned long pm_pinwatch_domain(struct pm_domain *d)
+/* A domain held by the watch, and the chunks its first look noted. */
+struct pm_pinwatch {
+	struct pm_held h;
+	unsigned int n;
+	u64 idx[PM_PINWATCH_MAX];
+};
+
+/* First look: note @w's chunks that can't be pinned and are pinned now. */
+static void pm_pinwatch_note(struct pm_pinwatch *w)
 {
-	unsigned long n = 0;
+	struct pm_domain *d = w->h.d;
 	u64 idx;
 
+	w->n = 0;
 	mutex_lock(&d->lock);
-	for (idx = 0; idx < d->nr_chunks; idx++) {
-		struct page **units = &d->units[idx * d->units_per_chunk];
-		unsigned int u;
-
+	for (idx = 0; idx < d->nr_chunks && w->n < PM_PINWATCH_MAX; idx++) {
 		if (idx % 256 == 255) {
 			mutex_unlock(&d->lock);
 			cond_resched();
 			mutex_lock(&d->lock);
 		}
-		if (!d->meta[idx].present || d->meta[idx].busy || pm_chunk_longterm_ok(d, idx))
-			continue;
-		for (u = 0; u < d->units_per_chunk; u++) {
-			if (folio_maybe_dma_pinned(page_folio(units[u]))) {
-				pm_chunk_unmap(d, idx);
-				n++;
-				break;
-			}
+		if (d->meta[idx].present && !d->meta[idx].busy && pm_chunk_pinned_unpinnable(d, idx))
+			w->idx[w->n++] = idx;
+	}
+	mutex_unlock(&d->lock);
+}
+
+/* Second look: unmap the noted chunks still pinned. Returns how many. */
+static unsigned int pm_pinwatch_unmap(struct pm_pinwatch *w)
+{
+	struct pm_domain *d = w->h.d;
+	unsigned int i, n = 0;
+
+	mutex_lock(&d->lock);
+	for (i = 0; i < w->n; i++) {
+		u64 idx = w->idx[i];
+
+		if (d->meta[idx].present && !d->meta[idx].busy && pm_chunk_pinned_unpinnable(d, idx)) {
+			pm_chunk_unmap(d, idx);
+			n++;
 		}
 	}
 	mutex_unlock(&d->lock);
@@ -138,35 +170,41 @@ static unsigned long pm_pinwatch_domain(struct pm_domain *d)
 static void pm_pinwatch_fn(struct work_struct *work)
 {
 	unsigned long pins = global_node_page_state(NR_FOLL_PIN_ACQUIRED);
-	struct pm_held *held = NULL;
-	unsigned int nr = 0, max = 0, i;
-	unsigned long found = 0;
+	struct pm_pinwatch *w = NULL;
+	unsigned int nr = 0, max = 0, i, noted = 0, found = 0;
 	struct pm_domain *d;
 
-	if (pins - pm_pinwatch_last < PM_PINWATCH_MIN)
+	if (pins == pm_pinwatch_last)
 		goto out;
 	mutex_lock(&pm_lock);
 	list_for_each_entry(d, &pm_domains, list)
-		max++;
-	held = max ? kmalloc_array(max, sizeof(*held), GFP_KERNEL) : NULL;
+		if (!d->pinnable && READ_ONCE(d->chunks))
+			max++;
+	w = max ? kvmalloc_array(max, sizeof(*w), GFP_KERNEL) : NULL;
 	list_for_each_entry(d, &pm_domains, list) {
-		if (!held || d->pinnable || !READ_ONCE(d->chunks))
+		if (!w || nr == max || d->pinnable || !READ_ONCE(d->chunks))
 			continue;
-		held[nr].inode = pm_domain_hold(d);
-		if (held[nr].inode)
-			held[nr++].d = d;
+		w[nr].h.inode = pm_domain_hold(d);
+		if (w[nr].h.inode)
+			w[nr++].h.d = d;
 	}
 	mutex_unlock(&pm_lock);
 	for (i = 0; i < nr; i++) {
-		found += pm_pinwatch_domain(held[i].d);
-		pm_domain_release_held(&held[i]);
+		pm_pinwatch_note(&w[i]);
+		noted += w[i].n;
 	}
-	kfree(held);
+	if (noted)
+		msleep(PM_PINWATCH_RELOOK);
+	for (i = 0; i < nr; i++) {
+		if (w[i].n)
+			found += pm_pinwatch_unmap(&w[i]);
+		pm_domain_release_held(&w[i].h);
+	}
+	kvfree(w);
 	if (found)
-		pr_info_ratelimited("%lu chunks in movable memory found pinned: unmapped, so that a long-term pin of them fails\n",
-				    found);
+		pr_info_ratelimited("%u chunks in movable memory stayed pinned for %u ms: unmapped, so that a long-term pin of them fails\n",
+				    found, PM_PINWATCH_RELOOK);
 out:
-	/* the counter after the look: the unmaps' own faults are not pins */
 	pm_pinwatch_last = global_node_page_state(NR_FOLL_PIN_ACQUIRED);
 	queue_delayed_work(system_unbound_wq, &pm_pinwatch_work, PM_PINWATCH_PERIOD);
 }

@@ -74,6 +74,23 @@ u64 pm_node_pinnable_bytes(int nid)
 static struct kobject *pm_kobj;		/* /sys/kernel/poolmem */
 static struct kobject *pm_pools_kobj;	/* /sys/kernel/poolmem/pools */
 
+/*
+ * Has node @nid a CMA area? Chunks must never be in CMA (chunk.c), and a
+ * pool's chunks are of the movable class, which CMA serves: such a node
+ * (boot memory with cma_pernuma=) can't be a pool.
+ */
+static bool pm_node_has_cma(int nid)
+{
+#ifdef CONFIG_CMA
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		if (READ_ONCE(NODE_DATA(nid)->node_zones[z].cma_pages))
+			return true;
+#endif
+	return false;
+}
+
 /* Caller holds pm_lock. */
 struct pm_pool *pm_pool_find(const char *name)
 {
@@ -408,6 +425,11 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 		return -EINVAL;
 	if (!node_state(arg->node, N_MEMORY))
 		return -ENOMEM;	/* no online memory on that node (yet) */
+	if (pm_node_has_cma(arg->node)) {
+		pr_info_ratelimited("pool %.*s refused: node %d has a CMA area, which no chunk may take\n",
+				    POOLMEM_NAME_MAX, arg->name, arg->node);
+		return -EINVAL;
+	}
 
 	mutex_lock(&pm_lock);
 	/*
