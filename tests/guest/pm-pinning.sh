@@ -68,7 +68,8 @@ pmtest domain-destroy dflt >/dev/null
 # only LRU pages): before the fix this was killed after its timeout.
 #  - pages the pinning process never mapped: its own faults refuse them;
 #  - pages it mapped and wrote first (QEMU with prealloc): the pin watch
-#    unmaps them within a period (250 ms), then the same.
+#    sees them pinned on two looks 20 ms apart within a period (250 ms)
+#    and unmaps them, then the same.
 pmtest domain-create mov 16M 0 16M tier=pool-first pools=p0 >/dev/null
 pmtest fill mov 0 16M 1 >/dev/null
 for how in touch=0 touch=1; do
