@@ -51,10 +51,15 @@ pmtest domain-destroy sr >/dev/null
 # sets PG_hwpoison and gives up on our units, so the fault path must look.
 # Before the fix the PMD path mapped the whole unit over the poisoned page,
 # and the small path mapped it with vm_insert_pages(): both reads "worked".
+# Local memory (node 0), which no test here offlines: a unit freed with a
+# poisoned page goes back to the buddy allocator whole, and the first
+# allocation that takes its block drops all 512 pages (check_new_pages()),
+# which an offline of that block then waits for forever (the memory-error
+# issue's to fix).
 modprobe hwpoison_inject 2>/dev/null || true
 if [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ]; then
 	for layout in huge small; do
-		pmtest domain-create hw$layout 4M 0 4M pools=p0 >/dev/null
+		pmtest domain-create hw$layout 4M 4M 0 >/dev/null
 		out=$(pmtest poison-map hw$layout $layout 7)
 		info "$layout: $out"
 		echo "$out" | grep -q "page 8 (neighbour): read 8" ||

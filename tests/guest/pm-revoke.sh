@@ -8,9 +8,10 @@
 # bytes may be another host's), and their domain gets a memory error
 # (SIGBUS, BUS_MCEERR_AR) when it touches them, until it discards the
 # range. Checked here:
-#  - before the revoke, offline is refused (the veto); after it, every
-#    block of the node goes offline, chunks and all, while a reader keeps
-#    touching the domain (a fault waiting on a chunk being revoked);
+#  - before the revoke, an offline moves the chunks out of the block
+#    (within p0, the only pool rv may use) and loses nothing; after it,
+#    every block of the node goes offline, chunks dropped, while a reader
+#    keeps touching the domain (a fault waiting on a chunk being revoked);
 #  - touching a revoked chunk, read or write: BUS_MCEERR_AR, never data;
 #    its chunks elsewhere (on another pool) keep their bytes;
 #  - counters: revoked_chunks, chunks, pool_bytes, the pool's allocation;
@@ -38,7 +39,12 @@ busy=$(pmtest map rv | while read -r off len phys pool n; do
 done | sort -u | xargs)
 [ -n "$busy" ] || fail "no block holds rv's chunks"
 b1=${busy%% *}
-echo offline > $MEMSYS/$b1/state 2>/dev/null && fail "$b1 went offline with chunks before the revoke"
+echo offline > $MEMSYS/$b1/state 2>/tmp/err ||
+	fail "$b1: offline with chunks refused before the revoke: $(cat /tmp/err); $(dmesg | tail -n 3)"
+dmesg | grep -q "chunks moved out" || fail "$b1 went offline but no chunk moved out"
+check_eq "rv: chunks on p0 after an offline before the revoke" 16 "$(dom_pool_chunks rv p0)"
+pmtest expect rv 0 32M 0xa5 >/dev/null || fail "rv lost bytes when its chunks moved out of $b1"
+echo online_movable > $MEMSYS/$b1/state
 
 pmtest drain p0 revoke=1 >/dev/null
 check_eq "p0 draining after the revoke" draining "$(pool_attr p0 state)"
