@@ -5,6 +5,27 @@
  * on a revoked pool's node, has them dropped (pm_revoke_range()); its zero
  * reserve units are given back; memory coming online holds the reserve's
  * refill back for a moment.
+ *
+ * The notifier runs under the memory hotplug lock, and virtio_mem's shows
+ * what a notifier should be: cheap. Each piece of MEM_GOING_OFFLINE here
+ * does what can't be done anywhere else, and why:
+ *  - the zero reserve's units in the range are freed: they are allocated
+ *    pages offline_pages() can neither free nor move, and only now is the
+ *    range isolated, so that no refill lands there again;
+ *  - the wait for allocations in flight (at most a second): a unit taken
+ *    before the isolation may not be in the reverse map yet;
+ *  - the chunks' moves (or drops, on a revoked pool) with their unmaps,
+ *    mmu notifiers, copies and short sleeps: offline_pages() migrates the
+ *    range's movable pages right after this notifier, in this same context
+ *    and with the same kind of work, and then loops until the range is
+ *    free; the chunks must be gone by then, and the offline is synchronous,
+ *    so this can't be deferred to a worker. The sleeps are bounded (about
+ *    half a second per chunk that can't move yet) and a signal ends them,
+ *    as it ends offline_pages()'s own loop;
+ *  - iput() of a domain's inode held for a move may evict a domain that
+ *    was unlinked meanwhile: its chunks go back to the page allocator,
+ *    which takes no hotplug lock.
+ * MEM_ONLINE and MEM_OFFLINE only store or unlink.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

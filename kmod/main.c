@@ -136,9 +136,17 @@
  * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
  * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
  * pm_domain.lock -> (page lock, i_mmap_rwsem, PTL, mmu notifiers) ->
- * pm_pool.af_lock. The fault path takes only pm_domain.lock and af_lock
- * (and sleeps on a busy chunk with pm_domain.lock dropped), inside the
- * faulting task's mmap_lock (read) that the core holds. Whoever holds a
+ * pm_pool.af_lock. The memory hotplug lock comes before pm_lock: the
+ * memory notifier (hotplug.c) takes pm_lock, pm_domain.lock and what a
+ * move takes under it, and nothing in poolmem waits for memory hotplug
+ * holding any of those. pm_reserve.offline_sem is taken for write under
+ * the hotplug lock, and for read by the reserve's thread and, trylocked,
+ * by reclaim (the shrinker); under it only the reserve's spinlock and the
+ * page allocator. The fault path takes pm_domain.lock and af_lock, and,
+ * to unmap (a unit found poisoned, a refused long-term pin), page locks
+ * and i_mmap_rwsem under pm_domain.lock; it sleeps on a busy chunk with
+ * pm_domain.lock dropped, inside the faulting task's mmap_lock (read)
+ * that the core holds. Whoever holds a
  * chunk busy takes neither pm_lock nor an inode lock, and takes no
  * mmap_lock: placement runs inside a fault, so it holds the faulting
  * task's for read, which it already had; migration holds none. So
