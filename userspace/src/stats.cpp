@@ -163,7 +163,13 @@ void domain_counters_from(const At &dir, DomainStats &d)
 void note_partial(const sysfs::Dir &parent, const std::string &name, const Gone &g,
 		  std::vector<std::string> *errors)
 {
-	if (errors && parent.identity(name))
+	/*
+	 * ENOENT: the file went away, so its object is going: device_del()
+	 * removes a device's attribute files before its directory, so the
+	 * directory may still be there for a moment (exporter-live's churn
+	 * scraped one such domain).
+	 */
+	if (errors && g.err != ENOENT && parent.identity(name))
 		errors->push_back(g.file + ": cannot read: " + std::strerror(g.err ? g.err : EIO));
 }
 
