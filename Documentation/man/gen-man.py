@@ -391,7 +391,7 @@ factor then sees accesses to memory mapped long ago. Counters: poolctl vm show."
           ("--tier-policy P","local-first, interleave, pool-first (for chunks placed from now on)"),
           ("--pool-select P","smart-idle, round-robin, random, nearest"),
           ("--tiering on|sample|off","hot/cold tiering by refault sampling"),
-          ("--scan-rate SIZE","bytes sampled, and moved at most, per second (default 64M)"),
+          ("--scan-rate SIZE","bytes sampled, and moved at most, per second (default 64M, at most 1T)"),
           ("--hot-threshold T","a sampled chunk touched again within T is hot (500ms, 2s; default 500ms)")],
  examples="""# poolctl vm set va --local 32M --pool 32M
 va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, tiering off; moved 16.0 MiB
