@@ -74,14 +74,17 @@ fi
 
 # no chunk in a CMA pageblock: cma_alloc() could never migrate it away.
 # The debug kernel has CMA (Debian's has none) and its boots reserve 64 MiB
-# (cma=64M). The page allocator serves movable allocations from CMA once
+# (cma=64M@768M). The page allocator serves movable allocations from CMA once
 # free CMA is over half of a zone's free memory, so a local domain fills
 # node 0 but for 32 MiB outside CMA; before the fix its last chunks landed
 # in the CMA area.
 cma_kb=$(awk '/^CmaTotal:/ { print $2 }' /proc/meminfo)
 if [ "${cma_kb:-0}" -gt 0 ]; then
-	base=$(dmesg | sed -n 's/.*cma: Reserved [0-9]* MiB at \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
-	[ -n "$base" ] || fail "CmaTotal $cma_kb kB but no CMA area in the log"
+	# where: cma=SIZE@BASE on the command line (the rig's debug boots), or the boot's log line
+	base=$(sed -n 's/.*cma=[0-9]*[KMG]@\([0-9]*\)M.*/\1/p' /proc/cmdline)
+	[ -n "$base" ] && base=$((base * 1048576)) ||
+		base=$(dmesg | sed -n 's/.*cma: Reserved [0-9]* MiB at \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
+	[ -n "$base" ] || fail "CmaTotal $cma_kb kB but no CMA area on the command line or in the log"
 	sync; echo 3 > /proc/sys/vm/drop_caches
 	free_kb=$(node_memfree_kb 0)
 	cmafree_kb=$(awk '/^CmaFree:/ { print $2 }' /proc/meminfo)
@@ -98,6 +101,8 @@ EOT
 	info "local chunks placed: $(dom_attr cma chunks)"
 	pmtest domain-destroy cma >/dev/null
 	check_eq "ranges of local chunks in the CMA area" 0 $in
+elif grep -q 'cma=' /proc/cmdline && [ -e /sys/kernel/mm/cma ]; then
+	fail "booted with a CMA area ($(grep -o 'cma=[^ ]*' /proc/cmdline)) but CmaTotal is 0"
 else
 	info "no CMA in this kernel: the CMA check runs on the debug kernel"
 fi
