@@ -91,7 +91,7 @@ void pm_units_free(struct page **units, unsigned int nr)
 
 	for (u = 0; u < nr; u++) {
 		pm_rmap_erase(units[u]);
-		put_page(units[u]);
+		pm_unit_put(units[u]);
 		units[u] = NULL;
 	}
 	if (nr)
@@ -685,7 +685,7 @@ static void pm_retired_workfn(struct work_struct *work)
 
 		for (u = 0; u < r->nr; u++) {
 			pm_rmap_erase(r->units[u]);
-			put_page(r->units[u]);
+			pm_unit_put(r->units[u]);
 		}
 		mutex_lock(&d->lock);
 		pm_chunk_uncharge(d, r->tier, r->pool);
@@ -744,6 +744,8 @@ void pm_chunk_discard(struct pm_domain *d, u64 idx)
 	unsigned int u, i;
 
 	pm_chunk_unmap(d, idx);
+	/* lost pages are a hole again, as the rest */
+	pm_poison_forget(d, idx);
 	if (!pm_units_shared(slot, d->units_per_chunk)) {
 		pm_chunk_free(d, idx);
 		return;
@@ -752,7 +754,8 @@ void pm_chunk_discard(struct pm_domain *d, u64 idx)
 		return;
 	for (u = 0; u < d->units_per_chunk; u++)
 		for (i = 0; i < PM_UNIT_PAGES; i++)
-			clear_highpage(slot[u] + i);
+			if (!PageHWPoison(slot[u] + i))
+				clear_highpage(slot[u] + i);
 }
 
 /*

@@ -31,6 +31,8 @@ union pm_ctl_arg {
 	struct poolmem_profile profile;
 	struct poolmem_pool_drain drain;
 	struct poolmem_domain_set dset;
+	struct poolmem_memory_errors errs;
+	struct poolmem_page_offline poff;
 };
 
 /*
@@ -141,8 +143,8 @@ static long pm_ctl_pool_info(unsigned int cmd, union pm_ctl_arg *a)
 {
 	struct pm_pool *p;
 
-	if (!PM_RESERVED_ZERO(&a->pinfo) || !pm_name_valid(a->pinfo.name, POOLMEM_NAME_MAX) ||
-	    a->pinfo.state || a->pinfo.reserved32 || a->pinfo.moved_in || a->pinfo.moved_out)
+	if (!pm_name_valid(a->pinfo.name, POOLMEM_NAME_MAX) || a->pinfo.state || a->pinfo.reserved32 ||
+	    a->pinfo.moved_in || a->pinfo.moved_out || a->pinfo.memory_errors)
 		return -EINVAL;
 	mutex_lock(&pm_lock);
 	p = pm_pool_find(a->pinfo.name);
@@ -189,8 +191,7 @@ static long pm_ctl_domain_info(unsigned int cmd, union pm_ctl_arg *a)
 {
 	struct pm_domain *d;
 
-	if (!PM_RESERVED_ZERO(&a->dinfo) || a->dinfo.reserved32 || a->dinfo.retired_chunks ||
-	    a->dinfo.moves ||
+	if (a->dinfo.reserved32 || a->dinfo.retired_chunks || a->dinfo.moves || a->dinfo.memory_errors ||
 	    !pm_name_valid(a->dinfo.name, POOLMEM_NAME_MAX))
 		return -EINVAL;
 	mutex_lock(&pm_lock);
@@ -285,6 +286,16 @@ static long pm_ctl_domain_set(unsigned int cmd, union pm_ctl_arg *a)
 	return pm_domain_set(&a->dset);
 }
 
+static long pm_ctl_memory_errors(unsigned int cmd, union pm_ctl_arg *a)
+{
+	return pm_mf_errors(&a->errs);
+}
+
+static long pm_ctl_page_offline(unsigned int cmd, union pm_ctl_arg *a)
+{
+	return pm_mf_soft_offline(&a->poff);
+}
+
 static const struct pm_ctl_cmd pm_ctl_cmds[] = {
 	{ POOLMEM_VERSION, sizeof(struct poolmem_version), 0, true, pm_ctl_version },
 	{ POOLMEM_POOL_ADD, sizeof(struct poolmem_pool_add), 0, true, pm_ctl_pool_add },
@@ -307,6 +318,8 @@ static const struct pm_ctl_cmd pm_ctl_cmds[] = {
 	{ POOLMEM_PROFILE_REMOVE, sizeof(struct poolmem_name_arg), 0, false, pm_ctl_remove },
 	{ POOLMEM_PROFILE_LIST, sizeof(struct poolmem_list), 0, true, pm_ctl_list },
 	{ POOLMEM_PROFILE_INFO, sizeof(struct poolmem_profile), 0, true, pm_ctl_profile_info },
+	{ POOLMEM_MEMORY_ERRORS, sizeof(struct poolmem_memory_errors), 0, true, pm_ctl_memory_errors },
+	{ POOLMEM_PAGE_OFFLINE, sizeof(struct poolmem_page_offline), 0, true, pm_ctl_page_offline },
 };
 
 /*

@@ -131,6 +131,7 @@ static void pm_domain_release(struct device *dev)
 	kvfree(d->heat);
 	kvfree(d->units);
 	kvfree(d->meta);
+	xa_destroy(&d->poison);
 	kfree(d->batch);
 	kfree(d);
 	module_put(THIS_MODULE);
@@ -357,6 +358,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	INIT_LIST_HEAD(&d->list);
 	INIT_LIST_HEAD(&d->linger);
 	mutex_init(&d->lock);
+	xa_init(&d->poison);
 	memcpy(d->name, a.name, POOLMEM_NAME_MAX);
 	d->size = a.bytes;
 	d->chunk_bytes = a.chunk_bytes;
@@ -602,5 +604,6 @@ void pm_domain_fill_info(struct pm_domain *d, struct poolmem_domain_info *info)
 	info->discards = d->discards;
 	info->retired_chunks = d->retired;
 	info->moves = d->moves;
+	info->memory_errors = d->mem_errors;
 	mutex_unlock(&d->lock);
 }

@@ -114,7 +114,8 @@ static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, 
 
 		/* runs of pages without poison, each inserted as one batch */
 		for (i = 0; i <= left; i++) {
-			if (i < left && !PageHWPoison(first + i)) {
+			if (i < left && !PageHWPoison(first + i) &&
+			    !pm_poison_at(d, idx, off + ((u64)i << PAGE_SHIFT))) {
 				d->batch[run++] = first + i;
 				continue;
 			}
@@ -140,13 +141,15 @@ static vm_fault_t pm_map_chunk(struct pm_domain *d, struct vm_area_struct *vma, 
 static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 off)
 {
 	struct page *page = pm_page_at(d, off);
+	struct page *head = compound_head(page);
+	u64 idx = off >> d->chunk_shift;
 
 	/*
 	 * A memory error on a unit the core can't split (it has no mapping):
 	 * report it, as for any poisoned page, rather than hand the page to
 	 * __do_fault(), which would try to unmap it through its NULL mapping.
 	 */
-	if (PageHWPoison(page))
+	if (PageHWPoison(page) || pm_poison_at(d, idx, off))
 		return VM_FAULT_HWPOISON;
 	/*
 	 * A poisoned page elsewhere in the unit: one PMD would map it too.
@@ -157,11 +160,19 @@ static vm_fault_t pm_fault_page(struct pm_domain *d, struct vm_fault *vmf, u64 o
 	 * until the unit is freed (free_pages_prepare() clears it). Until
 	 * then each fault that would map a clean unit whole reads its 512
 	 * page flags (32 KiB of memmap): one look per 2 MiB mapped.
+	 *
+	 * The same goes for a unit that took over a lost page's offset when
+	 * its chunk moved (mf.c): its own pages are sound, but the page at
+	 * that offset must fault as poisoned, so the unit is mapped page by
+	 * page. PG_has_hwpoisoned says no more than that to the core (it only
+	 * keeps do_set_pmd() away, and the page allocator clears it).
 	 */
-	if (!PageHasHWPoisoned(compound_head(page)) && pm_unit_poisoned(compound_head(page))) {
-		SetPageHasHWPoisoned(compound_head(page));
+	if (!PageHasHWPoisoned(head) &&
+	    (pm_unit_poisoned(head) ||
+	     (d->meta[idx].poison && pm_poison_in(d, round_down(off, PM_UNIT_BYTES), PM_UNIT_BYTES)))) {
+		SetPageHasHWPoisoned(head);
 		/* and out of the PMDs that map it whole already */
-		pm_chunk_unmap(d, off >> d->chunk_shift);
+		pm_chunk_unmap(d, idx);
 	}
 
 	get_page(page);
@@ -555,7 +566,11 @@ static void pm_zero(struct pm_domain *d, u64 from, u64 to)
 		unsigned int pofs = offset_in_page(from);
 		unsigned int len = min_t(u64, PAGE_SIZE - pofs, to - from);
 
-		memzero_page(pm_page_at(d, from), pofs, len);
+		struct page *page = pm_page_at(d, from);
+
+		/* a lost page stays lost (and is not written) */
+		if (!PageHWPoison(page) && !pm_poison_at(d, from >> d->chunk_shift, from))
+			memzero_page(page, pofs, len);
 		from += len;
 	}
 }
@@ -587,8 +602,10 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 		}
 		if (!d->meta[idx].present) {
 			/* a lost chunk discarded whole is a hole again */
-			if (from == cstart && to == cend)
+			if (from == cstart && to == cend) {
 				d->meta[idx].lost = 0;
+				pm_poison_forget(d, idx);
+			}
 			continue;
 		}
 		if (from == cstart && to == cend) {

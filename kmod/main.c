@@ -223,9 +223,13 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_chunk;
 
-	ret = pm_fs_init();
+	ret = pm_mf_init();
 	if (ret)
 		goto out_rmap;
+
+	ret = pm_fs_init();
+	if (ret)
+		goto out_mf;
 
 	ret = pm_ctl_init();
 	if (ret)
@@ -238,6 +242,8 @@ static int __init pm_init(void)
 
 out_fs:
 	pm_fs_exit();
+out_mf:
+	pm_mf_exit();
 out_rmap:
 	pm_hotplug_exit();
 	pm_rmap_exit();
@@ -264,9 +270,10 @@ static void __exit pm_exit(void)
 	pm_ctl_exit();
 	pm_fs_exit();
 	pm_chunk_exit();
+	pm_mf_exit();		/* no memory error reaches the reverse map after this */
 	pm_hotplug_exit();	/* no memory notifier calls into the reserve after this */
 	pm_rmap_exit();
-	pm_revoked_exit();	/* nor into the held revoked units */
+	pm_revoked_exit();	/* nor into the held (revoked, poisoned) units */
 	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();
 	pm_pools_sysfs_exit();

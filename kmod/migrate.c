@@ -186,40 +186,69 @@ static bool pm_units_pinned(struct page **units, unsigned int nr)
 }
 
 /*
- * Copy units @src to @dst; -EIO on an uncorrectable memory error in @src.
- * Without highmem a unit is contiguous in the direct map: one
- * copy_mc_to_kernel() of 2 MiB (its fast string copy) instead of 512.
+ * Copy units @src of chunk @idx of @d to @dst; -EIO on an uncorrectable
+ * memory error in @src, -ENOMEM when a lost page can't be recorded. Pages
+ * lost to memory errors are not copied: a poisoned page (PG_hwpoison:
+ * memory_failure() was here, maybe before mf.c heard of it) is recorded
+ * lost now, and a recorded one gets zeros in its place, which no fault
+ * maps (pm_poison_at()). Without highmem a clean unit is contiguous in the
+ * direct map: one copy_mc_to_kernel() of 2 MiB (its fast string copy)
+ * instead of 512. The chunk is busy: the records only grow meanwhile.
  */
-static int pm_units_copy(struct page **dst, struct page **src, unsigned int nr)
+static int pm_units_copy(struct pm_domain *d, u64 idx, struct page **dst, struct page **src,
+			 unsigned int nr)
 {
+	u64 off = idx << d->chunk_shift;
 	unsigned int u, i;
 
-	for (u = 0; u < nr; u++) {
-		for (i = 0; i < PM_UNIT_PAGES; i++)
-			if (PageHWPoison(src[u] + i))
-				return -EIO;
-		if (!IS_ENABLED(CONFIG_HIGHMEM)) {
+	for (u = 0; u < nr; u++, off += PM_UNIT_BYTES) {
+		bool bad = pm_unit_poisoned(src[u]) || pm_poison_in(d, off, PM_UNIT_BYTES);
+
+		if (!bad && !IS_ENABLED(CONFIG_HIGHMEM)) {
 			u64 t0 = ktime_get_ns();
 
 			if (copy_mc_to_kernel(page_address(dst[u]), page_address(src[u]),
 					      PM_UNIT_BYTES))
 				return -EIO;
 			pm_lat_add(&pm_lat_copy, ktime_get_ns() - t0);
-		} else {
-			for (i = 0; i < PM_UNIT_PAGES; i++) {
-				void *to = kmap_local_page(dst[u] + i);
-				void *from = kmap_local_page(src[u] + i);
-				unsigned long left = copy_mc_to_kernel(to, from, PAGE_SIZE);
+			cond_resched();
+			continue;
+		}
+		for (i = 0; i < PM_UNIT_PAGES; i++) {
+			unsigned long pgidx = (off >> PAGE_SHIFT) + i;
+			unsigned long left;
+			void *to, *from;
 
-				kunmap_local(from);
-				kunmap_local(to);
-				if (left)
-					return -EIO;
+			if (bad && (PageHWPoison(src[u] + i) || xa_load(&d->poison, pgidx))) {
+				/* mf.c counts it when memory_failure()'s verdict reaches it */
+				if (!xa_load(&d->poison, pgidx) &&
+				    xa_err(xa_store(&d->poison, pgidx, xa_mk_value(PM_POISON_SEEN), GFP_KERNEL)))
+					return -ENOMEM;
+				clear_highpage(dst[u] + i);
+				continue;
 			}
+			to = kmap_local_page(dst[u] + i);
+			from = kmap_local_page(src[u] + i);
+			left = copy_mc_to_kernel(to, from, PAGE_SIZE);
+			kunmap_local(from);
+			kunmap_local(to);
+			if (left)
+				return -EIO;
 		}
 		cond_resched();
 	}
 	return 0;
+}
+
+/* Is @pfn in one of @units? */
+static bool pm_units_have(struct page **units, unsigned int nr, unsigned long pfn)
+{
+	unsigned int u;
+
+	for (u = 0; u < nr; u++)
+		if (pfn - page_to_pfn(units[u]) < PM_UNIT_PAGES)
+			return true;
+	return false;
 }
 
 /* One chunk's move: where from, where to, its old and new units. */
@@ -231,6 +260,7 @@ struct pm_move {
 	unsigned int n;			/* candidate pools in ids[] */
 	u8 ids[POOLMEM_MAX_POOLS];
 	struct page **old, **new;	/* units_per_chunk each */
+	unsigned long retire_pfn;	/* a soft offline's page: poisoned once moved off */
 };
 
 /*
@@ -373,6 +403,9 @@ static void pm_move_commit(struct pm_domain *d, struct pm_move *m)
 	}
 	meta->tier = m->tier;
 	meta->pool = m->dst ? m->dst->id : PM_POOL_NONE;
+	/* the copy found a poisoned page nobody had recorded yet */
+	if (!meta->poison && pm_poison_in(d, m->idx << d->chunk_shift, d->chunk_bytes))
+		meta->poison = 1;
 	d->moves++;
 	pm_chunk_unbusy(d, m->idx);
 }
@@ -421,9 +454,9 @@ static struct page **pm_move_arrays(struct pm_domain *d, struct pm_move *m, unsi
  * long-term pinned; -EIO on a memory error in it.
  */
 static int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier,
-			     bool stay)
+			     bool stay, unsigned long retire_pfn)
 {
-	struct pm_move m = { .idx = idx, .stay = stay };
+	struct pm_move m = { .idx = idx, .stay = stay, .retire_pfn = retire_pfn };
 	struct page **arrays;
 	bool cross;
 	int ret;
@@ -437,6 +470,12 @@ static int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, 
 	ret = pm_move_begin(d, &m, from, tier);
 	if (ret)
 		goto out_unlock;
+	/* a soft offline's page must still be in this chunk (not moved meanwhile) */
+	if (retire_pfn && !pm_units_have(m.old, d->units_per_chunk, retire_pfn)) {
+		pm_chunk_unbusy(d, idx);
+		ret = -ENOENT;
+		goto out_unlock;
+	}
 	cross = tier != m.src_tier;
 	if (cross && d->usage[tier] + d->chunk_bytes > d->quota[tier]) {
 		pm_chunk_unbusy(d, idx);
@@ -455,7 +494,7 @@ static int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, 
 	if (ret)
 		goto out_free_new;
 	/* 4. copy, stopping at a poisoned line */
-	ret = pm_units_copy(m.new, m.old, d->units_per_chunk);
+	ret = pm_units_copy(d, idx, m.new, m.old, d->units_per_chunk);
 	if (ret) {
 		pm_units_unfreeze(m.old, d->units_per_chunk);
 		goto out_free_new;
@@ -468,6 +507,9 @@ static int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, 
 	}
 	pm_move_commit(d, &m);
 	mutex_unlock(&d->lock);
+	/* soft offline: the page leaves use with its unit (pm_unit_put()) */
+	if (m.retire_pfn)
+		SetPageHWPoison(pfn_to_page(m.retire_pfn));
 	/* frozen at 0: back to our one reference, and drop it */
 	pm_units_unfreeze(m.old, d->units_per_chunk);
 	pm_units_free(m.old, d->units_per_chunk);
@@ -492,7 +534,7 @@ out_unlock:
 
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier)
 {
-	return pm_chunk_move_how(d, inode, idx, from, tier, false);
+	return pm_chunk_move_how(d, inode, idx, from, tier, false, 0);
 }
 
 #define PM_MOVE_RUN	16	/* most chunks of a run: one unmap, one TLB flush */
@@ -571,7 +613,7 @@ static void pm_chunks_move_run(struct pm_domain *d, struct inode *inode, u64 idx
 		if (!res[i]) {
 			res[i] = pm_move_hold(d, &m[i]);
 			if (!res[i]) {
-				res[i] = pm_units_copy(m[i].new, m[i].old, upc);
+				res[i] = pm_units_copy(d, m[i].idx, m[i].new, m[i].old, upc);
 				if (res[i])
 					pm_units_unfreeze(m[i].old, upc);
 			}
@@ -637,7 +679,8 @@ int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pi
 	ret = pm_move_freeze(d, inode, &m[1]);
 	if (ret)
 		goto out_unfreeze0;
-	ret = pm_units_copy(m[0].new, m[0].old, upc) ?: pm_units_copy(m[1].new, m[1].old, upc);
+	ret = pm_units_copy(d, lidx, m[0].new, m[0].old, upc) ?:
+	      pm_units_copy(d, pidx, m[1].new, m[1].old, upc);
 	if (ret)
 		goto out_unfreeze1;
 	mutex_lock(&d->lock);
@@ -918,8 +961,8 @@ out_unlock:
 }
 
 /*
- * Units of revoked chunks: unmapped, out of the reverse map, never read,
- * and never freed. Memory that may be another host's by now must not reach
+ * Units of revoked chunks, and units with a poisoned page (pm_unit_hold()):
+ * unmapped, out of the reverse map, never read, and never freed. Memory that may be another host's by now must not reach
  * this host's page allocator, nor be written by it (init_on_free). They
  * stay frozen at refcount 0 with every page PageOffline, virtio-mem's
  * protocol for pages a driver took away: memory offline isolates such
@@ -1118,7 +1161,8 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
  * and -ENOENT when @unit is not the chunk's (retired, still referenced, or
  * a move's old units about to be freed).
  */
-static int pm_chunk_evacuate(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit)
+static int pm_chunk_evacuate(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
+			     unsigned long retire_pfn)
 {
 	u64 idx = slot / d->units_per_chunk;
 	bool ours, busy;
@@ -1136,11 +1180,11 @@ static int pm_chunk_evacuate(struct pm_domain *d, struct inode *inode, size_t sl
 		return -EINPROGRESS;
 	if (!ours)
 		return -ENOENT;
-	ret = pm_chunk_move_how(d, inode, idx, from, tier, true);
+	ret = pm_chunk_move_how(d, inode, idx, from, tier, true, retire_pfn);
 	/* a znuma window's chunks stay in its tier: the guest was told which node is which */
 	if (ret == -ENOMEM && !d->znuma)
 		ret = pm_chunk_move_how(d, inode, idx, from,
-					tier == PM_TIER_POOL ? PM_TIER_LOCAL : PM_TIER_POOL, false);
+					tier == PM_TIER_POOL ? PM_TIER_LOCAL : PM_TIER_POOL, false, retire_pfn);
 	return ret;
 }
 
@@ -1216,7 +1260,7 @@ int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 				pm_domain_release_held(&h);
 			ret = -ENOENT;
 		} else {
-			ret = pm_chunk_evacuate(d, h.inode, slot, unit);
+			ret = pm_chunk_evacuate(d, h.inode, slot, unit, 0);
 			/*
 			 * A pin that outlasts a move's 6-13 ms (-EBUSY) may
 			 * still be a slow O_DIRECT: it gets the same budget.
@@ -1260,6 +1304,67 @@ int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 }
 
 /*
+ * Hold unit @unit, which has a poisoned page, out of use for good (mf.c):
+ * its memory must reach neither another tenant nor the page allocator,
+ * whose next user would find the page in check_new_pages() and drop the
+ * whole 2 MiB block with it, after which no offline of that block could
+ * finish. The caller has the one reference and has erased the unit from
+ * the reverse map. As for revoked units: frozen at refcount 0 and
+ * PageOffline on the held list until its block goes offline. A transient
+ * reference (a PFN walker's speculative get_page_unless_zero()) is waited
+ * out for up to 20 ms; if one stays, or there is no memory for the record,
+ * the unit keeps our reference instead: out of use all the same, but its
+ * block can't go offline. Process context; may sleep.
+ */
+void pm_unit_hold(struct page *unit)
+{
+	struct pm_revoked *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	unsigned int i, try;
+
+	for (try = 0; r && !page_ref_freeze(unit, 1); try++) {
+		if (try == 100) {
+			kfree(r);
+			r = NULL;
+			break;
+		}
+		usleep_range(100, 200);
+	}
+	if (!r) {
+		pr_warn("unit at PFN %#lx has a poisoned page: kept out of use, but its memory block can't go offline\n",
+			page_to_pfn(unit));
+		return;
+	}
+	for (i = 0; i < PM_UNIT_PAGES; i++)
+		__SetPageOffline(unit + i);
+	r->unit = unit;
+	mutex_lock(&pm_revoked_lock);
+	list_add_tail(&r->node, &pm_revoked_list);
+	mutex_unlock(&pm_revoked_lock);
+}
+
+/*
+ * Soft offline of @pfn in unit @slot (@unit, as the reverse map said) of
+ * @d: move its chunk elsewhere with its data, as an offline would, and
+ * poison the page, which then leaves use with its old unit. Waits out
+ * short-lived references and other movers for up to half a second.
+ * Returns as pm_chunk_evacuate(). Process context, d->lock not held.
+ */
+int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
+			  unsigned long pfn)
+{
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0;; tries++) {
+		ret = pm_chunk_evacuate(d, inode, slot, unit, pfn);
+		if ((ret != -EAGAIN && ret != -EINPROGRESS) || tries >= PM_EVACUATE_TRIES)
+			return ret;
+		if (msleep_interruptible(10))
+			return -EINTR;
+	}
+}
+
+/*
  * MEM_OFFLINE of [@first, @last]: the held units there went offline with
  * the block; forget them. A cancelled offline changes nothing: they stay
  * held (PageOffline, refcount 0) and go with the next offline.
@@ -1296,8 +1401,8 @@ void pm_revoked_exit(void)
 	}
 	mutex_unlock(&pm_revoked_lock);
 	if (n)
-		pr_warn("%lu revoked units (%lu MiB) never went offline: they stay out of use until they do\n", n,
-			n * (PM_UNIT_BYTES >> 20));
+		pr_warn("%lu held units (%lu MiB, revoked or poisoned) never went offline: they stay out of use until they do\n",
+			n, n * (PM_UNIT_BYTES >> 20));
 }
 
 /*

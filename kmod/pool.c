@@ -171,6 +171,7 @@ void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info)
 	info->state = p->draining ? POOLMEM_POOL_DRAINING : 0;
 	info->moved_in = atomic64_read(&p->moved_in);
 	info->moved_out = atomic64_read(&p->moved_out);
+	info->memory_errors = atomic64_read(&p->mem_errors);
 }
 
 /* sysfs: one value per file; see Documentation/ABI/testing/sysfs-kernel-poolmem */
@@ -212,7 +213,9 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(zero_reserve_bytes, pm_node_zero_reserve_bytes(p->node))	\
 	X(zero_reserve_refills, pm_pool_reserve_stat(p, 0))		\
 	X(zero_reserve_hits, pm_pool_reserve_stat(p, 1))		\
-	X(zero_reserve_misses, pm_pool_reserve_stat(p, 2))
+	X(zero_reserve_misses, pm_pool_reserve_stat(p, 2))		\
+	X(memory_errors, atomic64_read(&p->mem_errors))			\
+	X(soft_offlines, atomic64_read(&p->soft_offlines))
 
 /* refills, hits or misses (0, 1, 2) of the pool node's zero reserve */
 static u64 pm_pool_reserve_stat(struct pm_pool *p, int which)
@@ -391,6 +394,8 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_zero_reserve_refills.attr,
 	&pool_attr_zero_reserve_hits.attr,
 	&pool_attr_zero_reserve_misses.attr,
+	&pool_attr_memory_errors.attr,
+	&pool_attr_soft_offlines.attr,
 	&pool_attr_state.attr,
 	&pool_attr_window_counts.attr,
 	&pool_attr_stat.attr,

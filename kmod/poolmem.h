@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <uapi/poolmem.h>
 
@@ -58,6 +59,8 @@ struct pm_pool {
 	atomic64_t samples;		/* chunks here unmapped for sampling */
 	atomic64_t promotions;		/* chunks moved from here to a local tier */
 	atomic64_t demotions;		/* chunks moved from a local tier to here */
+	atomic64_t mem_errors;		/* memory errors in its memory (mf.c) */
+	atomic64_t soft_offlines;	/* pages soft-offlined (mf.c) */
 	/*
 	 * Draining (POOLMEM_POOL_DRAIN): placement and migration take no new
 	 * chunks here. Written under pm_lock with pm_pools_draining.
@@ -97,7 +100,8 @@ struct pm_chunk_meta {
 	u8 pool;			/* pool id, or PM_POOL_NONE */
 	u8 busy;			/* PM_BUSY_*: d->lock dropped, others wait */
 	u8 lost;			/* revoked: a touch is a memory error until discarded */
-};				/* 5 bytes, nr_chunks of them per domain */
+	u8 poison;			/* has offsets in d->poison (mf.c) */
+};				/* 6 bytes, nr_chunks of them per domain */
 
 /*
  * What a busy chunk is waiting for. Faults, discards and other movers wait
@@ -213,6 +217,14 @@ struct pm_domain {
 	u64 move_retries;		/* migrations put off: short-lived references */
 	u64 move_pins;			/* migrations refused: long-term pins */
 	u64 revoked;			/* chunks dropped with a revoked pool's memory */
+	/*
+	 * Offsets lost to memory errors (mf.c): page index -> xa_mk_value(
+	 * POOLMEM_MEMERR_*). Written under d->lock (and by a move's copy of
+	 * a busy chunk, which only adds); read under d->lock or RCU. An
+	 * entry stays until its chunk is discarded whole.
+	 */
+	struct xarray poison;
+	u64 mem_errors;			/* pages lost to memory errors */
 	/* tiering (tiering.c); d->lock */
 	u32 tier_mode;			/* POOLMEM_TIERING_* */
 	u32 hot_ms;			/* a refault within this makes a chunk hot */
@@ -308,6 +320,27 @@ static inline bool pm_unit_poisoned(struct page *unit)
 		if (PageHWPoison(unit + i))
 			return true;
 	return false;
+}
+
+/* d->poison values: found by a move's copy, not yet counted; counted (mf.c) */
+#define PM_POISON_SEEN		1
+#define PM_POISON_COUNTED	2
+
+/*
+ * Is the page at offset @off of chunk @idx lost to a memory error (mf.c)?
+ * Caller holds d->lock.
+ */
+static inline bool pm_poison_at(struct pm_domain *d, u64 idx, u64 off)
+{
+	return d->meta[idx].poison && xa_load(&d->poison, off >> PAGE_SHIFT);
+}
+
+/* Any offset lost in [@off, @off + @len)? RCU-safe: no lock needed. */
+static inline bool pm_poison_in(struct pm_domain *d, u64 off, u64 len)
+{
+	unsigned long index = off >> PAGE_SHIFT;
+
+	return xa_find(&d->poison, &index, (off + len - 1) >> PAGE_SHIFT, XA_PRESENT);
 }
 
 /* pool.c: the registries (pm_lock), pools, node figures */
@@ -495,6 +528,19 @@ void pm_rmap_exit(void);
 /* hotplug.c: the memory notifier */
 int pm_hotplug_init(void);
 void pm_hotplug_exit(void);
+
+/* mf.c: memory errors */
+int pm_mf_init(void);
+void pm_mf_exit(void);
+void pm_unit_put(struct page *unit);
+void pm_poison_forget(struct pm_domain *d, u64 idx);
+bool pm_poison_mark(struct pm_domain *d, u64 idx, struct page **units);
+int pm_mf_errors(struct poolmem_memory_errors *a);
+int pm_mf_soft_offline(struct poolmem_page_offline *a);
+/* migrate.c, for mf.c */
+void pm_unit_hold(struct page *unit);
+int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
+			  unsigned long pfn);
 
 /* sysfs.c: /sys/class/poolmem/<name>/ */
 extern const struct attribute_group *pm_domain_groups[];

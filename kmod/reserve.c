@@ -217,7 +217,7 @@ static void pm_reserve_update_targets(void)
 /*
  * A zeroed unit for a new chunk on @nid, or NULL. Counts a hit or, when
  * the node keeps a reserve, a miss (the caller zeroes on the fault path).
- * Any context that may take a spinlock.
+ * Process context: a unit found with a poisoned page is held, which may sleep.
  */
 struct page *pm_reserve_take(int nid)
 {
@@ -236,8 +236,9 @@ again:
 	}
 	spin_unlock(&r->lock);
 	if (page && pm_unit_poisoned(page)) {
-		pr_warn_ratelimited("zero reserve unit at PFN %#lx on node %d has a poisoned page: left out of use\n",
+		pr_warn_ratelimited("zero reserve unit at PFN %#lx on node %d has a poisoned page: held out of use\n",
 				    page_to_pfn(page), nid);
+		pm_unit_hold(page);
 		goto again;
 	}
 	atomic64_inc(page ? &r->hits : &r->misses);
@@ -287,9 +288,7 @@ static unsigned long pm_reserve_release(int nid, unsigned long max, unsigned lon
 	}
 	list_for_each_entry_safe(page, tmp, &freed, lru) {
 		list_del(&page->lru);
-		if (pm_unit_poisoned(page))
-			continue;	/* out of use for good */
-		put_page(page);
+		pm_unit_put(page);	/* one with a poisoned page: out of use for good */
 	}
 	return n;
 }

@@ -68,7 +68,8 @@ static PM_DOMAIN_ATTR_RO(file);
 	X(promotions, d->promotions)					\
 	X(demotions, d->demotions)					\
 	X(tiering_scan_ns, d->scan_ns)					\
-	X(revoked_chunks, d->revoked)
+	X(revoked_chunks, d->revoked)					\
+	X(memory_errors, d->mem_errors)
 
 DOMAIN_SHOW_U64(size_bytes, d->size)
 DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
@@ -247,6 +248,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_demotions.attr,
 	&dev_attr_tiering_scan_ns.attr,
 	&dev_attr_revoked_chunks.attr,
+	&dev_attr_memory_errors.attr,
 	&dev_attr_tiering.attr,
 	&dev_attr_heat.attr,
 	&dev_attr_profile.attr,

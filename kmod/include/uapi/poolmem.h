@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	6	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE */
+#define POOLMEM_ABI_VERSION	7	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -101,7 +101,7 @@ struct poolmem_pool_info {
 	__u32 reserved32;
 	__u64 moved_in;			/* chunks migrated here, cumulative */
 	__u64 moved_out;		/* chunks migrated away, cumulative */
-	__u64 reserved[1];
+	__u64 memory_errors;		/* memory errors in its memory (poisoned pages), since load */
 };
 
 /* poolmem_pool_info.state */
@@ -276,7 +276,7 @@ struct poolmem_domain_info {
 	__u32 reserved32;
 	__u64 retired_chunks;		/* discarded while still referenced: still charged */
 	__u64 moves;			/* chunks migrated */
-	__u64 reserved[1];
+	__u64 memory_errors;		/* pages of it lost to memory errors, since create */
 };
 
 /*
@@ -406,6 +406,82 @@ struct poolmem_profile {
 	__u64 reserved[4];
 };
 
+/*
+ * Memory errors in poolmem memory. A poisoned page of a domain (a machine
+ * check, CXL poison consumed, MADV_HWPOISON, hwpoison-inject) is taken out
+ * of use: unmapped, its data lost, and a later access of its offset gets a
+ * memory error (SIGBUS, BUS_MCEERR_AR) until the chunk is discarded. Its
+ * memory never returns to the page allocator. A soft offline
+ * (POOLMEM_PAGE_OFFLINE: corrected errors past a threshold) first moves
+ * the page's chunk elsewhere, with nothing lost.
+ *
+ * POOLMEM_MEMORY_ERRORS reads the host's most recent errors (the module
+ * keeps the last POOLMEM_MEMORY_ERRORS_KEPT), oldest first, from sequence
+ * number "from" on. "errors" points at "count" records; "nr" says how
+ * many were filled, "next" the sequence number to ask for next time and
+ * "total" how many errors there were since the module was loaded (a "from"
+ * below total - POOLMEM_MEMORY_ERRORS_KEPT has lost some).
+ */
+#define POOLMEM_MEMORY_ERRORS_KEPT	256
+
+enum poolmem_memerr_kind {
+	POOLMEM_MEMERR_HARD = 1,	/* uncorrectable: memory_failure() */
+	POOLMEM_MEMERR_SOFT = 2,	/* soft offline: corrected errors */
+};
+
+enum poolmem_memerr_action {
+	POOLMEM_MEMERR_ISOLATED = 1,	/* a domain's page: unmapped, its data lost */
+	POOLMEM_MEMERR_MOVED = 2,	/* its chunk moved first: nothing lost */
+	POOLMEM_MEMERR_UNUSED = 3,	/* held no domain's data: kept out of use */
+	POOLMEM_MEMERR_FAILED = 4,	/* not handled (see the kernel log) */
+};
+
+struct poolmem_memory_error {
+	__u64 seq;
+	__u64 time_ns;			/* CLOCK_REALTIME */
+	__u64 phys;			/* host physical address of the page */
+	__u64 offset;			/* in the domain (page-aligned) */
+	char domain[POOLMEM_NAME_MAX];	/* "" when no domain held it */
+	char pool[POOLMEM_NAME_MAX];	/* "" for a local node's memory */
+	__u32 kind;			/* POOLMEM_MEMERR_HARD, _SOFT */
+	__u32 action;			/* POOLMEM_MEMERR_* */
+	__s32 node;
+	__u32 reserved;
+};
+
+struct poolmem_memory_errors {
+	__u32 size;
+	__u32 flags;
+	__u64 from;			/* in: first sequence number wanted */
+	__u64 errors;			/* user pointer to struct poolmem_memory_error[] */
+	__u32 count;			/* in: records at errors */
+	__u32 nr;			/* out: records filled */
+	__u64 next;			/* out */
+	__u64 total;			/* out */
+	__u64 reserved[2];
+};
+
+/*
+ * POOLMEM_PAGE_OFFLINE: soft offline of the page at host physical address
+ * "phys", which must lie in a domain's chunk (-ENOENT otherwise): the chunk
+ * moves to other memory (another pool first, the same pool last) with its
+ * data, and the page is poisoned and held out of use. Out: the domain, the
+ * offset and the pool the page was in. 0 if the page is poisoned already;
+ * -EBUSY (long-term pinned), -EAGAIN (referenced: try again), -ENOMEM (no
+ * memory to move to) leave everything as it was. The kernel's own
+ * soft_offline_page() refuses poolmem's pages, as any non-LRU large page.
+ */
+struct poolmem_page_offline {
+	__u32 size;
+	__u32 flags;
+	__u64 phys;			/* in */
+	char name[POOLMEM_NAME_MAX];	/* out */
+	__u64 offset;			/* out */
+	__u32 pool;			/* out: pool id, or POOLMEM_POOL_LOCAL */
+	__u32 reserved32;
+	__u64 reserved[2];
+};
+
 #define POOLMEM_IOC_MAGIC	0xCE
 
 #define POOLMEM_VERSION		_IOWR(POOLMEM_IOC_MAGIC, 0x00, struct poolmem_version)
@@ -425,5 +501,7 @@ struct poolmem_profile {
 #define POOLMEM_PROFILE_REMOVE	_IOW(POOLMEM_IOC_MAGIC, 0x41, struct poolmem_name_arg)
 #define POOLMEM_PROFILE_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x42, struct poolmem_list)
 #define POOLMEM_PROFILE_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x43, struct poolmem_profile)
+#define POOLMEM_MEMORY_ERRORS	_IOWR(POOLMEM_IOC_MAGIC, 0x50, struct poolmem_memory_errors)
+#define POOLMEM_PAGE_OFFLINE	_IOWR(POOLMEM_IOC_MAGIC, 0x51, struct poolmem_page_offline)
 
 #endif /* _UAPI_LINUX_POOLMEM_H */

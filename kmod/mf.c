@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * poolmem memory errors: a hardware-poisoned page of a domain.
+ *
+ * memory_failure() can't take a domain page out of use. Our units are
+ * compound pages on no LRU list, with no page cache mapping behind them:
+ * get_hwpoison_page() refuses them ("unhandlable page", or "get hwpoison
+ * page: Ignored" on 6.12), and when the caller already holds a reference
+ * (MADV_HWPOISON) try_to_split_thp_page() can't split them ("unsplit thp").
+ * Either way it has set PG_hwpoison on the page first, and leaves the page
+ * mapped. So poolmem does the rest itself, as shmem's and hugetlbfs's
+ * error_remove_folio() and the core's unmap would:
+ *
+ *  - it hears of the error through memory_failure()'s verdict, the
+ *    ras:memory_failure_event tracepoint in action_result(), which every
+ *    call that reaches one of our pages emits after setting PG_hwpoison.
+ *    The probe only queues the PFN; pm_mf_workfn() does the work;
+ *  - the worker finds the page's domain and offset in the reverse map and
+ *    records the offset as lost (d->poison), marks the unit
+ *    PG_has_hwpoisoned so that no PMD maps it again, and unmaps the chunk
+ *    from every mapping (KVM's too, through the mmu notifiers);
+ *  - from then on a fault on that offset is VM_FAULT_HWPOISON: SIGBUS with
+ *    BUS_MCEERR_AR and the address, which QEMU turns into a machine check
+ *    in the guest. The chunk's other pages map page by page;
+ *  - a move of the chunk (drain, tiering, offline) copies all but the lost
+ *    pages. The record goes with the offset: the guest meets the error at
+ *    the same address on the new memory;
+ *  - discarding the whole chunk forgets its records: a hole reads as zeros
+ *    again, as after punching a hole over a poisoned shmem page;
+ *  - the unit never returns to the page allocator: when its chunk is freed
+ *    or moved it is held (pm_unit_hold()) until its block goes offline.
+ *    That costs 2 MiB per error, as a poisoned hugetlbfs page does on 6.1.
+ *
+ * A soft offline (corrected errors past a threshold) moves the chunk off
+ * the page with its data and holds the old unit the same way. The kernel's
+ * soft_offline_page() refuses our pages as it refuses any non-LRU large
+ * page, and has no tracepoint; a kprobe on it (soft_offline_hook) queues
+ * the PFN for the same move, so the kernel's own callers (the sysfs file,
+ * the CEC, GHES, MADV_SOFT_OFFLINE) reach it. POOLMEM_PAGE_OFFLINE is
+ * the direct way, with a result.
+ *
+ * What a module can't change: the kernel's verdict for our pages stays
+ * "Ignored" or "Failed" in the log (poolmem's line after it says what was
+ * done), and HardwareCorrupted in /proc/meminfo counts only what
+ * memory_failure() counted. The first consumption of an error nobody had
+ * reported yet (a machine check in user mode) ends in kill_me_maybe():
+ * memory_failure() fails, so the task gets "Memory error not recovered"
+ * and a SIGBUS without an address, before poolmem hears of the error; a
+ * later one finds PG_hwpoison set and gets BUS_MCEERR_AR.
+ *
+ * Locks: pm_mf_fifo_lock (spinlock; the probes run with preemption off)
+ * protects the FIFOs; pm_mf_lock (mutex) the error log. Neither is held
+ * while taking another lock. The worker takes pm_lock, then d->lock, as
+ * everyone does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kfifo.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "poolmem.h"
+
+static bool pm_soft_offline_hook = true;
+module_param_named(soft_offline_hook, pm_soft_offline_hook, bool, 0444);
+MODULE_PARM_DESC(soft_offline_hook,
+		 "Soft offline a domain page that the kernel's soft_offline_page() was asked to (kprobe; default on)");
+
+/* PFNs from the probes, for the worker: hard errors, soft offline requests */
+#define PM_MF_FIFO	256
+static DEFINE_KFIFO(pm_mf_hard, unsigned long, PM_MF_FIFO);
+static DEFINE_KFIFO(pm_mf_soft, unsigned long, PM_MF_FIFO);
+static DEFINE_SPINLOCK(pm_mf_fifo_lock);
+static atomic_t pm_mf_dropped = ATOMIC_INIT(0);
+static void pm_mf_workfn(struct work_struct *work);
+static DECLARE_WORK(pm_mf_work, pm_mf_workfn);
+
+/* The last POOLMEM_MEMORY_ERRORS_KEPT errors, by sequence number; pm_mf_lock. */
+static struct poolmem_memory_error pm_mf_log[POOLMEM_MEMORY_ERRORS_KEPT];
+static u64 pm_mf_seq;
+static DEFINE_MUTEX(pm_mf_lock);
+
+static struct tracepoint *pm_mf_tp;
+static struct kprobe pm_mf_kp = { .symbol_name = "soft_offline_page" };
+static bool pm_mf_kp_on;
+
+/* The unit @pfn lies in, if it is poolmem's; any context. */
+static bool pm_mf_ours(unsigned long pfn)
+{
+	struct pm_domain *d;
+	struct page *unit;
+	size_t slot;
+
+	return pfn_valid(pfn) && pm_rmap_first(pfn, pfn, &d, &slot, &unit);
+}
+
+static void pm_mf_queue(bool soft, unsigned long pfn)
+{
+	unsigned int in = soft ? kfifo_in_spinlocked(&pm_mf_soft, &pfn, 1, &pm_mf_fifo_lock) :
+				 kfifo_in_spinlocked(&pm_mf_hard, &pfn, 1, &pm_mf_fifo_lock);
+
+	if (!in)
+		atomic_inc(&pm_mf_dropped);
+	schedule_work(&pm_mf_work);
+}
+
+/*
+ * ras:memory_failure_event, at the end of every memory_failure() that got
+ * as far as a verdict, with mf_mutex held and preemption off.
+ */
+static void pm_mf_probe(void *data, unsigned long pfn, int type, int result)
+{
+	if (pm_mf_ours(pfn))
+		pm_mf_queue(false, pfn);
+}
+
+/* soft_offline_page(pfn, flags), on entry: see the comment at the top */
+static int pm_mf_soft_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long pfn = regs_get_kernel_argument(regs, 0);
+
+	if (pm_mf_ours(pfn))
+		pm_mf_queue(true, pfn);
+	return 0;
+}
+
+static void pm_mf_log_add(struct poolmem_memory_error *e)
+{
+	mutex_lock(&pm_mf_lock);
+	e->seq = pm_mf_seq++;
+	e->time_ns = ktime_get_real_ns();
+	pm_mf_log[e->seq % POOLMEM_MEMORY_ERRORS_KEPT] = *e;
+	mutex_unlock(&pm_mf_lock);
+}
+
+/*
+ * Who holds @pfn: its domain (held: h->inode set) and the unit's slot, and
+ * the pool of its node in @e (and counted there: @soft or not). False when
+ * it is in no unit of ours any more (freed: the page allocator keeps a
+ * poisoned page out of use itself).
+ */
+static bool pm_mf_find(unsigned long pfn, bool soft, struct poolmem_memory_error *e, struct pm_held *h,
+		       size_t *slot, struct page **unit)
+{
+	struct pm_domain *ed;
+	struct pm_pool *p;
+
+	memset(h, 0, sizeof(*h));
+	if (!pm_rmap_first(pfn, pfn, &ed, slot, unit))
+		return false;
+	e->phys = PFN_PHYS(pfn);
+	e->node = page_to_nid(*unit);
+	e->kind = soft ? POOLMEM_MEMERR_SOFT : POOLMEM_MEMERR_HARD;
+	mutex_lock(&pm_lock);
+	p = pm_node_pool(e->node);
+	if (p) {
+		strscpy(e->pool, p->name, sizeof(e->pool));
+		atomic64_inc(soft ? &p->soft_offlines : &p->mem_errors);
+	}
+	/* unlinked but still mapped counts: only eviction stops the hold */
+	h->d = pm_rmap_live(ed);
+	h->inode = h->d ? pm_domain_hold(h->d) : NULL;
+	if (h->inode) {
+		strscpy(e->domain, h->d->name, sizeof(e->domain));
+		e->offset = ((u64)*slot << PM_UNIT_SHIFT) + PFN_PHYS(pfn - page_to_pfn(*unit));
+	}
+	mutex_unlock(&pm_lock);
+	return true;
+}
+
+/*
+ * A hard error at @pfn: take the page out of the domain's use (see the top
+ * of this file). Process context, no lock held.
+ */
+static void pm_mf_hard_one(unsigned long pfn)
+{
+	struct poolmem_memory_error e = { .action = POOLMEM_MEMERR_UNUSED };
+	struct pm_domain *d;
+	struct page *unit;
+	struct pm_held h;
+	size_t slot;
+
+	/* cleared again: filtered (hwpoison_filter) or unpoisoned */
+	if (!PageHWPoison(pfn_to_page(pfn)) || !pm_mf_find(pfn, false, &e, &h, &slot, &unit))
+		return;
+	d = h.d;
+	if (h.inode) {
+		u64 idx = slot / d->units_per_chunk;
+		unsigned long pgidx = e.offset >> PAGE_SHIFT;
+		struct pm_chunk_meta *meta = &d->meta[idx];
+		bool live;
+		void *old;
+
+		mutex_lock(&d->lock);
+		/* in the map, or the old units of a move under way (still in it until commit) */
+		live = slot < d->nr_chunks * d->units_per_chunk && d->units[slot] == unit &&
+		       (meta->present || meta->busy);
+		if (live) {
+			old = xa_load(&d->poison, pgidx);
+			if (old == xa_mk_value(PM_POISON_COUNTED)) {
+				/* memory_failure() again on the same page: said already */
+				mutex_unlock(&d->lock);
+				pm_domain_release_held(&h);
+				return;
+			}
+			if (xa_err(xa_store(&d->poison, pgidx, xa_mk_value(PM_POISON_COUNTED), GFP_KERNEL))) {
+				/* the page is still never mapped (PG_hwpoison), but a move loses that */
+				e.action = POOLMEM_MEMERR_FAILED;
+			} else {
+				e.action = POOLMEM_MEMERR_ISOLATED;
+				meta->poison = 1;
+			}
+			d->mem_errors++;
+			/*
+			 * No PMD may map the unit again: the core maps it page
+			 * by page (do_set_pmd() backs off). A chunk being moved
+			 * is unmapped already, and its new units get the flag
+			 * at their first fault (pm_fault_page()).
+			 */
+			if (meta->present && !meta->busy) {
+				SetPageHasHWPoisoned(unit);
+				pm_chunk_unmap(d, idx);
+			}
+		}
+		mutex_unlock(&d->lock);
+		pm_domain_release_held(&h);
+	}
+	pm_mf_log_add(&e);
+	if (e.action == POOLMEM_MEMERR_UNUSED)
+		pr_warn("memory error at PFN %#lx (node %d%s%s): in no domain's use, kept out of use\n", pfn,
+			e.node, e.pool[0] ? ", pool " : "", e.pool);
+	else
+		pr_warn("memory error at PFN %#lx (node %d%s%s): domain %s offset %#llx: %s; an access there gets a memory error (SIGBUS) until the range is discarded\n",
+			pfn, e.node, e.pool[0] ? ", pool " : "", e.pool, e.domain, e.offset,
+			e.action == POOLMEM_MEMERR_ISOLATED ? "page unmapped, its data lost" :
+			"no memory to record it: page unmapped, but a move of its chunk may show zeros there");
+}
+
+/*
+ * Soft offline of @pfn: move its chunk with its data, then hold the old
+ * unit with the page poisoned. Fills @e; returns 0 or an errno
+ * (pm_chunk_soft_offline()). Process context, no lock held.
+ */
+static int pm_mf_soft_one(unsigned long pfn, struct poolmem_memory_error *e)
+{
+	struct page *unit;
+	struct pm_held h;
+	size_t slot;
+	int ret;
+
+	if (PageHWPoison(pfn_to_page(pfn)))
+		return 0;	/* as the kernel's soft_offline_page(): nothing to do */
+	if (!pm_mf_find(pfn, true, e, &h, &slot, &unit))
+		return -ENOENT;
+	if (!h.inode)
+		return -ENOENT;	/* its domain is being freed: the unit goes with it */
+	ret = pm_chunk_soft_offline(h.d, h.inode, slot, unit, pfn);
+	pm_domain_release_held(&h);
+	e->action = ret ? POOLMEM_MEMERR_FAILED : POOLMEM_MEMERR_MOVED;
+	pm_mf_log_add(e);
+	if (ret)
+		pr_warn("soft offline of PFN %#lx (domain %s offset %#llx): its chunk could not move (%d): page left in use\n",
+			pfn, e->domain, e->offset, ret);
+	else
+		pr_info("soft offline of PFN %#lx (domain %s offset %#llx): chunk moved, nothing lost; page out of use\n",
+			pfn, e->domain, e->offset);
+	return ret;
+}
+
+static void pm_mf_workfn(struct work_struct *work)
+{
+	unsigned long pfn;
+	int lost;
+
+	while (kfifo_out_spinlocked(&pm_mf_hard, &pfn, 1, &pm_mf_fifo_lock))
+		pm_mf_hard_one(pfn);
+	while (kfifo_out_spinlocked(&pm_mf_soft, &pfn, 1, &pm_mf_fifo_lock)) {
+		struct poolmem_memory_error e = {};
+
+		pm_mf_soft_one(pfn, &e);
+		/* hard errors come first */
+		while (kfifo_out_spinlocked(&pm_mf_hard, &pfn, 1, &pm_mf_fifo_lock))
+			pm_mf_hard_one(pfn);
+	}
+	lost = atomic_xchg(&pm_mf_dropped, 0);
+	if (lost)
+		pr_err("%d memory error reports came faster than they could be handled and were dropped: their pages are never mapped, but stay mapped where they are\n",
+		       lost);
+}
+
+/*
+ * Free one unit of ours that nothing else references: to the page
+ * allocator, or, with a poisoned page, to the held list. Process context.
+ */
+void pm_unit_put(struct page *unit)
+{
+	if (likely(!pm_unit_poisoned(unit)))
+		put_page(unit);
+	else
+		pm_unit_hold(unit);
+}
+
+/* Chunk @idx was discarded whole: its lost pages are a hole again. Caller holds d->lock. */
+void pm_poison_forget(struct pm_domain *d, u64 idx)
+{
+	unsigned long index;
+	void *entry;
+
+	if (!d->meta[idx].poison)
+		return;
+	xa_for_each_range(&d->poison, index, entry, (idx << d->chunk_shift) >> PAGE_SHIFT,
+			  (((idx + 1) << d->chunk_shift) >> PAGE_SHIFT) - 1)
+		xa_erase(&d->poison, index);
+	d->meta[idx].poison = 0;
+}
+
+/* POOLMEM_MEMORY_ERRORS */
+int pm_mf_errors(struct poolmem_memory_errors *a)
+{
+	struct poolmem_memory_error *buf = NULL;
+	u64 first, seq;
+	u32 n = 0, i;
+
+	if (a->nr || a->next || a->total || a->reserved[0] || a->reserved[1])
+		return -EINVAL;
+	if (a->count) {
+		buf = kvmalloc_array(min_t(u32, a->count, POOLMEM_MEMORY_ERRORS_KEPT), sizeof(*buf),
+				     GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	mutex_lock(&pm_mf_lock);
+	seq = pm_mf_seq;
+	first = max_t(u64, a->from, seq > POOLMEM_MEMORY_ERRORS_KEPT ? seq - POOLMEM_MEMORY_ERRORS_KEPT : 0);
+	if (first < seq)
+		n = min_t(u64, min_t(u32, a->count, POOLMEM_MEMORY_ERRORS_KEPT), seq - first);
+	for (i = 0; i < n; i++)
+		buf[i] = pm_mf_log[(first + i) % POOLMEM_MEMORY_ERRORS_KEPT];
+	mutex_unlock(&pm_mf_lock);
+	if (n && copy_to_user(u64_to_user_ptr(a->errors), buf, n * sizeof(*buf))) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+	kvfree(buf);
+	a->nr = n;
+	a->next = n ? first + n : max(a->from, first);
+	a->total = seq;
+	return 0;
+}
+
+/* POOLMEM_PAGE_OFFLINE */
+int pm_mf_soft_offline(struct poolmem_page_offline *a)
+{
+	struct poolmem_memory_error e = {};
+	unsigned long pfn = PHYS_PFN(a->phys);
+	int ret;
+
+	if (a->reserved32 || a->reserved[0] || a->reserved[1] || a->offset || a->pool ||
+	    memchr_inv(a->name, 0, sizeof(a->name)))
+		return -EINVAL;
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return -EOPNOTSUPP;
+	if (!pm_mf_ours(pfn))
+		return -ENOENT;
+	ret = pm_mf_soft_one(pfn, &e);
+	if (ret)
+		return ret;
+	memcpy(a->name, e.domain, sizeof(a->name));
+	a->offset = e.offset;
+	a->pool = POOLMEM_POOL_LOCAL;
+	if (e.pool[0]) {
+		struct pm_pool *p;
+
+		mutex_lock(&pm_lock);
+		p = pm_pool_find(e.pool);
+		if (p)
+			a->pool = p->id;
+		mutex_unlock(&pm_lock);
+	}
+	return 0;
+}
+
+static void pm_mf_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "memory_failure_event"))
+		*(struct tracepoint **)priv = tp;
+}
+
+int pm_mf_init(void)
+{
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		return 0;
+	for_each_kernel_tracepoint(pm_mf_find_tp, &pm_mf_tp);
+	if (!pm_mf_tp) {
+		pr_warn("no ras:memory_failure_event tracepoint (CONFIG_RAS off?): memory errors in domain pages stay mapped\n");
+	} else {
+		ret = tracepoint_probe_register(pm_mf_tp, pm_mf_probe, NULL);
+		if (ret) {
+			pr_err("memory_failure_event: can't register a probe (%d)\n", ret);
+			pm_mf_tp = NULL;
+			return ret;
+		}
+	}
+	if (pm_soft_offline_hook) {
+		pm_mf_kp.pre_handler = pm_mf_soft_pre;
+		ret = register_kprobe(&pm_mf_kp);
+		if (ret)
+			pr_warn("soft_offline_page: no kprobe (%d): soft offline of domain pages only through POOLMEM_PAGE_OFFLINE\n",
+				ret);
+		pm_mf_kp_on = !ret;
+	}
+	return 0;
+}
+
+void pm_mf_exit(void)
+{
+	if (pm_mf_kp_on)
+		unregister_kprobe(&pm_mf_kp);
+	if (pm_mf_tp) {
+		tracepoint_probe_unregister(pm_mf_tp, pm_mf_probe, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	/* no probe queues work after this; what was queued runs to the end */
+	flush_work(&pm_mf_work);
+}

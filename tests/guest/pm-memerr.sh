@@ -1,0 +1,120 @@
+# rig-topologies: nvdimm-numa
+# rig-boot: own (it leaves poisoned pages on p0's node: their blocks can't come back online)
+# rig-debug: core
+# rig-core: yes (on Linux 6.1 too: memory_failure() differs between the two)
+# THEORY OF OPERATION: a memory error in a domain page is taken out of use
+# end to end (kmod/mf.c). memory_failure() sets PG_hwpoison and gives up on
+# poolmem's units; its verdict reaches poolmem through the
+# ras:memory_failure_event tracepoint, and poolmem unmaps the chunk,
+# records the offset as lost and keeps the unit out of use for good:
+#  1. hard errors (MADV_HWPOISON, hwpoison-inject's corrupt-pfn) on huge
+#     and small mappings: reading the page gives SIGBUS BUS_MCEERR_AR at its
+#     address, every other page of the domain reads back what was written,
+#     the record names the domain, offset and pool, and the domain's and
+#     the pool's memory_errors count it;
+#  2. a drain moves the chunk with the lost page: the page still gives the
+#     memory error at the same address, the rest is intact;
+#  3. the unit with the poisoned page never reaches a new tenant: one that
+#     takes all of the pool touches every page without a SIGBUS, and the
+#     block holding the unit goes offline (held units are skipped). The
+#     6.12 then refuses to online it again (EHWPOISON: it counts the
+#     poisoned pages of each block), so this test has a boot of its own;
+#  4. soft offline (POOLMEM_PAGE_OFFLINE, and the kernel's own
+#     soft_offline_page sysfs file, through poolmem's kprobe): the chunk
+#     moves, nothing is lost, the page is out of use;
+#  5. no warning, BUG or oops in the log.
+. /rig/tests/lib.sh
+pm_pools_up
+modprobe hwpoison_inject 2>/dev/null || true
+[ -e /sys/kernel/debug/hwpoison/corrupt-pfn ] || skip "no hwpoison_inject in this kernel"
+node=$(pool_attr p0 node)
+PAGE=517	# chunk 1 (2 MiB chunks), its sixth page: offset 0x205000
+
+# expect_line OUT PATTERN WHAT
+expect_line() { echo "$1" | grep -q "$2" || fail "$3: $1"; }
+
+# ---- 1. hard errors ----
+for method in madvise inject; do
+	for layout in huge small; do
+		e0=$(pool_attr p0 memory_errors)
+		pmtest domain-create me 8M 0 8M pools=p0 >/dev/null
+		out=$(pmtest memerr me $layout $method $PAGE) || fail "$method/$layout: $out"
+		info "$method/$layout: $(echo "$out" | tr '\n' '|')"
+		expect_line "$out" "record: kind hard action isolated domain me offset 0x205000 pool p0" \
+			"$method/$layout: no record naming the domain, offset and pool"
+		expect_line "$out" "page $PAGE: SIGBUS BUS_MCEERR_AR at its address" \
+			"$method/$layout: the poisoned page did not give a memory error at its address"
+		expect_line "$out" "other pages intact: 2047 of 2047" "$method/$layout: other pages changed"
+		check_eq "$method/$layout: domain memory_errors" 1 "$(dom_attr me memory_errors)"
+		check_eq "$method/$layout: pool memory_errors" $((e0 + 1)) "$(pool_attr p0 memory_errors)"
+		dmesg | grep -q "domain me offset 0x205000: page unmapped, its data lost" ||
+			fail "$method/$layout: no log line naming the domain and offset"
+		pmtest domain-destroy me >/dev/null
+	done
+done
+
+# ---- 2. a drain carries the lost page along ----
+pmtest domain-create dr 8M 0 8M pools=p0,p1 >/dev/null
+pmtest set dr pools=p0 >/dev/null
+out=$(pmtest memerr dr huge inject $PAGE) || fail "drain: $out"
+expect_line "$out" "record: kind hard action isolated domain dr offset 0x205000 pool p0" "drain: record"
+pmtest set dr pools=p0,p1 >/dev/null
+pmtest drain p0 >/dev/null || fail "drain of p0 with a poisoned chunk failed"
+check_eq "drain: chunks left on p0" 0 "$(dom_pool_chunks dr p0 || echo 0)"
+out=$(pmtest memerr dr huge check $PAGE)
+info "after the drain: $(echo "$out" | tr '\n' '|')"
+expect_line "$out" "page $PAGE: SIGBUS BUS_MCEERR_AR at its address" "drain: the lost page came back after the move"
+expect_line "$out" "other pages intact: 2047 of 2047" "drain: the move changed other pages"
+pmtest drain p0 cancel=1 >/dev/null 2>&1 || true
+# a whole-chunk discard makes the lost page a hole again
+pmtest punch dr 2M 2M >/dev/null || fail "punch of the chunk with the lost page"
+pmtest touch dr 2M 2M read=1 >/dev/null || fail "the discarded chunk still gives a memory error"
+pmtest domain-destroy dr >/dev/null
+
+# ---- 3. the held unit reaches nobody; its block still goes offline ----
+check_eq "p0 allocated after the domains left" 0 "$(pool_attr p0 allocated_bytes)"
+free=$(pool_attr p0 free_bytes)
+big=$(( (free / 2097152 - 8) * 2 ))M	# all of it but 16 MiB of slack
+pmtest domain-create all $big 0 $big pools=p0 >/dev/null || fail "a domain with all of p0 ($big)"
+out=$(pmtest touch all 0 $big 2>&1) || fail "the tenant with all of p0 could not touch it all: $out"
+echo "$out" | grep -q SIGBUS && fail "the tenant with all of p0 met a poisoned page: $out"
+pmtest domain-destroy all >/dev/null
+bad=$(dmesg | sed -n 's/.*memory error at PFN \(0x[0-9a-f]*\) (node '"$node"'.*/\1/p' | tail -n 1)
+[ -n "$bad" ] || fail "no memory error logged on node $node"
+blk=memory$(( bad * 4096 / $(block_bytes) ))
+echo offline > $MEMSYS/$blk/state 2>/tmp/err ||
+	fail "$blk (holds the poisoned unit at PFN $bad): offline refused: $(cat /tmp/err)"
+# 6.12 counts each block's poisoned pages and won't online it again; 6.1
+# re-initialises the block's memmap at online, poison flag and all
+if echo online_movable > $MEMSYS/$blk/state 2>/tmp/err; then
+	case $(uname -r) in
+	6.1.*) info "$blk online again: Linux 6.1 forgets a block's poisoned pages when it goes offline" ;;
+	*) fail "$blk went online again with a poisoned page in it" ;;
+	esac
+else
+	grep -q "hardware error" /tmp/err || fail "$blk: online refused, but not for the poisoned page: $(cat /tmp/err)"
+fi
+
+# ---- 4. soft offline: nothing lost ----
+for method in ioctl sysfs; do
+	s0=$(pool_attr p0 soft_offlines)
+	pmtest domain-create so 8M 0 8M pools=p0 >/dev/null	# the move stays in p0
+	out=$(pmtest memerr so huge $method $PAGE) || fail "soft $method: $out"
+	info "soft $method: $(echo "$out" | tr '\n' '|')"
+	expect_line "$out" "record: kind soft action moved domain so offset 0x205000 pool p0" "soft $method: record"
+	expect_line "$out" "page $PAGE: intact" "soft $method: the page's data was lost"
+	expect_line "$out" "other pages intact: 2047 of 2047" "soft $method: other pages changed"
+	check_eq "soft $method: pool soft_offlines" $((s0 + 1)) "$(pool_attr p0 soft_offlines)"
+	check_eq "soft $method: domain memory_errors" 0 "$(dom_attr so memory_errors)"
+	pmtest domain-destroy so >/dev/null
+done
+
+# what the kernel itself said (it gives up on poolmem's pages; see mf.c)
+dmesg | grep -E "Memory failure|soft.offline|Soft.offlin|MCE: Killing" | sed 's/^\[[^]]*\] //; s/0x[0-9a-f]*/PFN/g' |
+	sort | uniq -c | while read -r line; do info "kernel: $line"; done
+
+# ---- 5. a clean log ----
+if dmesg | grep -E "WARNING:|BUG:|Oops|general protection"; then
+	fail "warnings in the log"
+fi
+info "ok"
