@@ -77,6 +77,8 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"samples", p.samples},
 		{"promotions", p.promotions},
 		{"demotions", p.demotions},
+		{"memory_errors", p.memory_errors},
+		{"soft_offlines", p.soft_offlines},
 		{"zero_reserve",
 		 {{"setting", p.zero_reserve},
 		  {"target_bytes", p.zero_reserve_target_bytes},
@@ -191,6 +193,13 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 			    static_cast<unsigned long>(p.zero_reserve_hits), static_cast<unsigned long>(taken),
 			    taken ? 100.0 * static_cast<double>(p.zero_reserve_hits) / static_cast<double>(taken) : 0.0);
 	}
+	if (p.memory_errors || p.soft_offlines)
+		std::printf("  errors     %s (pages out of use; the data of a domain that held one is lost), %lu "
+			    "soft-offlined (moved off first): poolctl pool events --pool %s\n",
+			    poolmem::plural(p.memory_errors, "memory error").c_str(),
+			    static_cast<unsigned long>(p.soft_offlines), p.name.c_str());
+	else
+		std::printf("  errors     none\n");
 	if (auto s = read_state(p.name))
 		std::printf("  onlining   %u/%u blocks, %.2f s, %s\n", s->done, s->total, s->seconds, s->state.c_str());
 	std::string zones;
@@ -348,6 +357,20 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--zero-reserve", se->zero_reserve,
 			"memory kept zeroed ahead for new chunks: a size or a percentage of capacity (0 = off; default 1%)");
 	set->callback([&g, se] { run_set(g, *se); });
+
+	auto ev = std::make_shared<EventsOptions>();
+	auto *events = pool->add_subcommand("events", "list the memory errors poolmem handled: time, address, pool, "
+							"domain and offset");
+	events->add_option("--pool", ev->pool, "only this pool's");
+	events->add_option("--domain", ev->domain, "only this domain's");
+	events->add_flag("--json", ev->json, "print JSON");
+	events->callback([&g, ev] { run_events(g, *ev); });
+
+	auto sof = std::make_shared<SoftOfflineOptions>();
+	auto *soft = pool->add_subcommand("soft-offline", "take a page out of use (corrected errors): its chunk "
+							  "moves with its data first");
+	soft->add_option("address", sof->address, "host physical address of the page (e.g. 0x188405000)")->required();
+	soft->callback([&g, sof] { run_soft_offline(g, *sof); });
 
 	auto ro = std::make_shared<NameOptions>();
 	auto *rm = pool->add_subcommand("remove", "unregister a pool, offline it and hand the device back to devdax");

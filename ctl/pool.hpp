@@ -109,4 +109,15 @@ void run_list(const GlobalOptions &g, bool json);
 void run_show(const GlobalOptions &g, const NameOptions &o);
 void run_set(const GlobalOptions &g, const SetOptions &o);
 
+struct EventsOptions {
+	std::string pool, domain;
+	bool json = false;
+};
+struct SoftOfflineOptions {
+	std::string address;
+};
+void run_events(const GlobalOptions &g, const EventsOptions &o);
+void run_soft_offline(const GlobalOptions &g, const SoftOfflineOptions &o);
+nlohmann::json memory_error_json(const poolmem::MemoryError &e);
+
 } // namespace poolctl::pool_cmd

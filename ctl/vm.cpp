@@ -513,6 +513,7 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"move_retries", d.move_retries},
 		{"move_pins", d.move_pins},
 		{"revoked_chunks", d.revoked_chunks},
+		{"memory_errors", d.memory_errors},
 		{"tiering", {{"mode", d.tiering}, {"scan_rate", d.scan_rate}, {"hot_ms", d.hot_ms},
 			     {"samples", d.samples}, {"sample_hits", d.sample_hits}, {"promotions", d.promotions},
 			     {"demotions", d.demotions}, {"scan_ns", d.tiering_scan_ns}, {"hot_chunks", d.hot_chunks},
@@ -588,11 +589,35 @@ uint64_t percentile_ns(const std::vector<uint64_t> &h, double p)
 	return 2ULL << (h.size() - 1);
 }
 
+/// Offsets of D lost to memory errors, from the module's error log (root
+/// only: nullopt without the control device). The log keeps the host's last
+/// 256 errors, so a domain with more shows its newest.
+std::optional<std::vector<uint64_t>> lost_offsets(const GlobalOptions &g, const poolmem::DomainStats &d)
+{
+	std::vector<uint64_t> out;
+	if (!d.memory_errors)
+		return out;
+	try {
+		poolmem::Control ctl(g.control);
+		for (const auto &e : ctl.memory_errors().errors)
+			if (e.domain == d.name && e.kind == "hard" && (e.action == "isolated" || e.action == "failed"))
+				out.push_back(e.offset);
+	} catch (const poolmem::Error &) {
+		return std::nullopt;
+	}
+	/* a named domain made again under the same name: only its own */
+	if (out.size() > d.memory_errors)
+		out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(d.memory_errors));
+	return out;
+}
+
 void run_show(const GlobalOptions &g, const NameOptions &o)
 {
 	auto d = domain_or_throw(g, o.name);
+	const auto lost = lost_offsets(g, d);
 	if (o.json) {
 		auto j = domain_json(d);
+		j["memory_error_offsets"] = lost ? nlohmann::json(*lost) : nlohmann::json(nullptr);
 		j["fault_latency_p50_ns_max"] = percentile_ns(d.fault_latency_histogram, 50);
 		j["fault_latency_p99_ns_max"] = percentile_ns(d.fault_latency_histogram, 99);
 		print_json(g, j);
@@ -629,6 +654,18 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::printf("  revoked %s: lost with revoked pool memory; touching them is a memory error "
 			    "until they are discarded\n",
 			    poolmem::plural(d.revoked_chunks, "chunk").c_str());
+	if (d.memory_errors) {
+		std::string at;
+		char buf[24];
+		for (auto off : lost.value_or(std::vector<uint64_t>{})) {
+			std::snprintf(buf, sizeof(buf), "0x%lx", static_cast<unsigned long>(off));
+			at += (at.empty() ? " at " : ", ") + std::string(buf);
+		}
+		std::printf("  errors  %s lost to memory errors%s: touching one is a memory error (SIGBUS) until its "
+			    "chunk is discarded\n",
+			    poolmem::plural(d.memory_errors, "page").c_str(),
+			    lost ? at.c_str() : " (offsets: poolctl pool events, as root)");
+	}
 	if (d.tiering != "off" || d.samples)
 		std::printf("  tiering %s at %s/s, hot within %lu ms: %lu samples, %lu touched again; %lu hot, %lu cold "
 			    "chunks; %lu promoted, %lu demoted; %.3f s CPU\n",

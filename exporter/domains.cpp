@@ -36,6 +36,7 @@ public:
 		Family move_retries("poolmem_domain_move_retries_total", "Chunk migrations put off because something held a reference for a moment (O_DIRECT, KVM or vhost get_user_pages), from move_retries.", MetricType::Counter);
 		Family move_pins("poolmem_domain_move_pins_total", "Chunk migrations refused because the chunk is long-term pinned (VFIO, RDMA, io_uring fixed buffers), from move_pins.", MetricType::Counter);
 		Family revoked("poolmem_domain_revoked_chunks_total", "Chunks the domain lost because the memory under them was revoked (a pool whose claim on a shared device may be gone) and went offline: touching them is a memory error (SIGBUS BUS_MCEERR_AR) until discarded. From revoked_chunks.", MetricType::Counter);
+		Family memerr("poolmem_domain_memory_errors_total", "Pages of the domain lost to memory errors (a poisoned page: unmapped, its data gone; touching it is a memory error, SIGBUS BUS_MCEERR_AR, until its chunk is discarded). poolctl pool events lists them with their offsets. From memory_errors.", MetricType::Counter);
 		Family tiering("poolmem_domain_tiering_info", "Always 1: the domain's tiering mode (off, sample, on), from tiering.", MetricType::Gauge);
 		Family samples("poolmem_domain_tiering_samples_total", "Chunks unmapped to sample accesses (tiering), from samples.", MetricType::Counter);
 		Family hits("poolmem_domain_tiering_sample_hits_total", "Sampled chunks faulted in again (accessed), from sample_hits.", MetricType::Counter);
@@ -71,6 +72,7 @@ public:
 			move_retries.add(l, static_cast<double>(d.move_retries));
 			move_pins.add(l, static_cast<double>(d.move_pins));
 			revoked.add(l, static_cast<double>(d.revoked_chunks));
+			memerr.add(l, static_cast<double>(d.memory_errors));
 			tiering.add({{"domain", d.name}, {"mode", d.tiering}}, 1);
 			samples.add(l, static_cast<double>(d.samples));
 			hits.add(l, static_cast<double>(d.sample_hits));
@@ -102,7 +104,7 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &revoked, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat, &wsize, &wtouched})
+		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &revoked, &memerr, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat, &wsize, &wtouched})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

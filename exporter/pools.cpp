@@ -41,6 +41,8 @@ public:
 		Family pins("poolmem_pool_move_pins_total", "Moves of chunks off the pool refused because the chunk is long-term pinned, from move_pins.", MetricType::Counter);
 		Family psamples("poolmem_pool_tiering_samples_total", "Chunks in the pool unmapped to sample accesses (tiering), from samples.", MetricType::Counter);
 		Family tier_moves("poolmem_pool_tier_moves_total", "Chunks moved between the pool and local tiers: direction=promotion (pool to local) and demotion (local to pool), from promotions and demotions.", MetricType::Counter);
+		Family memerr("poolmem_pool_memory_errors_total", "Memory errors (poisoned pages) in the pool's memory that poolmem handled: each page is out of use for good, and the data of a domain that held it is lost (poolctl pool events names it). A device with a rising count is failing: drain it. From memory_errors.", MetricType::Counter);
+		Family softoff("poolmem_pool_soft_offlines_total", "Pages of the pool soft-offlined (corrected errors past a threshold): their chunks moved elsewhere first, nothing lost, the page out of use for good. From soft_offlines.", MetricType::Counter);
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
 		Family zr_bytes("poolmem_pool_zero_reserve_bytes", "Memory of the pool's node held pre-zeroed for new chunks (the zero reserve), from zero_reserve_bytes; used memory to the node.", MetricType::Gauge);
 		Family zr_target("poolmem_pool_zero_reserve_target_bytes", "What the zero reserve is to hold (its setting; 0 while draining), from zero_reserve_target_bytes.", MetricType::Gauge);
@@ -85,6 +87,8 @@ public:
 			moved.add({{"pool", p.name}, {"direction", "in"}}, static_cast<double>(p.moved_in));
 			moved.add({{"pool", p.name}, {"direction", "out"}}, static_cast<double>(p.moved_out));
 			draining.add(l, p.state == "draining" ? 1 : 0);
+			memerr.add(l, static_cast<double>(p.memory_errors));
+			softoff.add(l, static_cast<double>(p.soft_offlines));
 			accesses.add(l, static_cast<double>(p.accesses));
 			moved_bytes.add(l, static_cast<double>(p.moved_bytes));
 			put_off.add(l, static_cast<double>(p.move_retries));
@@ -100,7 +104,7 @@ public:
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &memmap, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &memerr, &softoff, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &memmap, &window})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

@@ -16,10 +16,10 @@ import sys
 POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes", "chunks",
              "allocations", "faults", "failures", "access_factor", "moved_in", "moved_out", "accesses",
              "moved_bytes", "move_retries", "move_pins", "samples", "promotions", "demotions",
-             "zero_reserve_bytes", "zero_reserve_refills", "zero_reserve_hits", "zero_reserve_misses")
+             "zero_reserve_bytes", "zero_reserve_refills", "zero_reserve_hits", "zero_reserve_misses", "memory_errors", "soft_offlines")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
                "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
-               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns", "revoked_chunks")
+               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns", "revoked_chunks", "memory_errors")
 
 
 def w(path, text):
@@ -99,6 +99,7 @@ def main():
                      moved_bytes=4 * p << 21, move_retries=p, move_pins=0, samples=50 * p, promotions=p,
                      demotions=2 * p, zero_reserve_bytes=(p + 2) << 21, zero_reserve_refills=30 * (p + 1),
                      zero_reserve_hits=9 * (p + 1), zero_reserve_misses=p,
+                     memory_errors=p, soft_offlines=2 * p,
                      zero_reserve_target_bytes=(p + 3) << 21, zero_reserve="1%")
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():
@@ -116,7 +117,7 @@ def main():
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
                      moves=2 * d, move_retries=d % 2, move_pins=0,
                      samples=10 * d, sample_hits=5 * d, promotions=d, demotions=d // 2,
-                     tiering_scan_ns=1000000 * d, revoked_chunks=3 if d == 1 else 0, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
+                     tiering_scan_ns=1000000 * d, revoked_chunks=3 if d == 1 else 0, memory_errors=2 if d == 1 else 0, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
                      heat=f"{d} {d + 1}",
                      profile="", file=f"/vm{d}", creator="1234 qemu-system-x86",
                      # every second domain is a znuma one: its quotas are its windows

@@ -127,7 +127,7 @@ TEST(DomainReader, rereads_counters_and_keeps_what_never_changes)
 	EXPECT_EQ(a[0].faults, 32u);
 	EXPECT_EQ(a[0].size_bytes, 67108864u);
 	/* counters come from stat on every read */
-	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0 7 1 0 100 60 4 2 1500000 5");
+	t.write(t.dom("stat"), "16777216 50331648 32 99 1 3 41000000 0 7 1 0 100 60 4 2 1500000 5 4");
 	/* size_bytes can't change for a live domain: the reader doesn't look */
 	t.write(t.dom("size_bytes"), "1");
 	/* quotas and policies can (POOLMEM_DOMAIN_SET): read every time */
@@ -138,6 +138,7 @@ TEST(DomainReader, rereads_counters_and_keeps_what_never_changes)
 	EXPECT_EQ(b[0].faults, 99u);
 	EXPECT_EQ(b[0].moves, 7u);
 	EXPECT_EQ(b[0].revoked_chunks, 5u);
+	EXPECT_EQ(b[0].memory_errors, 4u);
 	EXPECT_EQ(b[0].size_bytes, 67108864u);
 	EXPECT_EQ(b[0].local_quota_bytes, 2097152u);
 	EXPECT_EQ(b[0].tier_policy, "interleave");
@@ -185,6 +186,8 @@ TEST(Stats, short_stat_files_are_errors)
 	EXPECT_THROW(DomainReader().read(t.root), std::invalid_argument);
 	t.write(t.dom("stat"), "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16");	/* ABI 5: no revoked_chunks */
 	EXPECT_THROW(DomainReader().read(t.root), std::invalid_argument);
+	t.write(t.dom("stat"), "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17");	/* ABI 6: no memory_errors */
+	EXPECT_THROW(DomainReader().read(t.root), std::invalid_argument);
 }
 
 TEST(Stats, stat_fields_match_the_single_value_files)
@@ -202,6 +205,9 @@ TEST(Stats, stat_fields_match_the_single_value_files)
 	EXPECT_EQ(d[0].moves, 5u);
 	EXPECT_EQ(d[0].move_retries, 1u);
 	EXPECT_EQ(d[0].revoked_chunks, 2u);
+	EXPECT_EQ(d[0].memory_errors, 1u);
+	EXPECT_EQ(p[0].memory_errors, 2u);
+	EXPECT_EQ(p[0].soft_offlines, 1u);
 	EXPECT_EQ(p[0].moved_in, 5u);
 	EXPECT_EQ(p[1].moved_out, 5u);
 	EXPECT_EQ(p[0].state, "online");

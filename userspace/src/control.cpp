@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -454,6 +455,44 @@ std::optional<ReverseHit> Control::reverse(uint64_t phys)
 		throw Error("poolmem", "cannot look up address", errno);
 	}
 	return ReverseHit{get_name(a.name), a.offset, a.pool, a.node};
+}
+
+MemoryErrors Control::memory_errors(uint64_t from)
+{
+	std::vector<poolmem_memory_error> buf(POOLMEM_MEMORY_ERRORS_KEPT);
+	auto a = arg<poolmem_memory_errors>();
+	a.from = from;
+	a.errors = reinterpret_cast<uintptr_t>(buf.data());
+	a.count = static_cast<uint32_t>(buf.size());
+	if (ioctl(fd_, POOLMEM_MEMORY_ERRORS, &a))
+		throw Error("poolmem", "cannot read the memory errors", errno);
+	MemoryErrors r;
+	r.next = a.next;
+	r.total = a.total;
+	r.kept = POOLMEM_MEMORY_ERRORS_KEPT;
+	for (uint32_t i = 0; i < a.nr && i < buf.size(); i++) {
+		const auto &e = buf[i];
+		r.errors.push_back({e.seq, e.time_ns, e.phys, e.offset, get_name(e.domain), get_name(e.pool),
+				    e.kind == POOLMEM_MEMERR_SOFT ? "soft" : "hard",
+				    e.action == POOLMEM_MEMERR_ISOLATED ? "isolated"
+				    : e.action == POOLMEM_MEMERR_MOVED  ? "moved"
+				    : e.action == POOLMEM_MEMERR_UNUSED ? "unused"
+									: "failed",
+				    e.node});
+	}
+	return r;
+}
+
+ReverseHit Control::page_offline(uint64_t phys)
+{
+	auto a = arg<poolmem_page_offline>();
+	a.phys = phys;
+	if (ioctl(fd_, POOLMEM_PAGE_OFFLINE, &a)) {
+		char what[40];
+		std::snprintf(what, sizeof(what), "page 0x%llx", static_cast<unsigned long long>(phys));
+		throw Error(what, errno == ENOENT ? "not in a domain's chunk" : "soft offline failed", errno);
+	}
+	return ReverseHit{get_name(a.name), a.offset, a.pool, -1};
 }
 
 void Control::profile_create(const ProfileSpec &s)

@@ -87,7 +87,7 @@ PoolStats pool_from(const At &dir, const std::string &name)
 		   &PoolStats::moved_bytes, &PoolStats::move_retries, &PoolStats::move_pins,
 		   &PoolStats::samples, &PoolStats::promotions, &PoolStats::demotions,
 		   &PoolStats::zero_reserve_bytes, &PoolStats::zero_reserve_refills, &PoolStats::zero_reserve_hits,
-		   &PoolStats::zero_reserve_misses});
+		   &PoolStats::zero_reserve_misses, &PoolStats::memory_errors, &PoolStats::soft_offlines});
 	p.zero_reserve_target_bytes = u64(dir, "zero_reserve_target_bytes");
 	p.zero_reserve = str(dir, "zero_reserve");
 	while (!p.zero_reserve.empty() && p.zero_reserve.back() == '\n')
@@ -140,7 +140,8 @@ void domain_counters_from(const At &dir, DomainStats &d)
 		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks,
 		   &DomainStats::moves, &DomainStats::move_retries, &DomainStats::move_pins,
 		   &DomainStats::samples, &DomainStats::sample_hits, &DomainStats::promotions,
-		   &DomainStats::demotions, &DomainStats::tiering_scan_ns, &DomainStats::revoked_chunks});
+		   &DomainStats::demotions, &DomainStats::tiering_scan_ns, &DomainStats::revoked_chunks,
+		   &DomainStats::memory_errors});
 	{
 		std::istringstream t(str(dir, "tiering"));
 		if (!(t >> d.tiering >> d.scan_rate >> d.hot_ms))

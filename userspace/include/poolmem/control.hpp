@@ -138,6 +138,26 @@ struct ReverseHit {
 	int node = -1;
 };
 
+/// A memory error poolmem handled (POOLMEM_MEMORY_ERRORS).
+struct MemoryError {
+	uint64_t seq = 0;
+	uint64_t time_ns = 0; ///< CLOCK_REALTIME
+	uint64_t phys = 0;    ///< host physical address of the page
+	uint64_t offset = 0;  ///< in the domain
+	std::string domain;   ///< empty: the page held no domain's data
+	std::string pool;     ///< empty: a local node's memory
+	std::string kind;     ///< "hard" (uncorrectable) or "soft" (soft offline)
+	std::string action;   ///< "isolated", "moved", "unused" or "failed"
+	int node = -1;
+};
+
+/// Memory errors from sequence number FROM on, and how many there were in all.
+struct MemoryErrors {
+	std::vector<MemoryError> errors;
+	uint64_t next = 0, total = 0;
+	unsigned kept = 0; ///< how many the module keeps (the oldest go)
+};
+
 /// An open control device. Not copyable; movable. Methods are not
 /// thread-safe on one object (use one Control per thread). Every failure
 /// throws poolmem::Error naming the pool or domain and the kernel's cause.
@@ -182,6 +202,12 @@ public:
 	std::vector<MapRange> domain_map(const std::string &name);
 	/// Which domain holds host physical address PHYS (nullopt: none).
 	std::optional<ReverseHit> reverse(uint64_t phys);
+	/// The memory errors the module kept (its last 256), oldest first,
+	/// from sequence number FROM on.
+	MemoryErrors memory_errors(uint64_t from = 0);
+	/// Soft offline of the page at PHYS: its chunk moves with its data,
+	/// the page leaves use. Throws (ENOENT: not in a domain's chunk).
+	ReverseHit page_offline(uint64_t phys);
 
 	void profile_create(const ProfileSpec &spec);
 	void profile_remove(const std::string &name);

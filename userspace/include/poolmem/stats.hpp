@@ -32,6 +32,10 @@ struct PoolStats {
 	/// zeroed into it, chunk units taken from it / zeroed on the fault path
 	uint64_t zero_reserve_bytes = 0, zero_reserve_refills = 0, zero_reserve_hits = 0, zero_reserve_misses = 0;
 	uint64_t zero_reserve_target_bytes = 0;
+	/// memory errors in the pool's memory (pages poisoned, their data lost
+	/// if a domain held them) and pages soft-offlined (moved off first);
+	/// since the module was loaded (ABI 7)
+	uint64_t memory_errors = 0, soft_offlines = 0;
 	std::string zero_reserve;             ///< as configured: "1%" or bytes
 	std::string state;                    ///< "online" or "draining"
 	std::vector<uint64_t> window_counts;  ///< newest first
@@ -53,6 +57,7 @@ struct DomainStats {
 	uint64_t move_retries = 0;   ///< moves put off: short-lived references
 	uint64_t move_pins = 0;      ///< moves refused: long-term pins
 	uint64_t revoked_chunks = 0; ///< lost to a revoked pool (cumulative; ABI 6)
+	uint64_t memory_errors = 0;  ///< pages lost to memory errors (cumulative; ABI 7)
 	/// Tiering: chunks unmapped for sampling, those faulted in again
 	/// (accessed), chunks moved to the local tier (hot) and to the pool
 	/// tier (cold), and the sampling worker's CPU time.
