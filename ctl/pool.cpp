@@ -79,6 +79,8 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"demotions", p.demotions},
 		{"memory_errors", p.memory_errors},
 		{"soft_offlines", p.soft_offlines},
+		{"error_policy", p.error_policy},
+		{"degraded", p.degraded},
 		{"zero_reserve",
 		 {{"setting", p.zero_reserve},
 		  {"target_bytes", p.zero_reserve_target_bytes},
@@ -95,6 +97,17 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 }
 
 namespace pool_cmd {
+
+/// "drain 3/86400" -> "drain after 3 within 86400 s"
+std::string describe_error_policy(const std::string &policy)
+{
+	unsigned n = 0, secs = 0;
+	if (std::sscanf(policy.c_str(), "drain %u/%u", &n, &secs) == 2)
+		return "drain after " + poolmem::plural(n, "error") + " within " + std::to_string(secs) + " s";
+	if (std::sscanf(policy.c_str(), "drain %u", &n) == 1)
+		return "drain after " + poolmem::plural(n, "error");
+	return policy.empty() ? "report" : policy + " (count and log)";
+}
 
 void run_list(const GlobalOptions &g, bool json)
 {
@@ -115,8 +128,8 @@ void run_list(const GlobalOptions &g, bool json)
 		t.row({p.name, std::to_string(p.id), std::to_string(p.node), poolmem::format_size(p.capacity_bytes),
 		       poolmem::format_size(p.pinnable_bytes), poolmem::format_size(p.allocated_bytes),
 		       poolmem::format_size(p.free_bytes),
-		       std::to_string(p.chunks), std::to_string(p.access_factor), std::to_string(p.failures), p.state,
-		       online});
+		       std::to_string(p.chunks), std::to_string(p.access_factor), std::to_string(p.failures),
+		       p.degraded ? "degraded" : p.state, online});
 	}
 	t.print();
 }
@@ -193,6 +206,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 			    static_cast<unsigned long>(p.zero_reserve_hits), static_cast<unsigned long>(taken),
 			    taken ? 100.0 * static_cast<double>(p.zero_reserve_hits) / static_cast<double>(taken) : 0.0);
 	}
+	std::printf("  health     %s; on memory errors: %s\n",
+		    p.degraded ? "DEGRADED: memory errors past its threshold, draining for good (undrain ends it)"
+			       : "ok",
+		    describe_error_policy(p.error_policy).c_str());
 	if (p.memory_errors || p.soft_offlines)
 		std::printf("  errors     %s (pages out of use; the data of a domain that held one is lost), %lu "
 			    "soft-offlined (moved off first): poolctl pool events --pool %s\n",
@@ -243,11 +260,71 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
  * poolctl pool set NAME --zero-reserve SIZE|PCT: how much of the pool's
  * memory is kept zeroed ahead for new chunks (0 = off).
  */
+/// Write VALUE to pool P's sysfs attribute ATTR; WHAT names it in the error.
+void write_pool_attr(const GlobalOptions &g, const std::string &pool, const char *attr, const std::string &value,
+		     const char *what)
+{
+	const fs::path path = fs::path(g.sysfs) / "kernel/poolmem/pools" / pool / attr;
+	const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+	int err = fd < 0 ? errno : 0;
+	if (!err && ::write(fd, value.data(), value.size()) < 0)
+		err = errno;
+	if (fd >= 0)
+		::close(fd);
+	if (err)
+		throw poolmem::Error(pool, what, err);
+}
+
+/// "3" -> "3", "3/24h" -> "3/86400": the kernel's error_policy threshold.
+std::string error_threshold(const std::string &t)
+{
+	const auto bad = [&] {
+		return UsageError("--error-threshold " + t + ": N or N/PERIOD, N from 1 to 64, PERIOD like 30s, 10m, "
+								   "24h or 7d");
+	};
+	const auto slash = t.find('/');
+	const std::string n = t.substr(0, slash);
+	if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 2 ||
+	    std::stoul(n) < 1 || std::stoul(n) > 64)
+		throw bad();
+	if (slash == std::string::npos)
+		return n;
+	std::string per = t.substr(slash + 1);
+	uint64_t mult = 1;
+	if (!per.empty()) {
+		switch (per.back()) {
+		case 's': mult = 1; per.pop_back(); break;
+		case 'm': mult = 60; per.pop_back(); break;
+		case 'h': mult = 3600; per.pop_back(); break;
+		case 'd': mult = 86400; per.pop_back(); break;
+		default: break;
+		}
+	}
+	if (per.empty() || per.size() > 6 || per.find_first_not_of("0123456789") != std::string::npos)
+		throw bad();
+	const uint64_t secs = std::stoull(per) * mult;
+	if (!secs || secs > 0xffffffffULL)
+		throw bad();
+	return n + "/" + std::to_string(secs);
+}
+
 void run_set(const GlobalOptions &g, const SetOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
+	if (o.zero_reserve.empty() && o.on_errors.empty() && o.error_threshold.empty())
+		throw UsageError("pool set: nothing to set (--zero-reserve SIZE|PCT, --on-errors report|drain)");
+	if (!o.error_threshold.empty() && o.on_errors != "drain")
+		throw UsageError("--error-threshold goes with --on-errors drain");
+	if (o.on_errors == "drain" && o.error_threshold.empty())
+		throw UsageError("--on-errors drain needs --error-threshold N[/PERIOD]");
+	if (!o.on_errors.empty()) {
+		const std::string policy = o.on_errors == "report" ? "report" : "drain " + error_threshold(o.error_threshold);
+		write_pool_attr(g, p.name, "error_policy", policy, "cannot set the memory error policy");
+		auto now = pool_or_throw(g, o.name);
+		std::printf("%s: on memory errors: %s\n", p.name.c_str(), describe_error_policy(now.error_policy).c_str());
+	}
 	if (o.zero_reserve.empty())
-		throw UsageError("pool set: nothing to set (--zero-reserve SIZE|PCT)");
+		return;
 	std::string value = o.zero_reserve;
 	if (value.back() == '%') {
 		unsigned long pct = 0;
@@ -266,15 +343,7 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 					 poolmem::format_size(p.capacity_bytes));
 		value = std::to_string(b);
 	}
-	const fs::path attr = fs::path(g.sysfs) / "kernel/poolmem/pools" / p.name / "zero_reserve";
-	const int fd = ::open(attr.c_str(), O_WRONLY | O_CLOEXEC);
-	int err = fd < 0 ? errno : 0;
-	if (!err && ::write(fd, value.data(), value.size()) < 0)
-		err = errno;
-	if (fd >= 0)
-		::close(fd);
-	if (err)
-		throw poolmem::Error(p.name, "cannot set the zero reserve", err);
+	write_pool_attr(g, p.name, "zero_reserve", value, "cannot set the zero reserve");
 	auto now = pool_or_throw(g, o.name);
 	std::printf("%s: zero reserve %s (%s); it fills in the background on idle CPU\n", p.name.c_str(),
 		    now.zero_reserve.c_str(), poolmem::format_size(now.zero_reserve_target_bytes).c_str());
@@ -356,6 +425,12 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	set->add_option("name", se->name, "pool")->required();
 	set->add_option("--zero-reserve", se->zero_reserve,
 			"memory kept zeroed ahead for new chunks: a size or a percentage of capacity (0 = off; default 1%)");
+	set->add_option("--on-errors", se->on_errors,
+			"what memory errors in the pool do: report (default: count and log) or drain (past "
+			"--error-threshold: degraded, takes no new chunks, its chunks move off)")
+		->check(CLI::IsMember({"report", "drain"}));
+	set->add_option("--error-threshold", se->error_threshold,
+			"with --on-errors drain: N errors (1..64), or N within PERIOD (e.g. 3/24h)");
 	set->callback([&g, se] { run_set(g, *se); });
 
 	auto ev = std::make_shared<EventsOptions>();

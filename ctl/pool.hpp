@@ -64,6 +64,8 @@ struct DrainOptions {
 struct SetOptions {
 	std::string name;
 	std::string zero_reserve;
+	std::string on_errors;	     ///< report or drain
+	std::string error_threshold; ///< N or N/PERIOD (PERIOD: 30s, 10m, 24h, 7d)
 };
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0)
@@ -108,6 +110,7 @@ poolmem::PoolStats pool_or_throw(const GlobalOptions &g, const std::string &name
 void run_list(const GlobalOptions &g, bool json);
 void run_show(const GlobalOptions &g, const NameOptions &o);
 void run_set(const GlobalOptions &g, const SetOptions &o);
+std::string describe_error_policy(const std::string &policy);
 
 struct EventsOptions {
 	std::string pool, domain;

@@ -55,6 +55,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/kfifo.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -139,6 +140,69 @@ static void pm_mf_log_add(struct poolmem_memory_error *e)
 }
 
 /*
+ * Count an error in @p against its error policy: past the threshold the
+ * pool is degraded, takes no new chunks and drains (pm_pool_drain_workfn()).
+ * Caller holds pm_lock.
+ */
+static void pm_pool_error(struct pm_pool *p)
+{
+	u64 now = ktime_get_boottime_seconds(), oldest;
+	u32 n = p->err_limit;
+
+	if (!n || p->degraded)
+		return;
+	p->err_times[p->err_next % n] = now;
+	p->err_next++;
+	if (p->err_next < n)
+		return;
+	oldest = p->err_times[p->err_next % n];	/* the oldest of the last n */
+	if (p->err_period_s && now - oldest > p->err_period_s)
+		return;
+	WRITE_ONCE(p->degraded, true);
+	WRITE_ONCE(p->draining, true);
+	WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
+	pm_zerod_kick();	/* a draining pool keeps no zero reserve */
+	pr_crit("pool %s: %u memory errors%s: degraded, takes no new chunks; draining %llu MiB\n", p->name, n,
+		p->err_period_s ? " within the error policy's period" : "", atomic64_read(&p->allocated) >> 20);
+	kobject_get(&p->kobj);
+	if (!queue_work(system_unbound_wq, &p->drain_work))
+		kobject_put(&p->kobj);
+}
+
+/*
+ * A degraded pool's drain, as poolctl pool drain does it: call after call
+ * until nothing is left, retrying chunks that were busy for up to a minute.
+ * Drops the reference pm_pool_error() took.
+ */
+void pm_pool_drain_workfn(struct work_struct *work)
+{
+	struct pm_pool *p = container_of(work, struct pm_pool, drain_work);
+	struct poolmem_pool_drain a;
+	unsigned int tries;
+	u64 moved = 0;
+	int ret;
+
+	for (tries = 0; tries < 60; tries++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		memcpy(a.name, p->name, sizeof(a.name));
+		ret = pm_pool_drain(&a);
+		moved += a.moved_bytes;
+		if (ret || !a.remaining_bytes || !READ_ONCE(p->degraded))
+			break;
+		msleep(1000);	/* referenced chunks: the next call retries them */
+	}
+	if (!ret && !a.remaining_bytes)
+		pr_warn("pool %s: degraded and drained: %llu MiB moved off, none left; remove it (poolctl pool remove %s)\n",
+			p->name, moved >> 20, p->name);
+	else
+		pr_err("pool %s: degraded, but its drain stopped with %llu MiB left (%d%s%.*s): poolctl pool drain %s\n",
+		       p->name, a.remaining_bytes >> 20, ret, a.blocker[0] ? ", domain " : "",
+		       POOLMEM_NAME_MAX, a.blocker, p->name);
+	kobject_put(&p->kobj);
+}
+
+/*
  * Who holds @pfn: its domain (held: h->inode set) and the unit's slot, and
  * the pool of its node in @e (and counted there: @soft or not). False when
  * it is in no unit of ours any more (freed: the page allocator keeps a
@@ -161,6 +225,7 @@ static bool pm_mf_find(unsigned long pfn, bool soft, struct poolmem_memory_error
 	if (p) {
 		strscpy(e->pool, p->name, sizeof(e->pool));
 		atomic64_inc(soft ? &p->soft_offlines : &p->mem_errors);
+		pm_pool_error(p);
 	}
 	/* unlinked but still mapped counts: only eviction stops the hold */
 	h->d = pm_rmap_live(ed);

@@ -877,6 +877,9 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		}
 		if (p->draining)
 			pr_info("pool %s: draining cancelled\n", p->name);
+		if (p->degraded)
+			pr_info("pool %s: no longer degraded: it takes chunks again\n", p->name);
+		WRITE_ONCE(p->degraded, false);
 		WRITE_ONCE(p->revoked, false);
 		WRITE_ONCE(p->draining, false);
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));

@@ -168,7 +168,7 @@ void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info)
 	info->faults = atomic64_read(&p->faults);
 	info->failures = atomic64_read(&p->failures);
 	info->access_factor = pm_pool_af(p);
-	info->state = p->draining ? POOLMEM_POOL_DRAINING : 0;
+	info->state = (p->draining ? POOLMEM_POOL_DRAINING : 0) | (p->degraded ? POOLMEM_POOL_DEGRADED : 0);
 	info->moved_in = atomic64_read(&p->moved_in);
 	info->moved_out = atomic64_read(&p->moved_out);
 	info->memory_errors = atomic64_read(&p->mem_errors);
@@ -329,6 +329,70 @@ static ssize_t zero_reserve_store(struct kobject *kobj, struct kobj_attribute *a
 static struct kobj_attribute pool_attr_zero_reserve = __ATTR_RW_MODE(zero_reserve, 0644);
 
 /*
+ * What memory errors do to the pool (mf.c): "report" (the default: count
+ * and log them), or "drain N" / "drain N/SECONDS": after N errors (hard or
+ * soft offlines), all of them within SECONDS if given, the pool is
+ * degraded: it takes no new chunks and its chunks move to other pools.
+ * Writing it starts the count anew; undrain ends a degraded state.
+ */
+static ssize_t error_policy_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct pm_pool *p = to_pool(kobj);
+	ssize_t n;
+
+	mutex_lock(&pm_lock);
+	if (!p->err_limit)
+		n = sysfs_emit(buf, "report\n");
+	else if (!p->err_period_s)
+		n = sysfs_emit(buf, "drain %u\n", p->err_limit);
+	else
+		n = sysfs_emit(buf, "drain %u/%u\n", p->err_limit, p->err_period_s);
+	mutex_unlock(&pm_lock);
+	return n;
+}
+
+static ssize_t error_policy_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+				  size_t count)
+{
+	struct pm_pool *p = to_pool(kobj);
+	unsigned int limit = 0, period = 0;
+	char s[32], *n, *slash;
+	size_t len;
+
+	if (strscpy(s, buf, sizeof(s)) < 0)
+		return -EINVAL;
+	len = strlen(s);
+	if (len && s[len - 1] == '\n')
+		s[--len] = '\0';
+	if (strcmp(s, "report")) {
+		if (strncmp(s, "drain ", 6))
+			return -EINVAL;
+		n = s + 6;
+		slash = strchr(n, '/');
+		if (slash) {
+			*slash++ = '\0';
+			if (kstrtouint(slash, 10, &period) || !period)
+				return -EINVAL;
+		}
+		if (kstrtouint(n, 10, &limit) || !limit || limit > PM_ERR_LIMIT_MAX)
+			return -EINVAL;
+	}
+	mutex_lock(&pm_lock);
+	p->err_limit = limit;
+	p->err_period_s = period;
+	p->err_next = 0;
+	mutex_unlock(&pm_lock);
+	return count;
+}
+static struct kobj_attribute pool_attr_error_policy = __ATTR_RW_MODE(error_policy, 0644);
+
+static ssize_t degraded_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_pool(kobj)->degraded));
+}
+static struct kobj_attribute pool_attr_degraded = __ATTR_RO(degraded);
+
+/*
  * "AF BYTES": the access factor and the bytes allocated that other hosts
  * put on this pool's shared device (poolmem-agent writes the cluster
  * ledger's sums less this host's own); smart idle orders pools by the
@@ -396,6 +460,8 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_zero_reserve_misses.attr,
 	&pool_attr_memory_errors.attr,
 	&pool_attr_soft_offlines.attr,
+	&pool_attr_error_policy.attr,
+	&pool_attr_degraded.attr,
 	&pool_attr_state.attr,
 	&pool_attr_window_counts.attr,
 	&pool_attr_stat.attr,
@@ -476,6 +542,7 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 	p->zero_reserve_bytes = PM_ZERO_RESERVE_PCT;
 	p->zero_reserve_pct = READ_ONCE(pm_zero_reserve_pct);
 	spin_lock_init(&p->af_lock);
+	INIT_WORK(&p->drain_work, pm_pool_drain_workfn);
 	p->af.epoch = pm_epoch();
 	ret = kobject_init_and_add(&p->kobj, &pm_pool_ktype, pm_pools_kobj, "%s", p->name);
 	if (ret) {
@@ -502,6 +569,7 @@ void pm_pools_remove_all(void)
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
 		if (!pm_pools[i])
 			continue;
+		flush_work(&pm_pools[i]->drain_work);	/* holds a reference */
 		kobject_del(&pm_pools[i]->kobj);
 		kobject_put(&pm_pools[i]->kobj);
 		pm_pools[i] = NULL;

@@ -37,6 +37,8 @@
 #define PM_POOL_NONE		0xff	/* chunk_meta.pool of a local chunk */
 
 /* A registered pool: a NUMA node of far memory. */
+#define PM_ERR_LIMIT_MAX	64	/* most errors an error_policy may wait for */
+
 struct pm_pool {
 	u32 id;				/* index in pm_pools[] and bit in pool masks */
 	char name[POOLMEM_NAME_MAX];
@@ -61,6 +63,18 @@ struct pm_pool {
 	atomic64_t demotions;		/* chunks moved from a local tier to here */
 	atomic64_t mem_errors;		/* memory errors in its memory (mf.c) */
 	atomic64_t soft_offlines;	/* pages soft-offlined (mf.c) */
+	/*
+	 * Memory error policy (mf.c; sysfs error_policy): after err_limit
+	 * errors (0: report only), all within err_period_s seconds (0: any
+	 * time), the pool is degraded: draining, and drain_work moves its
+	 * chunks off. err_times is a ring of the last err_limit errors'
+	 * times (boot seconds); err_next counts errors since the policy was
+	 * set. All under pm_lock; degraded is read with READ_ONCE.
+	 */
+	u32 err_limit, err_period_s, err_next;
+	u64 err_times[PM_ERR_LIMIT_MAX];
+	bool degraded;
+	struct work_struct drain_work;	/* holds a reference on kobj while queued */
 	/*
 	 * Draining (POOLMEM_POOL_DRAIN): placement and migration take no new
 	 * chunks here. Written under pm_lock with pm_pools_draining.
@@ -537,6 +551,7 @@ void pm_poison_forget(struct pm_domain *d, u64 idx);
 bool pm_poison_mark(struct pm_domain *d, u64 idx, struct page **units);
 int pm_mf_errors(struct poolmem_memory_errors *a);
 int pm_mf_soft_offline(struct poolmem_page_offline *a);
+void pm_pool_drain_workfn(struct work_struct *work);
 /* migrate.c, for mf.c */
 void pm_unit_hold(struct page *unit);
 int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,

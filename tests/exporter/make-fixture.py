@@ -100,6 +100,7 @@ def main():
                      demotions=2 * p, zero_reserve_bytes=(p + 2) << 21, zero_reserve_refills=30 * (p + 1),
                      zero_reserve_hits=9 * (p + 1), zero_reserve_misses=p,
                      memory_errors=p, soft_offlines=2 * p,
+                     error_policy="drain 3/86400" if p == 1 else "report", degraded=1 if p == 1 else 0,
                      zero_reserve_target_bytes=(p + 3) << 21, zero_reserve="1%")
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():

@@ -22,7 +22,10 @@
 #  4. soft offline (POOLMEM_PAGE_OFFLINE, and the kernel's own
 #     soft_offline_page sysfs file, through poolmem's kprobe): the chunk
 #     moves, nothing is lost, the page is out of use;
-#  5. no warning, BUG or oops in the log.
+#  5. no warning, BUG or oops in the log;
+#  6. an error policy ("drain 2/1h"): the second error in an hour marks
+#     the pool degraded, and it drains itself; the lost pages stay lost
+#     after the move, the rest is intact; undrain ends it.
 . /rig/tests/lib.sh
 pm_pools_up
 modprobe hwpoison_inject 2>/dev/null || true
@@ -49,6 +52,16 @@ for method in madvise inject; do
 		check_eq "$method/$layout: pool memory_errors" $((e0 + 1)) "$(pool_attr p0 memory_errors)"
 		dmesg | grep -q "domain me offset 0x205000: page unmapped, its data lost" ||
 			fail "$method/$layout: no log line naming the domain and offset"
+		# what an operator reads
+		out=$(poolctl vm show me)
+		expect_line "$out" "errors  1 page lost to memory errors at 0x205000" "$method/$layout: poolctl vm show"
+		out=$(poolctl vm show me --json)
+		expect_line "$out" '"memory_error_offsets": \[' "$method/$layout: vm show --json offsets"
+		out=$(poolctl pool events --domain me --json)
+		expect_line "$out" '"action": "isolated"' "$method/$layout: pool events --json"
+		expect_line "$out" '"offset": 2117632' "$method/$layout: pool events --json offset"
+		out=$(poolctl pool events --pool p0)
+		expect_line "$out" "hard  *isolated  *0x[0-9a-f]*  *1  *p0  *me  *0x205000" "$method/$layout: pool events"
 		pmtest domain-destroy me >/dev/null
 	done
 done
@@ -108,6 +121,33 @@ for method in ioctl sysfs; do
 	check_eq "soft $method: domain memory_errors" 0 "$(dom_attr so memory_errors)"
 	pmtest domain-destroy so >/dev/null
 done
+
+# ---- 6. error policy: two errors degrade p1, which drains itself ----
+poolctl pool set p1 --on-errors drain --error-threshold 2/1h >/dev/null || fail "pool set --on-errors drain"
+check_eq "p1 error_policy" "drain 2/3600" "$(pool_attr p1 error_policy)"
+for v in ev1 ev2; do
+	pmtest domain-create $v 8M 0 8M pools=p1 >/dev/null
+done
+out=$(pmtest memerr ev1 huge inject $PAGE) || fail "policy: first error: $out"
+check_eq "p1 degraded after one error" 0 "$(pool_attr p1 degraded)"
+for v in ev1 ev2; do pmtest set $v pools=p1,p0 >/dev/null; done	# somewhere to go
+out=$(pmtest memerr ev2 huge inject $PAGE) || fail "policy: second error: $out"
+wait_for 10 grep -qx 1 $POOLSYS/p1/degraded || fail "p1 not degraded after its second error"
+wait_for 30 grep -qx 0 $POOLSYS/p1/allocated_bytes || fail "p1 not drained: $(pool_attr p1 allocated_bytes) bytes left"
+check_eq "p1 state" draining "$(pool_attr p1 state)"
+poolctl pool show p1 | grep -q "health     DEGRADED" || fail "pool show does not say degraded: $(poolctl pool show p1)"
+dmesg | grep -q "pool p1: 2 memory errors within the error policy's period: degraded" || fail "no degraded line in the log"
+wait_for 10 sh -c 'dmesg | grep -q "pool p1: degraded and drained"' || fail "no drained line in the log"
+for v in ev1 ev2; do
+	out=$(pmtest memerr $v huge check $PAGE)
+	expect_line "$out" "page $PAGE: SIGBUS BUS_MCEERR_AR at its address" "policy: $v's lost page after the drain"
+	expect_line "$out" "other pages intact: 2047 of 2047" "policy: $v's data after the drain"
+	pmtest domain-destroy $v >/dev/null
+done
+pmtest drain p1 cancel=1 >/dev/null || fail "undrain of a degraded pool"
+check_eq "p1 degraded after undrain" 0 "$(pool_attr p1 degraded)"
+poolctl pool set p1 --on-errors report >/dev/null
+check_eq "p1 error_policy" report "$(pool_attr p1 error_policy)"
 
 # what the kernel itself said (it gives up on poolmem's pages; see mf.c)
 dmesg | grep -E "Memory failure|soft.offline|Soft.offlin|MCE: Killing" | sed 's/^\[[^]]*\] //; s/0x[0-9a-f]*/PFN/g' |

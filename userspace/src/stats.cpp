@@ -92,6 +92,11 @@ PoolStats pool_from(const At &dir, const std::string &name)
 	p.zero_reserve = str(dir, "zero_reserve");
 	while (!p.zero_reserve.empty() && p.zero_reserve.back() == '\n')
 		p.zero_reserve.pop_back();
+	/* error_policy, degraded: ABI 7 (memory errors); absent before */
+	p.error_policy = dir.read("error_policy").value_or("report\n");
+	while (!p.error_policy.empty() && p.error_policy.back() == '\n')
+		p.error_policy.pop_back();
+	p.degraded = dir.read("degraded").value_or("0").rfind("1", 0) == 0;
 	p.state = str(dir, "state");
 	while (!p.state.empty() && p.state.back() == '\n')
 		p.state.pop_back();

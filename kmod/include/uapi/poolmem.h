@@ -97,7 +97,7 @@ struct poolmem_pool_info {
 	__u64 faults;			/* page faults served from here */
 	__u64 failures;			/* chunk allocations that failed here */
 	__u64 access_factor;		/* weighted recent activity */
-	__u32 state;			/* POOLMEM_POOL_DRAINING */
+	__u32 state;			/* POOLMEM_POOL_DRAINING, _DEGRADED */
 	__u32 reserved32;
 	__u64 moved_in;			/* chunks migrated here, cumulative */
 	__u64 moved_out;		/* chunks migrated away, cumulative */
@@ -106,6 +106,8 @@ struct poolmem_pool_info {
 
 /* poolmem_pool_info.state */
 #define POOLMEM_POOL_DRAINING		(1u << 0)	/* takes no new chunks */
+/* memory errors past its error_policy's threshold (sysfs): draining for good */
+#define POOLMEM_POOL_DEGRADED		(1u << 1)
 
 /*
  * POOLMEM_POOL_DRAIN: move every chunk off pool "name" while its domains

@@ -36,6 +36,8 @@ struct PoolStats {
 	/// if a domain held them) and pages soft-offlined (moved off first);
 	/// since the module was loaded (ABI 7)
 	uint64_t memory_errors = 0, soft_offlines = 0;
+	std::string error_policy = "report"; ///< "report", "drain N" or "drain N/SECONDS"
+	bool degraded = false;                ///< memory errors past error_policy: draining for good
 	std::string zero_reserve;             ///< as configured: "1%" or bytes
 	std::string state;                    ///< "online" or "draining"
 	std::vector<uint64_t> window_counts;  ///< newest first
