@@ -47,7 +47,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
 /run/poolmem/web1
 -object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M""",
  extra=[("EXIT STATUS", EXIT)],
- see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-offline","poolctl-pool-remove",
+ see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-set","poolctl-pool-events","poolctl-pool-soft-offline","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
       "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster"]),
 "poolctl-pool-online": dict(
@@ -170,6 +170,61 @@ p0: offlined 15 blocks on node 1""",
  examples="""# poolctl pool undrain p1
 p1: takes chunks again""",
  see=["poolctl-pool-drain"]),
+"poolctl-pool-set": dict(
+ summary="change a pool's settings while it runs",
+ synopsis="poolctl pool set NAME [--zero-reserve SIZE|PCT] [--on-errors report|drain --error-threshold N[/PERIOD]]",
+ description="""--zero-reserve sets how much of the pool's memory is kept zeroed ahead for new chunks.
+.PP
+--on-errors sets what memory errors in the pool do (sysfs error_policy). report, the
+default, counts and logs them (poolctl pool events). drain with --error-threshold N or
+N/PERIOD (N from 1 to 64; PERIOD like 30s, 10m, 24h or 7d) marks the pool degraded at
+the Nth error (uncorrectable or soft offline) within PERIOD: it takes no new chunks and
+poolmem drains it while its VMs run, as poolctl pool drain would; the kernel log says
+whether it emptied. poolctl pool show says DEGRADED and the exporter's
+poolmem_pool_degraded is 1 until poolctl pool undrain. Setting the policy starts the
+count anew.""",
+ options=[("--zero-reserve SIZE|PCT", "memory kept zeroed ahead: a size, or 0% to 50% of capacity (0: off; default 1%)"),
+          ("--on-errors report|drain", "what memory errors do (default report)"),
+          ("--error-threshold N[/PERIOD]", "with drain: the errors that degrade the pool")],
+ examples="""# poolctl pool set p1 --on-errors drain --error-threshold 2/1h
+p1: on memory errors: drain after 2 errors within 3600 s
+# poolctl pool list
+NAME  ID  NODE  CAPACITY  PINNABLE  ALLOCATED     FREE  CHUNKS    AF  FAILURES  STATE     ONLINE
+p0     0     1   1.8 GiB       0 B   16.0 MiB  1.7 GiB       8  5616         0  online    -
+p1     1     2   1.9 GiB       0 B        0 B  1.9 GiB       0  4192         0  degraded  -""",
+ see=["poolctl-pool-events", "poolctl-pool-drain", "poolctl-pool-undrain"]),
+"poolctl-pool-events": dict(
+ summary="list the memory errors poolmem handled",
+ synopsis="poolctl pool events [--pool NAME] [--domain NAME] [--json]",
+ description="""Lists the memory errors in poolmem's memory that the module handled, oldest first (it
+keeps the last 256; a note on standard error says when older ones were dropped): when,
+the kind (hard: an uncorrectable error, memory_failure(); soft: a soft offline), what
+was done (isolated: a domain's page, unmapped, its data lost, an access gets a machine
+check; moved: the chunk moved off first, nothing lost; unused: the page held no
+domain's data; failed: see the kernel log), the host physical address, NUMA node, pool,
+domain and offset in the domain. Needs the control device (root).""",
+ options=[("--pool NAME","only errors in this pool"), ("--domain NAME","only this domain's"),
+          ("--json","print JSON: seq, time, time_ns, kind, action, phys, node, pool, domain, offset (null where none)")],
+ examples="""# poolctl pool events
+TIME                  KIND  ACTION    HOST-PHYS    NODE  POOL  DOMAIN  OFFSET
+2026-12-02T19:07:35Z  hard  isolated  0x188205000     1  p0    me      0x205000""",
+ see=["poolctl-pool-soft-offline", "poolctl-vm-show", "poolctl-pool-set"]),
+"poolctl-pool-soft-offline": dict(
+ summary="take a page out of use, moving its data first",
+ synopsis="poolctl pool soft-offline ADDRESS",
+ description="""Soft offline, as for a page with too many corrected errors: the chunk holding the
+page at host physical address ADDRESS moves to other memory (another pool of its
+domain first, its own pool last) with its data, and the page is poisoned and held out of
+use for good. The kernel's own soft_offline_page() refuses poolmem's pages; poolmem
+catches it and does the same, but this command says how it went. Exit 3 when no
+domain's chunk holds the address, 4 when the chunk can't move (long-term pinned, no
+memory elsewhere).""",
+ options=[],
+ examples="""# poolctl pool soft-offline 0x0001fb000000
+page 0x1fb000000: domain sp offset 0x0 moved with its data; the page is out of use
+# poolctl pool soft-offline 0x1000
+poolctl: page 0x1000: not in a domain's chunk""",
+ see=["poolctl-pool-events"]),
 "poolctl-pool-remove": dict(
  summary="unregister a pool and hand its device back to devdax",
  synopsis="poolctl pool remove NAME",

@@ -62,6 +62,11 @@ for method in madvise inject; do
 		expect_line "$out" '"offset": 2117632' "$method/$layout: pool events --json offset"
 		out=$(poolctl pool events --pool p0)
 		expect_line "$out" "hard  *isolated  *0x[0-9a-f]*  *1  *p0  *me  *0x205000" "$method/$layout: pool events"
+		if [ $method/$layout = madvise/huge ]; then	# for the man pages
+			poolctl vm show me | sed "s/^/$TEST: example: /"
+			poolctl pool events | sed "s/^/$TEST: example: /"
+			poolctl pool show p0 | sed "s/^/$TEST: example: /"
+		fi
 		pmtest domain-destroy me >/dev/null
 	done
 done
@@ -136,6 +141,8 @@ wait_for 10 grep -qx 1 $POOLSYS/p1/degraded || fail "p1 not degraded after its s
 wait_for 30 grep -qx 0 $POOLSYS/p1/allocated_bytes || fail "p1 not drained: $(pool_attr p1 allocated_bytes) bytes left"
 check_eq "p1 state" draining "$(pool_attr p1 state)"
 poolctl pool show p1 | grep -q "health     DEGRADED" || fail "pool show does not say degraded: $(poolctl pool show p1)"
+poolctl pool show p1 | sed "s/^/$TEST: example: /"
+poolctl pool list | sed "s/^/$TEST: example: /"
 dmesg | grep -q "pool p1: 2 memory errors within the error policy's period: degraded" || fail "no degraded line in the log"
 wait_for 10 sh -c 'dmesg | grep -q "pool p1: degraded and drained"' || fail "no drained line in the log"
 for v in ev1 ev2; do
@@ -152,6 +159,17 @@ check_eq "p1 error_policy" report "$(pool_attr p1 error_policy)"
 # what the kernel itself said (it gives up on poolmem's pages; see mf.c)
 dmesg | grep -E "Memory failure|soft.offline|Soft.offlin|MCE: Killing" | sed 's/^\[[^]]*\] //; s/0x[0-9a-f]*/PFN/g' |
 	sort | uniq -c | while read -r line; do info "kernel: $line"; done
+
+# poolctl pool soft-offline: the operator's way, by host address
+pmtest domain-create sp 8M 0 8M pools=p0 >/dev/null
+pmtest touch sp 0 8M >/dev/null
+phys=$(poolctl vm map sp | awk 'NR == 2 { print $(NF - 2) }')
+out=$(poolctl pool soft-offline $phys) || fail "poolctl pool soft-offline $phys: $out"
+expect_line "$out" "domain sp offset 0x0 moved with its data" "poolctl pool soft-offline"
+info "example: # poolctl pool soft-offline $phys"
+info "example: $out"
+expect_exit 3 "not in a domain.s chunk" poolctl pool soft-offline 0x1000
+pmtest domain-destroy sp >/dev/null
 
 # ---- 5. a clean log ----
 if dmesg | grep -E "WARNING:|BUG:|Oops|general protection"; then

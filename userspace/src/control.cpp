@@ -490,7 +490,9 @@ ReverseHit Control::page_offline(uint64_t phys)
 	if (ioctl(fd_, POOLMEM_PAGE_OFFLINE, &a)) {
 		char what[40];
 		std::snprintf(what, sizeof(what), "page 0x%llx", static_cast<unsigned long long>(phys));
-		throw Error(what, errno == ENOENT ? "not in a domain's chunk" : "soft offline failed", errno);
+		if (errno == ENOENT)
+			throw Error::plain(what, "not in a domain's chunk", ENOENT);
+		throw Error(what, "soft offline failed", errno);
 	}
 	return ReverseHit{get_name(a.name), a.offset, a.pool, -1};
 }

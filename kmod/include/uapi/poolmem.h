@@ -124,8 +124,10 @@ struct poolmem_pool_info {
  * Chunks referenced for a moment (O_DIRECT, KVM or vhost get_user_pages)
  * are put off and counted in busy_chunks; the next call retries them. A
  * long-term pinned chunk (VFIO, RDMA, io_uring fixed buffer) can't move:
- * -EBUSY, with blocker and blocker_offset naming it. An uncorrectable
- * memory error in a chunk: -EIO, likewise.
+ * -EBUSY, with blocker and blocker_offset naming it. Pages lost to memory
+ * errors are left out of the copy and stay lost at their offsets; an
+ * uncorrectable error met during the copy itself: -EIO, likewise (the
+ * next call moves the chunk without that page).
  *
  * Flags: POOLMEM_DRAIN_ALLOW_LOCAL lets chunks that fit no other pool move
  * to their domain's local tier (within its local quota);
