@@ -441,6 +441,14 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	events->add_flag("--json", ev->json, "print JSON");
 	events->callback([&g, ev] { run_events(g, *ev); });
 
+	auto ps = std::make_shared<PoisonScanOptions>();
+	auto *scan = pool->add_subcommand("poison-scan", "read the poison lists of the CXL devices behind pools, name "
+							 "the VMs hit and take those pages out of use");
+	scan->add_option("name", ps->name, "one pool (default: every pool on CXL memory)");
+	scan->add_flag("!--no-offline", ps->offline, "only list: leave the poisoned pages in use");
+	scan->add_flag("--json", ps->json, "print JSON");
+	scan->callback([&g, ps] { run_poison_scan(g, *ps); });
+
 	auto sof = std::make_shared<SoftOfflineOptions>();
 	auto *soft = pool->add_subcommand("soft-offline", "take a page out of use (corrected errors): its chunk "
 							  "moves with its data first");

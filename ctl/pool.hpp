@@ -119,7 +119,13 @@ struct EventsOptions {
 struct SoftOfflineOptions {
 	std::string address;
 };
+struct PoisonScanOptions {
+	std::string name; ///< one pool; empty: all
+	bool offline = true;
+	bool json = false;
+};
 void run_events(const GlobalOptions &g, const EventsOptions &o);
+void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o);
 void run_soft_offline(const GlobalOptions &g, const SoftOfflineOptions &o);
 nlohmann::json memory_error_json(const poolmem::MemoryError &e);
 

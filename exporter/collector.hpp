@@ -29,6 +29,7 @@ struct Roots {
 	std::filesystem::path sysfs = "/sys";
 	std::filesystem::path procfs = "/proc";
 	std::filesystem::path resctrl = "/sys/fs/resctrl";
+	std::filesystem::path poolctl_state = "/run/poolctl"; ///< poolctl's state: media-errors.json
 	ProbeOptions probe;
 	/// The cluster ledger's etcd (--cluster.etcd); "" = no cluster collector output.
 	std::string cluster_etcd;
@@ -78,6 +79,7 @@ std::unique_ptr<Collector> make_module_collector();
 std::unique_ptr<Collector> make_probe_collector();
 std::unique_ptr<Collector> make_resctrl_collector();
 std::unique_ptr<Collector> make_cluster_collector();
+std::unique_ptr<Collector> make_media_collector();
 
 /// The poolmem domain a resctrl group (path below /sys/fs/resctrl) belongs
 /// to: a path component that is a domain's name, or libvirt's

@@ -56,6 +56,7 @@ std::vector<std::unique_ptr<Collector>> all_collectors()
 	v.push_back(make_probe_collector());
 	v.push_back(make_resctrl_collector());
 	v.push_back(make_cluster_collector());
+	v.push_back(make_media_collector());
 	return v;
 }
 

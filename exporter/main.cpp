@@ -106,6 +106,9 @@ int main(int argc, char **argv)
 	app.add_option("--path.procfs", procfs, "procfs root (default /proc)");
 	std::string resctrl = "/sys/fs/resctrl";
 	app.add_option("--path.resctrl", resctrl, "resctrl mount (default /sys/fs/resctrl): MBM bandwidth per VM");
+	std::string poolctl_state = "/run/poolctl";
+	app.add_option("--path.poolctl-state", poolctl_state,
+		       "poolctl's state directory (default /run/poolctl): the last poison-scan's media-errors.json");
 	app.add_flag("--once", once, "print the metrics once to stdout and exit (no HTTP)");
 	app.add_option("--probe.interval", roots.probe.interval_s, "seconds between latency probe rounds (default 10)")
 		->check(CLI::Range(0.1, 3600.0));
@@ -138,6 +141,7 @@ int main(int argc, char **argv)
 	roots.procfs = procfs;
 	roots.probe.once = once;
 	roots.resctrl = resctrl;
+	roots.poolctl_state = poolctl_state;
 	if (!probe_size.empty()) {
 		auto v = poolmem::parse_size(probe_size);
 		if (!v || *v < (1ULL << 20)) {

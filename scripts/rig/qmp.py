@@ -3,11 +3,15 @@
 
 usage: qmp.py SOCKET plug-dimm ID SIZE NODE
        qmp.py SOCKET unplug-dimm ID
+       qmp.py SOCKET cxl-inject-poison DEVICE DPA LENGTH
 
 plug-dimm adds a RAM backend "mem-ID" of SIZE (e.g. 1G) and a pc-dimm "ID"
 on NUMA node NODE; unplug-dimm asks the guest to eject pc-dimm ID (the guest
 must have offlined its memory first) and, once QEMU reports DEVICE_DELETED,
-removes the backend. Exits non-zero, naming the command, when QEMU refuses.
+removes the backend. cxl-inject-poison puts LENGTH bytes (a multiple of 64)
+at device physical address DPA of CXL type-3 device DEVICE (its id, e.g.
+cxl-pmem0) on the device's poison list, as a media error would (QEMU 8+).
+Exits non-zero, naming the command, when QEMU refuses.
 """
 import json
 import socket
@@ -84,6 +88,9 @@ def main(argv):
             print(f"qmp: {dimm}: guest did not release the DIMM within 30 s", file=sys.stderr)
             return 1
         q.cmd("object-del", id="mem-" + dimm)
+    elif action == "cxl-inject-poison" and len(argv) == 6:
+        q.cmd("cxl-inject-poison", path="/machine/peripheral/" + argv[3], start=int(argv[4], 0),
+              length=int(argv[5], 0))
     else:
         print(__doc__, file=sys.stderr)
         return 2

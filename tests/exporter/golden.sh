@@ -7,7 +7,7 @@ exp=$1 gen=$2 golden=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 "$gen" "$tmp/fx" 2 2
-"$exp" --once --no-collector.probe --path.sysfs "$tmp/fx/sys" --path.procfs "$tmp/fx/proc" --path.resctrl "$tmp/fx/sys/fs/resctrl" | sh "$(dirname "$0")/filter.sh" > "$tmp/out.prom"
+"$exp" --once --no-collector.probe --path.sysfs "$tmp/fx/sys" --path.procfs "$tmp/fx/proc" --path.resctrl "$tmp/fx/sys/fs/resctrl" --path.poolctl-state "$tmp/fx/run/poolctl" | sh "$(dirname "$0")/filter.sh" > "$tmp/out.prom"
 if [ "${4:-}" = --update ]; then
 	cp "$tmp/out.prom" "$golden"
 	echo "updated $golden"

@@ -129,6 +129,18 @@ def main():
         # every pool is allowed (listed); the domain holds chunks in two of them
         held = {d % npools: 1 + d % 3, (d + 1) % npools: 2} if npools else {}
         w(f"{dd}/pool_chunks", "".join(f"pool{p} {held.get(p, 0)}\n" for p in range(npools)))
+    # poolctl pool poison-scan's last result (OUT/run/poolctl): mem0 behind
+    # pool0 with one poisoned range in vm1 and one in no domain's memory
+    if npools and ndoms > 1:
+        import json
+        w(f"{out}/run/poolctl/media-errors.json", json.dumps({
+            "time": 1764700000, "memdevs": {f"mem{p}": f"pool{p}" for p in range(npools)},
+            "records": [{"memdev": "mem0", "pool": "pool0", "domain": "vm1", "offset": 2117632,
+                         "hpa": 4297101312, "dpa": 2117632, "length": 64, "source": "Injected",
+                         "action": "isolated"},
+                        {"memdev": "mem0", "pool": "pool0", "domain": None, "offset": None,
+                         "hpa": 4299161600, "dpa": 4177920, "length": 128, "source": "Injected",
+                         "action": "unused"}]}))
 
 
 if __name__ == "__main__":

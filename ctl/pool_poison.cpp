@@ -1,0 +1,258 @@
+// poolctl pool poison-scan: read the poison lists of the CXL memory devices
+// behind pools (the kernel's trigger_poison_list, whose records come as
+// cxl:cxl_poison trace events, as for cxl list --media-errors), name the
+// pool, domain and offset of each poisoned address through poolmem's
+// reverse map, and take those pages out of use before anything consumes
+// them (hard_offline_page: memory_failure(), which poolmem then handles).
+// The result also goes to /run/poolctl/media-errors.json for the exporter.
+#include "pool.hpp"
+#include "table.hpp"
+#include <poolmem/chain.hpp>
+#include <poolmem/control.hpp>
+#include <poolmem/error.hpp>
+#include <poolmem/size.hpp>
+#include <nlohmann/json.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace poolctl::pool_cmd {
+
+namespace {
+
+constexpr uint64_t no_hpa = ~0ULL;
+constexpr uint64_t page_size = 4096;
+const fs::path media_errors_file = state_dir / "media-errors.json";
+
+struct PoisonRecord {
+	std::string memdev, region, source;
+	uint64_t hpa = no_hpa, dpa = 0, length = 0;
+	std::string pool;   ///< the pool whose memdev listed it
+	std::string domain; ///< "" when no domain holds it
+	uint64_t offset = 0;
+	std::string action; ///< what became of its pages: isolated, unused, ... or "" (not offlined)
+};
+
+/// Write VALUE to PATH; the errno, or 0.
+int write_file(const fs::path &path, const std::string &value, int flags = O_WRONLY)
+{
+	const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	int err = ::write(fd, value.data(), value.size()) < 0 ? errno : 0;
+	::close(fd);
+	return err;
+}
+
+fs::path tracefs_root()
+{
+	for (const char *p : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
+		if (fs::exists(fs::path(p) / "instances"))
+			return p;
+	throw poolmem::Error::plain("tracefs", "not mounted (mount -t tracefs nodev /sys/kernel/tracing)", ENOENT);
+}
+
+/// A trace instance of our own, with cxl:cxl_poison on, removed when done.
+class PoisonTrace {
+public:
+	PoisonTrace()
+	{
+		dir_ = tracefs_root() / "instances" / "poolctl-poison";
+		if (::mkdir(dir_.c_str(), 0700) && errno != EEXIST)
+			throw poolmem::Error(dir_.string(), "cannot create a trace instance", errno);
+		const int err = write_file(dir_ / "events/cxl/cxl_poison/enable", "1");
+		if (err) {
+			::rmdir(dir_.c_str());
+			throw poolmem::Error::plain("cxl_poison",
+						    err == ENOENT ? "no such trace event: the kernel can't read poison "
+								    "lists (Linux 6.3+, cxl_core loaded)"
+								  : "cannot enable the trace event",
+						    err);
+		}
+		write_file(dir_ / "trace", "", O_WRONLY | O_TRUNC);
+	}
+	~PoisonTrace()
+	{
+		write_file(dir_ / "events/cxl/cxl_poison/enable", "0");
+		::rmdir(dir_.c_str());
+	}
+	std::string text() const
+	{
+		std::ifstream f(dir_ / "trace");
+		std::stringstream s;
+		s << f.rdbuf();
+		return s.str();
+	}
+
+private:
+	fs::path dir_;
+};
+
+/// The value of KEY= in a trace line's fields ("" if absent).
+std::string field(const std::string &line, const std::string &key)
+{
+	const std::string k = " " + key + "=";
+	auto at = line.find(k);
+	if (at == std::string::npos)
+		return "";
+	at += k.size();
+	return line.substr(at, line.find(' ', at) - at);
+}
+
+uint64_t hex_field(const std::string &line, const std::string &key, uint64_t dflt)
+{
+	const std::string v = field(line, key);
+	try {
+		return v.empty() ? dflt : std::stoull(v, nullptr, 16);
+	} catch (const std::exception &) {
+		return dflt;
+	}
+}
+
+std::string hex(uint64_t v)
+{
+	char buf[24];
+	std::snprintf(buf, sizeof(buf), "0x%lx", static_cast<unsigned long>(v));
+	return buf;
+}
+
+/// Poolmem's record for PHYS since sequence number FROM: its action, or "".
+std::string wait_record(poolmem::Control &ctl, uint64_t phys, uint64_t from)
+{
+	for (int i = 0; i < 100; i++) {
+		for (const auto &e : ctl.memory_errors(from).errors)
+			if (e.phys == (phys & ~(page_size - 1)))
+				return e.action;
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	return "";
+}
+
+nlohmann::json record_json(const PoisonRecord &r)
+{
+	const auto opt = [](const std::string &s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+	return {{"memdev", r.memdev},
+		{"region", opt(r.region)},
+		{"dpa", r.dpa},
+		{"length", r.length},
+		{"hpa", r.hpa == no_hpa ? nlohmann::json(nullptr) : nlohmann::json(r.hpa)},
+		{"pool", r.pool},
+		{"domain", opt(r.domain)},
+		{"offset", r.domain.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.offset)},
+		{"source", r.source},
+		{"action", opt(r.action)}};
+}
+
+} // namespace
+
+void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
+{
+	std::vector<poolmem::PoolStats> pools;
+	if (o.name.empty())
+		pools = pools_or_throw(g);
+	else
+		pools.push_back(pool_or_throw(g, o.name));
+	/* memdev -> pool, for the CXL pools */
+	std::map<std::string, std::string> memdevs;
+	for (const auto &p : pools)
+		for (const auto &c : poolmem::device_chain(p.node))
+			if (c.bus == "cxl")
+				for (const auto &m : c.memdevs)
+					memdevs[m.name] = p.name;
+	if (memdevs.empty())
+		throw poolmem::Error::plain(o.name.empty() ? "poolmem" : o.name, "no pool on CXL memory devices", ENOENT);
+
+	std::vector<PoisonRecord> recs;
+	{
+		PoisonTrace trace;
+		for (const auto &[md, pool] : memdevs) {
+			const fs::path trig = fs::path(g.sysfs) / "bus/cxl/devices" / md / "trigger_poison_list";
+			const int err = write_file(trig, "1");
+			if (err)
+				throw poolmem::Error(md, err == ENOENT ? "the kernel can't read its poison list"
+								       : "cannot read the poison list",
+						     err);
+		}
+		std::istringstream in(trace.text());
+		for (std::string line; std::getline(in, line);) {
+			if (line.find("cxl_poison:") == std::string::npos)
+				continue;
+			line = " " + line.substr(line.find("cxl_poison:") + 11);
+			PoisonRecord r;
+			r.memdev = field(line, "memdev");
+			r.region = field(line, "region");
+			r.source = field(line, "source");
+			r.hpa = hex_field(line, "hpa", no_hpa);
+			r.dpa = hex_field(line, "dpa", 0);
+			r.length = hex_field(line, "dpa_length", 0);
+			if (auto it = memdevs.find(r.memdev); it != memdevs.end())
+				r.pool = it->second;
+			if (!r.memdev.empty())
+				recs.push_back(r);
+		}
+	}
+
+	poolmem::Control ctl(g.control);
+	for (auto &r : recs) {
+		if (r.hpa == no_hpa || !r.length)
+			continue;
+		if (auto hit = ctl.reverse(r.hpa)) {
+			r.domain = hit->domain;
+			r.offset = hit->offset;
+		}
+		if (!o.offline)
+			continue;
+		/* each page of it out of use: memory_failure(), which poolmem handles for its own */
+		for (uint64_t a = r.hpa & ~(page_size - 1); a < r.hpa + r.length; a += page_size) {
+			const uint64_t from = ctl.memory_errors().total;
+			const int err = write_file("/sys/devices/system/memory/hard_offline_page", hex(a));
+			/* poolmem's pages: the kernel gives up (EBUSY) and poolmem takes over */
+			std::string action = wait_record(ctl, a, from);
+			if (action.empty())
+				action = err == 0 ? "offlined" : err == EHWPOISON ? "poisoned-already" : "failed";
+			r.action = action;
+		}
+	}
+
+	const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+				 std::chrono::system_clock::now().time_since_epoch())
+				 .count();
+	nlohmann::json out = nlohmann::json::array();
+	for (const auto &r : recs)
+		out.push_back(record_json(r));
+	{
+		/* for the exporter: what the last scan found, and when */
+		fs::create_directories(state_dir);
+		const fs::path tmp = media_errors_file.string() + ".tmp";
+		std::ofstream f(tmp);
+		f << nlohmann::json{{"time", now}, {"memdevs", memdevs}, {"records", out}}.dump() << "\n";
+		f.close();
+		/* tenants' names: root and the exporter's group, as sysfs shows them */
+		fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+		if (const struct group *gr = ::getgrnam("poolmem"))
+			(void)::chown(tmp.c_str(), 0, gr->gr_gid);
+		fs::rename(tmp, media_errors_file);
+	}
+	if (o.json) {
+		print_json(g, out);
+		return;
+	}
+	Table t({"MEMDEV", "DPA", ">LENGTH", "HOST-PHYS", "POOL", "DOMAIN", "OFFSET", "SOURCE", "ACTION"});
+	for (const auto &r : recs)
+		t.row({r.memdev, hex(r.dpa), std::to_string(r.length), r.hpa == no_hpa ? "-" : hex(r.hpa),
+		       r.pool.empty() ? "-" : r.pool, r.domain.empty() ? "-" : r.domain,
+		       r.domain.empty() ? "-" : hex(r.offset), r.source, r.action.empty() ? "-" : r.action});
+	if (recs.empty())
+		std::printf("no poison on %s\n", poolmem::plural(memdevs.size(), "memory device").c_str());
+	else
+		t.print();
+}
+
+} // namespace poolctl::pool_cmd
