@@ -273,11 +273,11 @@ static void __exit pm_exit(void)
 	pm_mf_exit();		/* no memory error reaches the reverse map after this */
 	pm_hotplug_exit();	/* no memory notifier calls into the reserve after this */
 	pm_rmap_exit();
-	pm_revoked_exit();	/* nor into the held (revoked, poisoned) units */
 	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();
 	pm_pools_sysfs_exit();
 	pm_reserve_exit();	/* the files that read it are gone */
+	pm_revoked_exit();	/* after the reserve, which holds its poisoned units there */
 	class_destroy(pm_class);
 }
 

@@ -48,7 +48,7 @@
  * and a SIGBUS without an address, before poolmem hears of the error; a
  * later one finds PG_hwpoison set and gets BUS_MCEERR_AR.
  *
- * Locks: pm_mf_fifo_lock (spinlock; the probes run with preemption off)
+ * Locks: pm_mf_fifo_lock (raw spinlock; the probes run with preemption off)
  * protects the FIFOs; pm_mf_lock (mutex) the error log. Neither is held
  * while taking another lock. The worker takes pm_lock, then d->lock, as
  * everyone does.
@@ -76,10 +76,12 @@ MODULE_PARM_DESC(soft_offline_hook,
 #define PM_MF_FIFO	256
 static DEFINE_KFIFO(pm_mf_hard, unsigned long, PM_MF_FIFO);
 static DEFINE_KFIFO(pm_mf_soft, unsigned long, PM_MF_FIFO);
-static DEFINE_SPINLOCK(pm_mf_fifo_lock);
+/* raw: the probes run with preemption off, where PREEMPT_RT's spinlocks sleep */
+static DEFINE_RAW_SPINLOCK(pm_mf_fifo_lock);
 static atomic_t pm_mf_dropped = ATOMIC_INIT(0);
 static void pm_mf_workfn(struct work_struct *work);
 static DECLARE_WORK(pm_mf_work, pm_mf_workfn);
+static struct workqueue_struct *pm_mf_wq;	/* pm_mf_work and the pools' drain_work */
 
 /* The last POOLMEM_MEMORY_ERRORS_KEPT errors, by sequence number; pm_mf_lock. */
 static struct poolmem_memory_error pm_mf_log[POOLMEM_MEMORY_ERRORS_KEPT];
@@ -102,12 +104,26 @@ static bool pm_mf_ours(unsigned long pfn)
 
 static void pm_mf_queue(bool soft, unsigned long pfn)
 {
-	unsigned int in = soft ? kfifo_in_spinlocked(&pm_mf_soft, &pfn, 1, &pm_mf_fifo_lock) :
-				 kfifo_in_spinlocked(&pm_mf_hard, &pfn, 1, &pm_mf_fifo_lock);
+	unsigned long flags;
+	unsigned int in;
 
+	raw_spin_lock_irqsave(&pm_mf_fifo_lock, flags);
+	in = soft ? kfifo_in(&pm_mf_soft, &pfn, 1) : kfifo_in(&pm_mf_hard, &pfn, 1);
+	raw_spin_unlock_irqrestore(&pm_mf_fifo_lock, flags);
 	if (!in)
 		atomic_inc(&pm_mf_dropped);
-	schedule_work(&pm_mf_work);
+	queue_work(pm_mf_wq, &pm_mf_work);
+}
+
+static bool pm_mf_take(bool soft, unsigned long *pfn)
+{
+	unsigned long flags;
+	unsigned int out;
+
+	raw_spin_lock_irqsave(&pm_mf_fifo_lock, flags);
+	out = soft ? kfifo_out(&pm_mf_soft, pfn, 1) : kfifo_out(&pm_mf_hard, pfn, 1);
+	raw_spin_unlock_irqrestore(&pm_mf_fifo_lock, flags);
+	return out;
 }
 
 /*
@@ -165,7 +181,7 @@ static void pm_pool_error(struct pm_pool *p)
 	pr_crit("pool %s: %u memory errors%s: degraded, takes no new chunks; draining %llu MiB\n", p->name, n,
 		p->err_period_s ? " within the error policy's period" : "", atomic64_read(&p->allocated) >> 20);
 	kobject_get(&p->kobj);
-	if (!queue_work(system_unbound_wq, &p->drain_work))
+	if (!queue_work(pm_mf_wq, &p->drain_work))
 		kobject_put(&p->kobj);
 }
 
@@ -182,7 +198,18 @@ void pm_pool_drain_workfn(struct work_struct *work)
 	u64 moved = 0;
 	int ret;
 
+	memset(&a, 0, sizeof(a));
 	for (tries = 0; tries < 60; tries++) {
+		bool ours;
+
+		/* still this pool under its name: not removed, nor another made since */
+		mutex_lock(&pm_lock);
+		ours = pm_pools[p->id] == p;
+		mutex_unlock(&pm_lock);
+		if (!ours) {
+			ret = -ENOENT;
+			break;
+		}
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
 		memcpy(a.name, p->name, sizeof(a.name));
@@ -202,9 +229,23 @@ void pm_pool_drain_workfn(struct work_struct *work)
 	kobject_put(&p->kobj);
 }
 
+/* Count error @e in its pool (hard, or a soft offline that was done). */
+static void pm_mf_count(const struct poolmem_memory_error *e)
+{
+	struct pm_pool *p;
+
+	mutex_lock(&pm_lock);
+	p = pm_node_pool(e->node);
+	if (p) {
+		atomic64_inc(e->kind == POOLMEM_MEMERR_SOFT ? &p->soft_offlines : &p->mem_errors);
+		pm_pool_error(p);
+	}
+	mutex_unlock(&pm_lock);
+}
+
 /*
  * Who holds @pfn: its domain (held: h->inode set) and the unit's slot, and
- * the pool of its node in @e (and counted there: @soft or not). False when
+ * the pool of its node in @e. False when
  * it is in no unit of ours any more (freed: the page allocator keeps a
  * poisoned page out of use itself).
  */
@@ -222,11 +263,8 @@ static bool pm_mf_find(unsigned long pfn, bool soft, struct poolmem_memory_error
 	e->kind = soft ? POOLMEM_MEMERR_SOFT : POOLMEM_MEMERR_HARD;
 	mutex_lock(&pm_lock);
 	p = pm_node_pool(e->node);
-	if (p) {
+	if (p)
 		strscpy(e->pool, p->name, sizeof(e->pool));
-		atomic64_inc(soft ? &p->soft_offlines : &p->mem_errors);
-		pm_pool_error(p);
-	}
 	/* unlinked but still mapped counts: only eviction stops the hold */
 	h->d = pm_rmap_live(ed);
 	h->inode = h->d ? pm_domain_hold(h->d) : NULL;
@@ -245,56 +283,61 @@ static bool pm_mf_find(unsigned long pfn, bool soft, struct poolmem_memory_error
 static void pm_mf_hard_one(unsigned long pfn)
 {
 	struct poolmem_memory_error e = { .action = POOLMEM_MEMERR_UNUSED };
+	struct page *page = pfn_to_online_page(pfn);
 	struct pm_domain *d;
 	struct page *unit;
 	struct pm_held h;
 	size_t slot;
 
-	/* cleared again: filtered (hwpoison_filter) or unpoisoned */
-	if (!PageHWPoison(pfn_to_page(pfn)) || !pm_mf_find(pfn, false, &e, &h, &slot, &unit))
+	/* gone offline meanwhile, or cleared again: filtered (hwpoison_filter) or unpoisoned */
+	if (!page || !PageHWPoison(page) || !pm_mf_find(pfn, false, &e, &h, &slot, &unit))
 		return;
 	d = h.d;
-	if (h.inode) {
+	if (h.inode && slot < d->nr_chunks * d->units_per_chunk) {
 		u64 idx = slot / d->units_per_chunk;
 		unsigned long pgidx = e.offset >> PAGE_SHIFT;
-		struct pm_chunk_meta *meta = &d->meta[idx];
-		bool live;
+		void *counted = xa_mk_value(PM_POISON_COUNTED);
 		void *old;
 
 		mutex_lock(&d->lock);
-		/* in the map, or the old units of a move under way (still in it until commit) */
-		live = slot < d->nr_chunks * d->units_per_chunk && d->units[slot] == unit &&
-		       (meta->present || meta->busy);
-		if (live) {
-			old = xa_load(&d->poison, pgidx);
-			if (old == xa_mk_value(PM_POISON_COUNTED)) {
-				/* memory_failure() again on the same page: said already */
-				mutex_unlock(&d->lock);
-				pm_domain_release_held(&h);
-				return;
-			}
-			if (xa_err(xa_store(&d->poison, pgidx, xa_mk_value(PM_POISON_COUNTED), GFP_KERNEL))) {
+		old = xa_load(&d->poison, pgidx);
+		if (old == counted) {
+			/* memory_failure() again on the same page: said already */
+			mutex_unlock(&d->lock);
+			pm_domain_release_held(&h);
+			return;
+		}
+		if (d->units[slot] == unit) {
+			/* in the map, or the old units of a move under way (in it until commit) */
+			if (xa_err(xa_store(&d->poison, pgidx, counted, GFP_KERNEL))) {
 				/* the page is still never mapped (PG_hwpoison), but a move loses that */
 				e.action = POOLMEM_MEMERR_FAILED;
 			} else {
 				e.action = POOLMEM_MEMERR_ISOLATED;
-				meta->poison = 1;
+				d->meta[idx].poison = 1;
 			}
 			d->mem_errors++;
 			/*
 			 * No PMD may map the unit again: the core maps it page
-			 * by page (do_set_pmd() backs off). A chunk being moved
-			 * is unmapped already, and its new units get the flag
-			 * at their first fault (pm_fault_page()).
+			 * by page (do_set_pmd() backs off). Unmapped even while
+			 * a move is under way: it may not have unmapped it yet,
+			 * and may yet fail and leave it in place. A unit that
+			 * took over the offset later gets the flag at its first
+			 * fault (pm_fault_page()).
 			 */
-			if (meta->present && !meta->busy) {
-				SetPageHasHWPoisoned(unit);
-				pm_chunk_unmap(d, idx);
-			}
+			SetPageHasHWPoisoned(unit);
+			pm_units_unmap(d, h.inode, idx, &d->units[idx * d->units_per_chunk]);
+		} else if (old) {
+			/* a move copied around it already (pm_units_copy()): lost all the same */
+			xa_store(&d->poison, pgidx, counted, GFP_KERNEL);
+			e.action = POOLMEM_MEMERR_ISOLATED;
+			d->mem_errors++;
 		}
 		mutex_unlock(&d->lock);
-		pm_domain_release_held(&h);
 	}
+	if (h.inode)
+		pm_domain_release_held(&h);
+	pm_mf_count(&e);
 	pm_mf_log_add(&e);
 	if (e.action == POOLMEM_MEMERR_UNUSED)
 		pr_warn("memory error at PFN %#lx (node %d%s%s): in no domain's use, kept out of use\n", pfn,
@@ -324,9 +367,13 @@ static int pm_mf_soft_one(unsigned long pfn, struct poolmem_memory_error *e)
 		return -ENOENT;
 	if (!h.inode)
 		return -ENOENT;	/* its domain is being freed: the unit goes with it */
-	ret = pm_chunk_soft_offline(h.d, h.inode, slot, unit, pfn);
+	/* a freed domain's entry whose address a smaller domain now has */
+	ret = slot < h.d->nr_chunks * h.d->units_per_chunk ?
+		      pm_chunk_soft_offline(h.d, h.inode, slot, unit, pfn) : -ENOENT;
 	pm_domain_release_held(&h);
 	e->action = ret ? POOLMEM_MEMERR_FAILED : POOLMEM_MEMERR_MOVED;
+	if (!ret)
+		pm_mf_count(e);
 	pm_mf_log_add(e);
 	if (ret)
 		pr_warn("soft offline of PFN %#lx (domain %s offset %#llx): its chunk could not move (%d): page left in use\n",
@@ -342,14 +389,14 @@ static void pm_mf_workfn(struct work_struct *work)
 	unsigned long pfn;
 	int lost;
 
-	while (kfifo_out_spinlocked(&pm_mf_hard, &pfn, 1, &pm_mf_fifo_lock))
+	while (pm_mf_take(false, &pfn))
 		pm_mf_hard_one(pfn);
-	while (kfifo_out_spinlocked(&pm_mf_soft, &pfn, 1, &pm_mf_fifo_lock)) {
+	while (pm_mf_take(true, &pfn)) {
 		struct poolmem_memory_error e = {};
 
 		pm_mf_soft_one(pfn, &e);
 		/* hard errors come first */
-		while (kfifo_out_spinlocked(&pm_mf_hard, &pfn, 1, &pm_mf_fifo_lock))
+		while (pm_mf_take(false, &pfn))
 			pm_mf_hard_one(pfn);
 	}
 	lost = atomic_xchg(&pm_mf_dropped, 0);
@@ -376,7 +423,8 @@ void pm_poison_forget(struct pm_domain *d, u64 idx)
 	unsigned long index;
 	void *entry;
 
-	if (!d->meta[idx].poison)
+	/* a failed move's copy may have recorded a page without setting the flag */
+	if (!d->meta[idx].poison && !pm_poison_in(d, idx << d->chunk_shift, d->chunk_bytes))
 		return;
 	xa_for_each_range(&d->poison, index, entry, (idx << d->chunk_shift) >> PAGE_SHIFT,
 			  (((idx + 1) << d->chunk_shift) >> PAGE_SHIFT) - 1)
@@ -460,6 +508,9 @@ int pm_mf_init(void)
 {
 	int ret;
 
+	pm_mf_wq = alloc_workqueue("poolmem_mf", WQ_UNBOUND, 0);
+	if (!pm_mf_wq)
+		return -ENOMEM;
 	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
 		return 0;
 	for_each_kernel_tracepoint(pm_mf_find_tp, &pm_mf_tp);
@@ -470,6 +521,7 @@ int pm_mf_init(void)
 		if (ret) {
 			pr_err("memory_failure_event: can't register a probe (%d)\n", ret);
 			pm_mf_tp = NULL;
+			destroy_workqueue(pm_mf_wq);
 			return ret;
 		}
 	}
@@ -492,6 +544,10 @@ void pm_mf_exit(void)
 		tracepoint_probe_unregister(pm_mf_tp, pm_mf_probe, NULL);
 		tracepoint_synchronize_unregister();
 	}
-	/* no probe queues work after this; what was queued runs to the end */
-	flush_work(&pm_mf_work);
+	/*
+	 * No probe queues work after this. What was queued runs to the end
+	 * (the error worker, and drains it started, each holding its pool):
+	 * destroy_workqueue() waits for them.
+	 */
+	destroy_workqueue(pm_mf_wq);
 }

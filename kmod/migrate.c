@@ -186,6 +186,19 @@ static bool pm_units_pinned(struct page **units, unsigned int nr)
 }
 
 /*
+ * An uncorrectable error met by a copy in @page: tell memory_failure(), as
+ * copy_mc_user_highpage() does for the core's copies. It marks the page,
+ * and its verdict reaches mf.c, which records the page lost: the next try
+ * copies around it. Returns -EIO.
+ */
+static int pm_copy_failed(struct page *page)
+{
+	if (IS_ENABLED(CONFIG_MEMORY_FAILURE))
+		memory_failure_queue(page_to_pfn(page), 0);
+	return -EIO;
+}
+
+/*
  * Copy units @src of chunk @idx of @d to @dst; -EIO on an uncorrectable
  * memory error in @src, -ENOMEM when a lost page can't be recorded. Pages
  * lost to memory errors are not copied: a poisoned page (PG_hwpoison:
@@ -207,9 +220,11 @@ static int pm_units_copy(struct pm_domain *d, u64 idx, struct page **dst, struct
 		if (!bad && !IS_ENABLED(CONFIG_HIGHMEM)) {
 			u64 t0 = ktime_get_ns();
 
-			if (copy_mc_to_kernel(page_address(dst[u]), page_address(src[u]),
-					      PM_UNIT_BYTES))
-				return -EIO;
+			unsigned long left = copy_mc_to_kernel(page_address(dst[u]), page_address(src[u]),
+							       PM_UNIT_BYTES);
+
+			if (left)
+				return pm_copy_failed(src[u] + ((PM_UNIT_BYTES - left) >> PAGE_SHIFT));
 			pm_lat_add(&pm_lat_copy, ktime_get_ns() - t0);
 			cond_resched();
 			continue;
@@ -221,8 +236,8 @@ static int pm_units_copy(struct pm_domain *d, u64 idx, struct page **dst, struct
 
 			if (bad && (PageHWPoison(src[u] + i) || xa_load(&d->poison, pgidx))) {
 				/* mf.c counts it when memory_failure()'s verdict reaches it */
-				if (!xa_load(&d->poison, pgidx) &&
-				    xa_err(xa_store(&d->poison, pgidx, xa_mk_value(PM_POISON_SEEN), GFP_KERNEL)))
+				if (xa_err(xa_cmpxchg(&d->poison, pgidx, NULL, xa_mk_value(PM_POISON_SEEN),
+						      GFP_KERNEL)))
 					return -ENOMEM;
 				clear_highpage(dst[u] + i);
 				continue;
@@ -233,7 +248,7 @@ static int pm_units_copy(struct pm_domain *d, u64 idx, struct page **dst, struct
 			kunmap_local(from);
 			kunmap_local(to);
 			if (left)
-				return -EIO;
+				return pm_copy_failed(src[u] + i);
 		}
 		cond_resched();
 	}
@@ -423,6 +438,9 @@ static void pm_move_abort(struct pm_domain *d, struct pm_move *m, int ret)
 		if (m->src)
 			atomic64_inc(&m->src->move_pins);
 	}
+	/* a copy that found a poisoned page before it failed recorded it */
+	if (!d->meta[m->idx].poison && pm_poison_in(d, m->idx << d->chunk_shift, d->chunk_bytes))
+		d->meta[m->idx].poison = 1;
 	/* unmapped or not, the chunk is intact where it was: faults map it again */
 	pm_chunk_unbusy(d, m->idx);
 }
@@ -880,6 +898,7 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		if (p->degraded)
 			pr_info("pool %s: no longer degraded: it takes chunks again\n", p->name);
 		WRITE_ONCE(p->degraded, false);
+		p->err_next = 0;	/* its error policy counts anew */
 		WRITE_ONCE(p->revoked, false);
 		WRITE_ONCE(p->draining, false);
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));

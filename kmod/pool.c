@@ -569,7 +569,6 @@ void pm_pools_remove_all(void)
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
 		if (!pm_pools[i])
 			continue;
-		flush_work(&pm_pools[i]->drain_work);	/* holds a reference */
 		kobject_del(&pm_pools[i]->kobj);
 		kobject_put(&pm_pools[i]->kobj);
 		pm_pools[i] = NULL;
