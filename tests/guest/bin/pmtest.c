@@ -1421,6 +1421,7 @@ static uint64_t memerr_next(void)
  *  - sysfs: writes it to /sys/devices/system/memory/soft_offline_page;
  *  - ioctl: POOLMEM_PAGE_OFFLINE;
  *  - check: nothing (no stamping either): reads what an earlier run left;
+ *  - none: stamps, injects nothing, reads back;
  * waits for poolmem's record of it (POOLMEM_MEMORY_ERRORS), and reads the
  * whole domain back through the same mapping (mapped with LAYOUT). Prints
  * the record, what reading PAGE gave (its words intact, or SIGBUS with its
@@ -1461,7 +1462,10 @@ static int cmd_memerr(int argc, char **argv)
 	printf("memerr: page %" PRIu64 " at phys %#" PRIx64 "\n", page, phys);
 	from = memerr_next();
 	snprintf(buf, sizeof(buf), "%#" PRIx64, !strcmp(method, "inject") ? phys >> 12 : phys);
-	if (!strcmp(method, "madvise")) {
+	if (!strcmp(method, "none")) {
+		printf("memerr: stamped\n");
+		goto check;
+	} else if (!strcmp(method, "madvise")) {
 		ret = madvise(m.p + off, 4096, MADV_HWPOISON);
 	} else if (!strcmp(method, "inject") || !strcmp(method, "sysfs")) {
 		fd = open(!strcmp(method, "inject") ? "/sys/kernel/debug/hwpoison/corrupt-pfn" :
@@ -1520,6 +1524,30 @@ check:
 	}
 	printf("memerr: other pages intact: %" PRIu64 " of %" PRIu64 "\n", good, pages - 1);
 	return 0;
+}
+
+/* phys NAME OFFSET: the host physical address of a domain's byte (POOLMEM_MAP) */
+static int cmd_phys(int argc, char **argv)
+{
+	struct poolmem_map_range r[64];
+	struct poolmem_map mp = { .size = sizeof(mp), .ranges = (uintptr_t)r, .count = 64 };
+	uint64_t off;
+	uint32_t k;
+
+	if (argc < 2)
+		usage();
+	off = size_arg(argv[1]);
+	set_name(mp.name, argv[0]);
+	if (ioctl(ctl(), POOLMEM_MAP, &mp))
+		die("POOLMEM_MAP");
+	for (k = 0; k < mp.nr; k++) {
+		if (off >= r[k].offset && off < r[k].offset + r[k].length) {
+			printf("%#" PRIx64 "\n", (uint64_t)(r[k].phys + (off - r[k].offset)));
+			return 0;
+		}
+	}
+	fprintf(stderr, "pmtest: phys: offset %#" PRIx64 " not mapped\n", off);
+	return 1;
 }
 
 /*
@@ -2632,6 +2660,8 @@ int main(int argc, char **argv)
 		return cmd_poison_map(argc, argv);
 	if (!strcmp(c, "memerr"))
 		return cmd_memerr(argc, argv);
+	if (!strcmp(c, "phys"))
+		return cmd_phys(argc, argv);
 	if (!strcmp(c, "splice-evict"))
 		return cmd_splice_evict(argc, argv);
 	if (!strcmp(c, "uffd-list"))
