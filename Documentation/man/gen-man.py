@@ -47,7 +47,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
 /run/poolmem/web1
 -object memory-backend-file,id=mem-web1,mem-path=/run/poolmem/web1,size=67108864,share=on,align=2097152 -machine memory-backend=mem-web1 -m 64M""",
  extra=[("EXIT STATUS", EXIT)],
- see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-set","poolctl-pool-events","poolctl-pool-soft-offline","poolctl-pool-offline","poolctl-pool-remove",
+ see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-set","poolctl-pool-events","poolctl-pool-soft-offline","poolctl-pool-poison-scan","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
       "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster"]),
 "poolctl-pool-online": dict(
@@ -209,6 +209,30 @@ domain and offset in the domain. Needs the control device (root).""",
 TIME                  KIND  ACTION    HOST-PHYS    NODE  POOL  DOMAIN  OFFSET
 2026-12-02T19:07:35Z  hard  isolated  0x188205000     1  p0    me      0x205000""",
  see=["poolctl-pool-soft-offline", "poolctl-vm-show", "poolctl-pool-set"]),
+"poolctl-pool-poison-scan": dict(
+ summary="read the poison lists of the CXL devices behind pools and take poisoned pages out of use",
+ synopsis="poolctl pool poison-scan [NAME] [--no-offline] [--json]",
+ description="""A CXL memory device keeps a list of the addresses whose media it knows to be bad
+(poison), found by its patrol scrub or written by a failed store, before anything reads
+them. For every CXL memory device behind the pool NAME (default: every pool on CXL
+memory) this asks the kernel to read that list (trigger_poison_list; the records come as
+cxl:cxl_poison trace events, read from a trace instance of its own), names the pool, the
+domain and the offset of each poisoned host address through poolmem's reverse map, and
+takes each page out of use (hard_offline_page: memory_failure(), which poolmem handles:
+the domain's page is unmapped and its offset gives a machine check from then on; see
+poolmem's admin guide, Memory errors). So an error nobody has consumed yet does not stop
+a VM when it is first read. --no-offline only lists.
+.PP
+The result also goes to /run/poolctl/media-errors.json (mode 0640, group poolmem), which
+poolmem-exporter exports (poolmem_cxl_poison_records, _bytes, by memdev, pool and domain).
+poolmem-poison-scan.timer runs the scan every 10 minutes. Needs root, tracefs and Linux
+6.3+ (the kernel reads poison lists since 6.3); exit 3 when no pool is on CXL memory.""",
+ options=[("--no-offline","only list the poison; leave the pages in use"),
+          ("--json","print JSON: memdev, region, dpa, length, hpa, pool, domain, offset, source, action")],
+ examples="""# poolctl pool poison-scan p0
+MEMDEV  DPA        LENGTH  HOST-PHYS    POOL  DOMAIN  OFFSET    SOURCE    ACTION
+mem1    0x8005000      64  0x498005000  p0    cp      0x205000  Internal  isolated""",
+ see=["poolctl-pool-events", "poolmem-exporter"]),
 "poolctl-pool-soft-offline": dict(
  summary="take a page out of use, moving its data first",
  synopsis="poolctl pool soft-offline ADDRESS",
