@@ -8,6 +8,7 @@
 #include "pool.hpp"
 #include "table.hpp"
 #include <poolmem/chain.hpp>
+#include <poolmem/cxl.hpp>
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
@@ -221,6 +222,30 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		}
 	}
 
+	/* the devices' own view of their health (Get Health Info), where they give it */
+	nlohmann::json health = nlohmann::json::object();
+	for (const auto &[md, pool] : memdevs) {
+		const auto h = poolmem::cxl_health(md);
+		if (!h.supported) {
+			health[md] = nullptr;
+			continue;
+		}
+		health[md] = {{"maintenance_needed", h.maintenance_needed},
+			      {"performance_degraded", h.performance_degraded},
+			      {"hw_replacement_needed", h.hw_replacement_needed},
+			      {"media", h.media},
+			      {"temperature_c", h.temperature_c < 0 ? nlohmann::json(nullptr) : nlohmann::json(h.temperature_c)},
+			      {"life_used_pct", h.life_used_pct < 0 ? nlohmann::json(nullptr) : nlohmann::json(h.life_used_pct)},
+			      {"dirty_shutdowns", h.dirty_shutdowns},
+			      {"volatile_errors", h.volatile_errors},
+			      {"pmem_errors", h.pmem_errors}};
+		if (h.maintenance_needed || h.performance_degraded || h.hw_replacement_needed || h.media != "normal")
+			std::fprintf(stderr, "poolctl: %s (pool %s): health:%s%s%s media %s\n", md.c_str(), pool.c_str(),
+				     h.maintenance_needed ? " maintenance needed" : "",
+				     h.performance_degraded ? " performance degraded" : "",
+				     h.hw_replacement_needed ? " replace the device" : "", h.media.c_str());
+	}
+
 	const auto now = std::chrono::duration_cast<std::chrono::seconds>(
 				 std::chrono::system_clock::now().time_since_epoch())
 				 .count();
@@ -232,7 +257,8 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		fs::create_directories(state_dir);
 		const fs::path tmp = media_errors_file.string() + ".tmp";
 		std::ofstream f(tmp);
-		f << nlohmann::json{{"time", now}, {"memdevs", memdevs}, {"records", out}}.dump() << "\n";
+		f << nlohmann::json{{"time", now}, {"memdevs", memdevs}, {"records", out}, {"health", health}}.dump()
+		  << "\n";
 		f.close();
 		/* tenants' names: root and the exporter's group, as sysfs shows them */
 		fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);

@@ -57,8 +57,40 @@ public:
 			bytes.add(l, v.second);
 		}
 		scanned.add({}, j.value("time", 0.0));
-		for (Family *fam : {&records, &bytes, &scanned})
-			out.push_back(fam->take());
+		/* Get Health Info, per memdev: null where the device did not give it */
+		Family hsup("poolmem_cxl_health_supported", "1 when the CXL memory device answered Get Health Info at the last poolctl pool poison-scan (QEMU's emulation does not), else 0.", MetricType::Gauge);
+		Family hstat("poolmem_cxl_health_status", "The device's health status flags (status=maintenance_needed, performance_degraded, hw_replacement_needed): 1 when set.", MetricType::Gauge);
+		Family media("poolmem_cxl_media_status", "Always 1: the device's media status (normal, not-ready, persistence-lost, data-lost, ...).", MetricType::Gauge);
+		Family temp("poolmem_cxl_temperature_celsius", "The device's temperature, where it reports one.", MetricType::Gauge);
+		Family life("poolmem_cxl_life_used_ratio", "Share of the device's rated life used, where it reports one.", MetricType::Gauge);
+		Family dirty("poolmem_cxl_dirty_shutdowns_total", "Shutdowns the device counted as dirty (data may not have been saved).", MetricType::Counter);
+		Family corr("poolmem_cxl_corrected_errors_total", "Corrected errors the device counted (kind=volatile, persistent).", MetricType::Counter);
+		if (j.contains("health") && j["health"].is_object()) {
+			const auto &mds = j["memdevs"];
+			for (auto it = j["health"].begin(); it != j["health"].end(); ++it) {
+				const std::string pool = mds.is_object() && mds.contains(it.key()) && mds[it.key()].is_string()
+								 ? mds[it.key()].get<std::string>()
+								 : "";
+				const Labels l{{"memdev", it.key()}, {"pool", pool}};
+				const auto &h = it.value();
+				hsup.add(l, h.is_object() ? 1 : 0);
+				if (!h.is_object())
+					continue;
+				for (const char *k : {"maintenance_needed", "performance_degraded", "hw_replacement_needed"})
+					hstat.add({{"memdev", it.key()}, {"pool", pool}, {"status", k}}, h.value(k, false) ? 1 : 0);
+				media.add({{"memdev", it.key()}, {"pool", pool}, {"status", h.value("media", std::string("other"))}}, 1);
+				if (h.contains("temperature_c") && h["temperature_c"].is_number())
+					temp.add(l, h["temperature_c"].get<double>());
+				if (h.contains("life_used_pct") && h["life_used_pct"].is_number())
+					life.add(l, h["life_used_pct"].get<double>() / 100.0);
+				dirty.add(l, h.value("dirty_shutdowns", 0.0));
+				corr.add({{"memdev", it.key()}, {"pool", pool}, {"kind", "volatile"}}, h.value("volatile_errors", 0.0));
+				corr.add({{"memdev", it.key()}, {"pool", pool}, {"kind", "persistent"}}, h.value("pmem_errors", 0.0));
+			}
+		}
+		for (Family *fam : {&records, &bytes, &scanned, &hsup, &hstat, &media, &temp, &life, &dirty, &corr})
+			if (!fam->empty())
+				out.push_back(fam->take());
 	}
 };
 

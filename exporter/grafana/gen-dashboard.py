@@ -94,6 +94,8 @@ PANELS = [
        [(f"rate(poolmem_domain_move_retries_total{{{D}}}[{R}])", "{{instance}} {{domain}} referenced"), (f"rate(poolmem_domain_move_pins_total{{{D}}}[{R}])", "{{instance}} {{domain}} pinned")], unit="ops"),
     ts("Memory errors per pool (24 h)", "Uncorrectable memory errors poolmem handled in each pool's memory (pages out of use; a domain that held one lost it) and pages soft-offlined (moved off first, nothing lost), over the last day. A pool with a rising count is a failing device: drain it (alert PoolmemPoolMemoryErrors). poolctl pool events names the pages.",
        [(f"increase(poolmem_pool_memory_errors_total{{{P}}}[24h])", "{{instance}} {{pool}} uncorrectable"), (f"increase(poolmem_pool_soft_offlines_total{{{P}}}[24h])", "{{instance}} {{pool}} soft-offlined")], unit="short"),
+    ts("CXL poison by device and VM", "Poisoned ranges each CXL device behind a pool lists, as the last poolctl pool poison-scan read them, by the VM whose memory holds them (none: free or unused memory). The scan takes their pages out of use.",
+       [(f"poolmem_cxl_poison_records{{{P}}}", "{{instance}} {{memdev}} {{pool}} {{domain}}")], unit="short"),
     ts("Pages lost to memory errors per VM", "Pages of each VM's memory lost to memory errors since it started: touching one is a machine check in the guest (alert PoolmemDomainMemoryError). poolctl vm show names the offsets.",
        [(f"poolmem_domain_memory_errors_total{{{D}}} > 0", "{{instance}} {{domain}}")], unit="short"),
 ]

@@ -78,7 +78,8 @@ def main():
         subprocess.run([sys.executable, gen, f"{tmp}/fx", "3", "4"], check=True)
         ep, pp = free_port(), free_port()
         procs.append(subprocess.Popen([exporter, f"--web.listen-address=127.0.0.1:{ep}",
-                                       f"--path.sysfs={tmp}/fx/sys", f"--path.procfs={tmp}/fx/proc"],
+                                       f"--path.sysfs={tmp}/fx/sys", f"--path.procfs={tmp}/fx/proc",
+                                       f"--path.poolctl-state={tmp}/fx/run/poolctl"],
                                       stderr=open(f"{tmp}/exporter.log", "w")))
         with open(f"{tmp}/prometheus.yml", "w") as f:
             f.write(f"global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"

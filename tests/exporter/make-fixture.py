@@ -140,7 +140,13 @@ def main():
                          "action": "isolated"},
                         {"memdev": "mem0", "pool": "pool0", "domain": None, "offset": None,
                          "hpa": 4299161600, "dpa": 4177920, "length": 128, "source": "Injected",
-                         "action": "unused"}]}))
+                         "action": "unused"}],
+            # mem0 answers Get Health Info, mem1 (as QEMU's emulation) does not
+            "health": {"mem0": {"maintenance_needed": False, "performance_degraded": True,
+                                "hw_replacement_needed": False, "media": "normal", "temperature_c": 41,
+                                "life_used_pct": 7, "dirty_shutdowns": 1, "volatile_errors": 12,
+                                "pmem_errors": 0},
+                       **{f"mem{p}": None for p in range(1, npools)}}}))
 
 
 if __name__ == "__main__":

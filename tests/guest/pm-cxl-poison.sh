@@ -73,6 +73,9 @@ echo "$out" | grep -q "^poolmem_cxl_poison_records{memdev=\"$memdev\",pool=\"p0\
 echo "$out" | grep -q '^poolmem_domain_memory_errors_total{domain="cp"} 1' ||
 	fail "exporter: cp's memory error not counted: $(echo "$out" | grep memory_errors)"
 echo "$out" | grep -q '^poolmem_pool_memory_errors_total{pool="p0"} 1' || fail "exporter: p0's error not counted"
+# health: QEMU 10's type-3 emulation has no Get Health Info; the scan says so
+echo "$out" | grep -q "^poolmem_cxl_health_supported{memdev=\"$memdev\",pool=\"p0\"} 0" ||
+	fail "exporter: $memdev's health support not as QEMU has it: $(echo "$out" | grep cxl_health)"
 pmtest domain-destroy cp >/dev/null
 if dmesg | grep -E "WARNING:|BUG:|Oops"; then fail "warnings in the log"; fi
 info "ok"

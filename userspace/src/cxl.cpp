@@ -313,4 +313,44 @@ void cxl_destroy_devdax(const CxlDevdax &d)
 	}
 }
 
+CxlHealth cxl_health(const std::string &name)
+{
+	struct cxl_ctx *c = nullptr;
+	if (cxl_new(&c) < 0)
+		throw Error("libcxl", "cannot open a context", ENOMEM);
+	CxlCtx cctx(c, cxl_unref);
+	struct cxl_memdev *md = nullptr, *m;
+	cxl_memdev_foreach(c, m)
+		if (name == cxl_memdev_get_devname(m))
+			md = m;
+	if (!md)
+		throw Error::plain(name, "no such CXL memdev", ENOENT);
+	CxlHealth h;
+	struct cxl_cmd *cmd = cxl_cmd_new_get_health_info(md);
+	if (!cmd)
+		return h;
+	std::unique_ptr<cxl_cmd, decltype(&cxl_cmd_unref)> hold(cmd, cxl_cmd_unref);
+	if (cxl_cmd_submit(cmd) < 0 || cxl_cmd_get_mbox_status(cmd) != 0)
+		return h; /* unsupported (or failed): no figures rather than wrong ones */
+	h.supported = true;
+	h.maintenance_needed = cxl_cmd_health_info_get_maintenance_needed(cmd) > 0;
+	h.performance_degraded = cxl_cmd_health_info_get_performance_degraded(cmd) > 0;
+	h.hw_replacement_needed = cxl_cmd_health_info_get_hw_replacement_needed(cmd) > 0;
+	h.media = cxl_cmd_health_info_get_media_normal(cmd) > 0		     ? "normal"
+		  : cxl_cmd_health_info_get_media_not_ready(cmd) > 0	     ? "not-ready"
+		  : cxl_cmd_health_info_get_media_persistence_lost(cmd) > 0 ? "persistence-lost"
+		  : cxl_cmd_health_info_get_media_data_lost(cmd) > 0	     ? "data-lost"
+		  : cxl_cmd_health_info_get_media_persistence_loss_imminent(cmd) > 0 ? "persistence-loss-imminent"
+		  : cxl_cmd_health_info_get_media_data_loss_imminent(cmd) > 0 ? "data-loss-imminent"
+									      : "other";
+	const int t = cxl_cmd_health_info_get_temperature(cmd);
+	h.temperature_c = t == 0xffff || t < -273 ? -1 : t;
+	const int life = cxl_cmd_health_info_get_life_used(cmd);
+	h.life_used_pct = life < 0 || life > 100 ? -1 : life;
+	h.dirty_shutdowns = static_cast<uint64_t>(std::max(0, cxl_cmd_health_info_get_dirty_shutdowns(cmd)));
+	h.volatile_errors = static_cast<uint64_t>(std::max(0, cxl_cmd_health_info_get_volatile_errors(cmd)));
+	h.pmem_errors = static_cast<uint64_t>(std::max(0, cxl_cmd_health_info_get_pmem_errors(cmd)));
+	return h;
+}
+
 } // namespace poolmem
