@@ -1441,6 +1441,7 @@ static int cmd_memerr(int argc, char **argv)
 	uint64_t *w = (uint64_t *)m.p, pages = m.size >> 12;
 	volatile uint64_t p, good = 0, bad = 0;
 	struct poolmem_memory_error e;
+	struct timespec t0, t1;
 	char buf[64];
 	int fd, ret = 0;
 	uint32_t k;
@@ -1461,6 +1462,7 @@ static int cmd_memerr(int argc, char **argv)
 		die("memerr: PAGE not mapped");
 	printf("memerr: page %" PRIu64 " at phys %#" PRIx64 "\n", page, phys);
 	from = memerr_next();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	snprintf(buf, sizeof(buf), "%#" PRIx64, !strcmp(method, "inject") ? phys >> 12 : phys);
 	if (!strcmp(method, "none")) {
 		printf("memerr: stamped\n");
@@ -1490,6 +1492,10 @@ static int cmd_memerr(int argc, char **argv)
 		printf("memerr: no record of the error\n");
 		return 1;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* from the injection's start to poolmem's record (polled every 10 ms) */
+	printf("memerr: recorded within %.0f ms\n",
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	printf("memerr: record: kind %s action %s domain %s offset %#" PRIx64 " pool %s node %d\n",
 	       e.kind == POOLMEM_MEMERR_HARD ? "hard" : "soft",
 	       e.action == POOLMEM_MEMERR_ISOLATED ? "isolated" : e.action == POOLMEM_MEMERR_MOVED ? "moved" :
