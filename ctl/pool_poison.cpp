@@ -117,6 +117,49 @@ uint64_t hex_field(const std::string &line, const std::string &key, uint64_t dfl
 	}
 }
 
+/*
+ * The devices' event records (general media, DRAM, memory module events),
+ * which the kernel reads from their event logs when they signal and emits
+ * as trace events: a trace instance that stays, so that the events between
+ * two scans wait in its buffer, and each scan consumes them (trace_pipe).
+ * Counted from the first scan after boot on.
+ */
+std::map<std::string, std::map<std::string, uint64_t>> read_cxl_events()
+{
+	const fs::path dir = tracefs_root() / "instances" / "poolctl-cxl-events";
+	if (::mkdir(dir.c_str(), 0700) && errno != EEXIST)
+		throw poolmem::Error(dir.string(), "cannot create a trace instance", errno);
+	static const char *const events[] = {"cxl_general_media", "cxl_dram", "cxl_memory_module"};
+	for (const char *ev : events)
+		write_file(dir / "events/cxl" / ev / "enable", "1"); /* an older kernel lacks some */
+	std::map<std::string, std::map<std::string, uint64_t>> counts;
+	const int fd = ::open((dir / "trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return counts;
+	std::string text;
+	char buf[16384];
+	for (;;) {
+		const ssize_t n = ::read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break; /* EAGAIN: nothing more */
+		text.append(buf, static_cast<size_t>(n));
+	}
+	::close(fd);
+	std::istringstream in(text);
+	for (std::string line; std::getline(in, line);) {
+		for (const char *ev : events) {
+			const std::string tag = std::string(ev) + ":";
+			const auto at = line.find(tag);
+			if (at == std::string::npos)
+				continue;
+			const std::string md = field(" " + line.substr(at + tag.size()), "memdev");
+			if (!md.empty())
+				counts[md][std::string(ev).substr(4)]++; /* "general_media", "dram", "memory_module" */
+		}
+	}
+	return counts;
+}
+
 std::string hex(uint64_t v)
 {
 	char buf[24];
@@ -246,6 +289,22 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 				     h.hw_replacement_needed ? " replace the device" : "", h.media.c_str());
 	}
 
+	/* event records since the last scan, added to the counts the last scan left */
+	nlohmann::json events = nlohmann::json::object();
+	{
+		std::ifstream prev(media_errors_file);
+		nlohmann::json pj = nlohmann::json::parse(prev, nullptr, false);
+		if (!pj.is_discarded() && pj.contains("events") && pj["events"].is_object())
+			events = pj["events"];
+	}
+	for (const auto &[md, byType] : read_cxl_events()) {
+		auto &m = events[md];
+		if (!m.is_object())
+			m = nlohmann::json::object();
+		for (const auto &[type, n] : byType)
+			m[type] = (m.contains(type) && m[type].is_number_unsigned() ? m[type].get<uint64_t>() : 0) + n;
+	}
+
 	const auto now = std::chrono::duration_cast<std::chrono::seconds>(
 				 std::chrono::system_clock::now().time_since_epoch())
 				 .count();
@@ -257,7 +316,8 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		fs::create_directories(state_dir);
 		const fs::path tmp = media_errors_file.string() + ".tmp";
 		std::ofstream f(tmp);
-		f << nlohmann::json{{"time", now}, {"memdevs", memdevs}, {"records", out}, {"health", health}}.dump()
+		f << nlohmann::json{{"time", now}, {"memdevs", memdevs}, {"records", out}, {"health", health},
+				    {"events", events}}.dump()
 		  << "\n";
 		f.close();
 		/* tenants' names: root and the exporter's group, as sysfs shows them */

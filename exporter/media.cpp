@@ -88,7 +88,23 @@ public:
 				corr.add({{"memdev", it.key()}, {"pool", pool}, {"kind", "persistent"}}, h.value("pmem_errors", 0.0));
 			}
 		}
-		for (Family *fam : {&records, &bytes, &scanned, &hsup, &hstat, &media, &temp, &life, &dirty, &corr})
+		/* event records the devices reported, counted by the scans since boot */
+		Family events("poolmem_cxl_events_total", "Event records the CXL device reported (type=general_media, dram, memory_module: media errors it found, DRAM and module events), as the kernel logged them between poolctl pool poison-scan runs, counted from the first scan after boot.", MetricType::Counter);
+		if (j.contains("events") && j["events"].is_object()) {
+			const auto &mds = j["memdevs"];
+			for (auto it = j["events"].begin(); it != j["events"].end(); ++it) {
+				if (!it.value().is_object())
+					continue;
+				const std::string pool = mds.is_object() && mds.contains(it.key()) && mds[it.key()].is_string()
+								 ? mds[it.key()].get<std::string>()
+								 : "";
+				for (auto t = it.value().begin(); t != it.value().end(); ++t)
+					if (t.value().is_number())
+						events.add({{"memdev", it.key()}, {"pool", pool}, {"type", t.key()}},
+							   t.value().get<double>());
+			}
+		}
+		for (Family *fam : {&records, &bytes, &scanned, &hsup, &hstat, &media, &temp, &life, &dirty, &corr, &events})
 			if (!fam->empty())
 				out.push_back(fam->take());
 	}

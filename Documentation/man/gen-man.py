@@ -223,8 +223,16 @@ the domain's page is unmapped and its offset gives a machine check from then on;
 poolmem's admin guide, Memory errors). So an error nobody has consumed yet does not stop
 a VM when it is first read. --no-offline only lists.
 .PP
-The result also goes to /run/poolctl/media-errors.json (mode 0640, group poolmem), which
-poolmem-exporter exports (poolmem_cxl_poison_records, _bytes, by memdev, pool and domain).
+It also reads each device's health (Get Health Info: status flags, media status,
+temperature, life used, dirty shutdowns, corrected errors; a warning on standard error
+when one needs attention) and counts the event records the devices reported since the
+last scan (general media, DRAM and memory module events, which the kernel logs as trace
+events; a trace instance of its own keeps them between scans, counted from the first
+scan after boot).
+.PP
+The result goes to /run/poolctl/media-errors.json (mode 0640, group poolmem), which
+poolmem-exporter exports (poolmem_cxl_poison_records and _bytes by memdev, pool and
+domain; poolmem_cxl_health_*; poolmem_cxl_events_total).
 poolmem-poison-scan.timer runs the scan every 10 minutes. Needs root, tracefs and Linux
 6.3+ (the kernel reads poison lists since 6.3); exit 3 when no pool is on CXL memory.""",
  options=[("--no-offline","only list the poison; leave the pages in use"),

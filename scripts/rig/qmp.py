@@ -4,13 +4,17 @@
 usage: qmp.py SOCKET plug-dimm ID SIZE NODE
        qmp.py SOCKET unplug-dimm ID
        qmp.py SOCKET cxl-inject-poison DEVICE DPA LENGTH
+       qmp.py SOCKET cxl-inject-general-media-event DEVICE DPA
 
 plug-dimm adds a RAM backend "mem-ID" of SIZE (e.g. 1G) and a pc-dimm "ID"
 on NUMA node NODE; unplug-dimm asks the guest to eject pc-dimm ID (the guest
 must have offlined its memory first) and, once QEMU reports DEVICE_DELETED,
 removes the backend. cxl-inject-poison puts LENGTH bytes (a multiple of 64)
 at device physical address DPA of CXL type-3 device DEVICE (its id, e.g.
-cxl-pmem0) on the device's poison list, as a media error would (QEMU 8+).
+cxl-pmem0) on the device's poison list, as a media error would (QEMU 8+);
+cxl-inject-general-media-event puts a General Media event record (an
+uncorrectable ECC error on a host read at DPA) in the device's failure log
+and signals it (QEMU 8.1+).
 Exits non-zero, naming the command, when QEMU refuses.
 """
 import json
@@ -91,6 +95,9 @@ def main(argv):
     elif action == "cxl-inject-poison" and len(argv) == 6:
         q.cmd("cxl-inject-poison", path="/machine/peripheral/" + argv[3], start=int(argv[4], 0),
               length=int(argv[5], 0))
+    elif action == "cxl-inject-general-media-event" and len(argv) == 5:
+        q.cmd("cxl-inject-general-media-event", path="/machine/peripheral/" + argv[3], log="failure",
+              flags=0, dpa=int(argv[4], 0), descriptor=1, type=0, **{"transaction-type": 1})
     else:
         print(__doc__, file=sys.stderr)
         return 2

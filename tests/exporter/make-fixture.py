@@ -146,7 +146,8 @@ def main():
                                 "hw_replacement_needed": False, "media": "normal", "temperature_c": 41,
                                 "life_used_pct": 7, "dirty_shutdowns": 1, "volatile_errors": 12,
                                 "pmem_errors": 0},
-                       **{f"mem{p}": None for p in range(1, npools)}}}))
+                       **{f"mem{p}": None for p in range(1, npools)}},
+            "events": {"mem0": {"general_media": 3, "dram": 1}}}))
 
 
 if __name__ == "__main__":

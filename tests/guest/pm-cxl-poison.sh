@@ -13,7 +13,9 @@
 #    address, every other page reads back what was written;
 #  - the domain's and the pool's memory_errors count it;
 #  - the exporter shows the poison record with the pool's and the domain's
-#    labels, and the domain's error counter, in one scrape.
+#    labels, and the domain's error counter, in one scrape;
+#  - a General Media event record QEMU puts in the device's failure log
+#    (cxl-inject-general-media-event) counts for that device.
 . /rig/tests/lib.sh
 pm_pools_up
 PAGE=517	# chunk 1, sixth page: offset 0x205000
@@ -76,6 +78,19 @@ echo "$out" | grep -q '^poolmem_pool_memory_errors_total{pool="p0"} 1' || fail "
 # health: QEMU 10's type-3 emulation has no Get Health Info; the scan says so
 echo "$out" | grep -q "^poolmem_cxl_health_supported{memdev=\"$memdev\",pool=\"p0\"} 0" ||
 	fail "exporter: $memdev's health support not as QEMU has it: $(echo "$out" | grep cxl_health)"
+
+# a General Media event record (the device's own report of an error it met)
+# counts for its device, from the scans on
+host_request cxl-inject-general-media-event $qdev $(printf %#x $dpa)
+n=0
+for i in $(seq 1 40); do
+	poolctl pool poison-scan p0 --no-offline >/dev/null || fail "poison-scan after the event"
+	n=$(poolmem-exporter --once --no-collector.probe |
+		sed -n "s/^poolmem_cxl_events_total{memdev=\"$memdev\",pool=\"p0\",type=\"general_media\"} //p")
+	[ "${n:-0}" -ge 1 ] && break
+	sleep 0.5
+done
+check_eq "general media events counted for $memdev" 1 "${n:-0}"
 pmtest domain-destroy cp >/dev/null
 if dmesg | grep -E "WARNING:|BUG:|Oops"; then fail "warnings in the log"; fi
 info "ok"
