@@ -274,6 +274,7 @@ void pm_chunk_free(struct pm_domain *d, u64 idx)
 	pm_chunk_uncharge(d, d->meta[idx].tier, pm_chunk_pool(d, idx));
 	d->chunks--;
 	d->meta[idx].present = 0;
+	d->meta[idx].zeroed = 0;
 }
 
 /*
@@ -286,6 +287,7 @@ void pm_chunk_lose(struct pm_domain *d, u64 idx)
 	pm_chunk_uncharge(d, d->meta[idx].tier, pm_chunk_pool(d, idx));
 	d->chunks--;
 	d->meta[idx].present = 0;
+	d->meta[idx].zeroed = 0;
 	d->meta[idx].lost = 1;
 	d->revoked++;
 	memset(&d->units[idx * d->units_per_chunk], 0, d->units_per_chunk * sizeof(*d->units));
@@ -619,7 +621,7 @@ static DECLARE_DELAYED_WORK(pm_retired_work, pm_retired_workfn);
 #define PM_RETIRED_POLL		msecs_to_jiffies(100)
 
 /* Does anything but the domain hold a reference to a unit of these? */
-static bool pm_units_shared(struct page **units, unsigned int nr)
+bool pm_units_shared(struct page **units, unsigned int nr)
 {
 	unsigned int u;
 
@@ -723,6 +725,7 @@ static int pm_chunk_retire(struct pm_domain *d, u64 idx)
 	}
 	get_device(&d->dev);
 	d->meta[idx].present = 0;
+	d->meta[idx].zeroed = 0;
 	d->chunks--;
 	d->retired++;
 	spin_lock(&pm_retired_lock);

@@ -575,11 +575,75 @@ static void pm_zero(struct pm_domain *d, u64 from, u64 to)
 	}
 }
 
+/* Does chunk @idx read as zeroes? Lost pages (never read) count as such. */
+static bool pm_chunk_is_zero(struct pm_domain *d, u64 idx)
+{
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	unsigned int u, i;
+	bool zero = true;
+
+	for (u = 0; u < d->units_per_chunk && zero; u++) {
+		for (i = 0; i < PM_UNIT_PAGES && zero; i++) {
+			void *va;
+
+			if (PageHWPoison(slot[u] + i))
+				continue;
+			va = kmap_local_page(slot[u] + i);
+			zero = !memchr_inv(va, 0, PAGE_SIZE);
+			kunmap_local(va);
+		}
+		cond_resched();
+	}
+	return zero;
+}
+
+/*
+ * Chunk @idx had @bytes zeroed by a partial discard: free it once it reads
+ * as zeroes. QEMU discards ballooned guest memory a page at a time (its
+ * page size for any file but hugetlbfs is 4 KiB), and only a discard of a
+ * whole chunk returns one: without this, a ballooned guest would give
+ * nothing back, and a guest that zeroes the pages it hands its balloon
+ * (init_on_alloc) would even fault in again chunks that free page
+ * reporting had returned. As the kernel's own split of underused huge
+ * pages (thp_underused(), 6.12) frees zero-filled subpages, a chunk that
+ * reads as zeroes is freed; a later touch places a fresh zeroed chunk, so
+ * the tenant reads the same bytes.
+ *
+ * meta.zeroed counts the pages partial discards zeroed since the last look
+ * (saturating; a page zeroed twice counts twice: it only decides when to
+ * look, so a look costs one chunk read per chunk's worth of discards). The
+ * chunk is unmapped before it is read (its mappings' references go with
+ * it): with d->lock held no fault maps it again, so no store through a
+ * mapping can land between the check and the free. A chunk that something
+ * else still references after the unmap (a pin, O_DIRECT in flight: they
+ * may still write), or that has lost pages, stays; a fault maps it again.
+ * Caller holds d->lock; the chunk is present and not busy.
+ */
+static void pm_discard_partial(struct pm_domain *d, u64 idx, u64 bytes)
+{
+	struct pm_chunk_meta *m = &d->meta[idx];
+	struct page **slot = &d->units[idx * d->units_per_chunk];
+	u32 want = min_t(u64, d->chunk_bytes >> PAGE_SHIFT, U16_MAX);
+
+	m->zeroed = min_t(u64, (u64)m->zeroed + DIV_ROUND_UP(bytes, PAGE_SIZE), U16_MAX);
+	if (m->zeroed < want)
+		return;
+	m->zeroed = 0;
+	if (m->poison)
+		return;
+	pm_chunk_unmap(d, idx);
+	if (pm_units_shared(slot, d->units_per_chunk) || !pm_chunk_is_zero(d, idx))
+		return;
+	pm_chunk_free(d, idx);
+	d->discards++;
+}
+
 /*
  * Discard [offset, offset + len) of the domain: whole chunks go back to
  * their node (unmapped from every mapping first; retired if still
- * referenced); partial chunks are zeroed in place. The next touch of a
- * freed chunk places it anew. Caller has the domain's file open.
+ * referenced); partial chunks are zeroed in place, and freed once they
+ * read as zeroes (pm_discard_partial()). The next touch of a freed chunk
+ * places it anew. Caller has the domain's file open.
  */
 int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 {
@@ -613,6 +677,7 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 			d->discards++;
 		} else {
 			pm_zero(d, from, to);
+			pm_discard_partial(d, idx, to - from);
 		}
 	}
 	mutex_unlock(&d->lock);

@@ -115,7 +115,8 @@ struct pm_chunk_meta {
 	u8 busy;			/* PM_BUSY_*: d->lock dropped, others wait */
 	u8 lost;			/* revoked: a touch is a memory error until discarded */
 	u8 poison;			/* has offsets in d->poison (mf.c) */
-};				/* 6 bytes, nr_chunks of them per domain */
+	u16 zeroed;			/* pages zeroed by partial discards since the last look (file.c) */
+};				/* 8 bytes, nr_chunks of them per domain */
 
 /*
  * What a busy chunk is waiting for. Faults, discards and other movers wait
@@ -479,6 +480,7 @@ void pm_domain_quiesce(struct pm_domain *d);
 void pm_chunk_discard(struct pm_domain *d, u64 idx);
 void pm_chunk_lose(struct pm_domain *d, u64 idx);
 void pm_chunk_free(struct pm_domain *d, u64 idx);
+bool pm_units_shared(struct page **units, unsigned int nr);
 struct page *pm_page_at(struct pm_domain *d, u64 off);
 struct pm_pool *pm_chunk_pool(struct pm_domain *d, u64 idx);
 void pm_chunk_retire_shared(struct pm_domain *d);

@@ -493,6 +493,7 @@ static int cmd_expect(int argc, char **argv)
 	return 0;
 }
 
+/* punch NAME OFF LEN [STEP]: discard a range (fallocate PUNCH_HOLE) */
 static int cmd_punch(int argc, char **argv)
 {
 	char path[128];
@@ -504,8 +505,13 @@ static int cmd_punch(int argc, char **argv)
 
 	if (fd < 0)
 		die("open domain");
-	if (discard(fd, size_arg(argv[1]), size_arg(argv[2])))
-		die("discard");
+	/* with STEP: the range in STEP-sized discards, as QEMU's balloon does */
+	uint64_t off = size_arg(argv[1]), len = size_arg(argv[2]);
+	uint64_t step = argc > 3 ? size_arg(argv[3]) : len;
+
+	for (uint64_t done = 0; done < len; done += step)
+		if (discard(fd, off + done, step < len - done ? step : len - done))
+			die("discard");
 	printf("punch: ok\n");
 	return 0;
 }
