@@ -77,6 +77,8 @@ PKGS=(
 	systemd
 	# libvirt's domain XML schemas and validator, for the XML poolctl prints
 	libvirt-clients libvirt0 libxml2-utils
+	# the libvirt topology's Debian root with the real daemon (scripts/rig/libvirt-root)
+	mmdebstrap e2fsprogs
 	# the policy simulator's figures (SVG, PNG)
 	python3-matplotlib
 	# the cluster ledger: etcd (tests start their own on loopback), its gateway through libcurl
