@@ -105,6 +105,8 @@ void check_placement(const GlobalOptions &g, int home_node, const std::vector<st
 /// printed (pool list/show, vm list/show, status, top; Documentation/json.md).
 nlohmann::json pool_json(const poolmem::PoolStats &p);
 nlohmann::json domain_json(const poolmem::DomainStats &d);
+/// Counts that outlive domains (host-wide or a profile's), for status and profile show.
+nlohmann::json counts_json(const poolmem::Counts &c);
 /// Print J (--json): indented, or on one line (JSON Lines) if COMPACT; with
 /// -u every "*_bytes" value becomes a human size string, as daxctl -u does.
 void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact = false);

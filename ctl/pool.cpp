@@ -79,6 +79,7 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"demotions", p.demotions},
 		{"memory_errors", p.memory_errors},
 		{"soft_offlines", p.soft_offlines},
+		{"discarded_bytes", p.discarded_bytes},
 		{"error_policy", p.error_policy},
 		{"degraded", p.degraded},
 		{"zero_reserve",

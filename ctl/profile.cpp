@@ -7,12 +7,14 @@
 #include <poolmem/error.hpp>
 #include <poolmem/fs.hpp>
 #include <poolmem/size.hpp>
+#include <poolmem/stats.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include "policy/pm_policy.h"
 
 #include <iostream>
+#include <optional>
 
 namespace poolctl {
 
@@ -300,12 +302,27 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		print_libvirt_profile(g, p.spec, o.vm);
 		return;
 	}
+	/* counts that outlive its domains (module ABI 8; absent before) */
+	std::optional<poolmem::Counts> counts;
+	for (auto &c : poolmem::read_profile_counts(g.sysfs))
+		if (c.profile == o.name)
+			counts = c;
 	if (o.json) {
-		print_json(g, profile_json(p, g.mount));
+		auto j = profile_json(p, g.mount);
+		if (counts)
+			j["counts"] = counts_json(*counts);
+		print_json(g, j);
 		return;
 	}
 	std::printf("profile %s: %s/%s, %lu live domains\n", o.name.c_str(), g.mount.c_str(), o.name.c_str(),
 		    static_cast<unsigned long>(p.domains));
+	if (counts)
+		std::printf("  counts  %lu SIGBUS, %lu refused, %lu domains made, %lu gone, %s discarded\n",
+			    static_cast<unsigned long>(counts->sigbus),
+			    static_cast<unsigned long>(counts->admission_refusals),
+			    static_cast<unsigned long>(counts->domains_created),
+			    static_cast<unsigned long>(counts->domains_destroyed),
+			    poolmem::format_size(counts->discarded_bytes).c_str());
 	std::printf("  quotas  local %s, pool %s of each VM's size, %s chunks\n", quota_text(p.spec.local).c_str(),
 		    quota_text(p.spec.pool).c_str(), poolmem::format_size(p.spec.chunk_bytes).c_str());
 	if (p.spec.znuma)

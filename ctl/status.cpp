@@ -17,6 +17,15 @@
 
 namespace poolctl {
 
+nlohmann::json counts_json(const poolmem::Counts &c)
+{
+	return {{"sigbus", c.sigbus},
+		{"admission_refusals", c.admission_refusals},
+		{"domains_created", c.domains_created},
+		{"domains_destroyed", c.domains_destroyed},
+		{"discarded_bytes", c.discarded_bytes}};
+}
+
 namespace {
 
 struct StatusOptions {
@@ -48,6 +57,7 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
 	auto pools = poolmem::read_pools(g.sysfs);
 	auto doms = poolmem::read_domains(g.sysfs);
+	const auto counts = poolmem::read_counts(g.sysfs); /* ABI 8 */
 	uint64_t cap = 0, alloc = 0;
 	for (const auto &p : pools) {
 		cap += p.capacity_bytes;
@@ -70,6 +80,8 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 		}
 		for (const auto &d : doms)
 			j["domains"].push_back(domain_json(d));
+		if (counts)
+			j["counts"] = counts_json(*counts);
 		/* top: JSON Lines, one object per refresh */
 		print_json(g, j, lines);
 		return;
@@ -78,6 +90,14 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 		    "last complete window) %lu\n\n",
 		    pools.size(), poolmem::format_size(cap).c_str(), poolmem::format_size(alloc).c_str(), doms.size(),
 		    static_cast<unsigned long>(imbalance(pools)));
+	if (counts)
+		std::printf("since the module was loaded: %lu SIGBUS, %lu domains refused, %lu made, %lu gone, "
+			    "%s discarded\n\n",
+			    static_cast<unsigned long>(counts->sigbus),
+			    static_cast<unsigned long>(counts->admission_refusals),
+			    static_cast<unsigned long>(counts->domains_created),
+			    static_cast<unsigned long>(counts->domains_destroyed),
+			    poolmem::format_size(counts->discarded_bytes).c_str());
 	Table t({"POOL", ">NODE", ">CAPACITY", ">ALLOCATED", ">USE%", ">AF", ">ALLOC/S"});
 	for (const auto &p : pools) {
 		double rate = 0;

@@ -58,6 +58,41 @@ public:
 			out.push_back(target.take());
 			out.push_back(units.take());
 		}
+		counts(r, out);
+	}
+
+private:
+	/*
+	 * Counts that outlive domains (ABI 8): a domain's own series go with
+	 * its sysfs directory when its VM ends, often before a scrape saw
+	 * them; these stay, host-wide and per profile (while it exists).
+	 */
+	static void counts(const Roots &r, std::vector<prometheus::MetricFamily> &out)
+	{
+		const auto host = poolmem::read_counts(r.sysfs);
+		if (!host)
+			return; /* a module before ABI 8 */
+		struct Def {
+			const char *name, *help;
+			uint64_t poolmem::Counts::*field;
+		};
+		static const Def defs[] = {
+			{"sigbus_total", "Faults denied because no memory was left within the domain's quota (QEMU dies of the SIGBUS), from sigbus.", &poolmem::Counts::sigbus},
+			{"admission_refusals_total", "Domains admission control refused at creation (ENOSPC: a named domain, or a profile file's ftruncate at QEMU's start), from admission_refusals.", &poolmem::Counts::admission_refusals},
+			{"domains_created_total", "Domains admitted, from domains_created.", &poolmem::Counts::domains_created},
+			{"domains_destroyed_total", "Admitted domains whose memory went back (file removed or closed for good), from domains_destroyed.", &poolmem::Counts::domains_destroyed},
+			{"discarded_bytes_total", "Bytes of chunks domains gave back by discards (balloon, free page reporting, virtio-mem), from discarded_bytes.", &poolmem::Counts::discarded_bytes},
+		};
+		const auto profiles = poolmem::read_profile_counts(r.sysfs);
+		for (const auto &d : defs) {
+			Family h(std::string("poolmem_") + d.name, std::string(d.help) + " Host-wide since the module was loaded, /sys/kernel/poolmem/.", MetricType::Counter);
+			h.add({}, static_cast<double>((*host).*d.field));
+			out.push_back(h.take());
+			Family p(std::string("poolmem_profile_") + d.name, std::string(d.help) + " Per profile since it was created, /sys/kernel/poolmem/profiles/<profile>/.", MetricType::Counter);
+			for (const auto &c : profiles)
+				p.add({{"profile", c.profile}}, static_cast<double>(c.*d.field));
+			out.push_back(p.take());
+		}
 	}
 };
 

@@ -121,6 +121,7 @@ static void pm_domain_release(struct device *dev)
 		}
 		list_del(&d->list);
 		mutex_unlock(&pm_lock);
+		pm_count(d->profile, destroyed, 1);
 		pr_info("domain %s: memory returned\n", d->name);
 	}
 	if (d->profile) {
@@ -460,11 +461,14 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	}
 	list_add_tail(&d->list, &pm_domains);
 	mutex_unlock(&pm_lock);
+	pm_count(profile, created, 1);
 	return d;
 
 out_unlock:
 	mutex_unlock(&pm_lock);
 out_put:
+	if (ret == -ENOSPC)
+		pm_count(profile, refusals, 1);
 	put_device(&d->dev);
 	return ERR_PTR(ret);
 }

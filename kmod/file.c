@@ -271,6 +271,7 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 		}
 		if (err) {
 			d->sigbus++;
+			pm_count(d->profile, sigbus, 1);
 			pr_warn_ratelimited("domain %s: no memory within quota for offset %#llx (local %llu/%llu MiB, pool %llu/%llu MiB)\n",
 					    d->name, off, d->usage[PM_TIER_LOCAL] >> 20,
 					    d->quota[PM_TIER_LOCAL] >> 20, d->usage[PM_TIER_POOL] >> 20,
@@ -597,6 +598,17 @@ static bool pm_chunk_is_zero(struct pm_domain *d, u64 idx)
 	return zero;
 }
 
+/* Present chunk @idx is about to go back by a discard: count it. Caller holds d->lock. */
+static void pm_discard_count(struct pm_domain *d, u64 idx)
+{
+	struct pm_pool *p = pm_chunk_pool(d, idx);
+
+	d->discards++;
+	pm_count(d->profile, discarded_bytes, d->chunk_bytes);
+	if (p)
+		atomic64_add(d->chunk_bytes, &p->discarded_bytes);
+}
+
 /*
  * Chunk @idx had @bytes zeroed by a partial discard: free it once it reads
  * as zeroes. QEMU discards ballooned guest memory a page at a time (its
@@ -634,8 +646,8 @@ static void pm_discard_partial(struct pm_domain *d, u64 idx, u64 bytes)
 	pm_chunk_unmap(d, idx);
 	if (pm_units_shared(slot, d->units_per_chunk) || !pm_chunk_is_zero(d, idx))
 		return;
+	pm_discard_count(d, idx);
 	pm_chunk_free(d, idx);
-	d->discards++;
 }
 
 /*
@@ -673,8 +685,8 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 			continue;
 		}
 		if (from == cstart && to == cend) {
+			pm_discard_count(d, idx);
 			pm_chunk_discard(d, idx);
-			d->discards++;
 		} else {
 			pm_zero(d, from, to);
 			pm_discard_partial(d, idx, to - from);

@@ -355,6 +355,8 @@ static int pm_rmdir(struct inode *dir, struct dentry *dentry)
 		mutex_lock(&pm_lock);
 		list_del_init(&pr->list);
 		mutex_unlock(&pm_lock);
+		/* before the name is free for a new profile (pm_profile_create()) */
+		pm_profile_sysfs_del(pr);
 		pr_info("profile %s: removed\n", pr->conf.name);
 	}
 	simple_rmdir(dir, dentry);
@@ -815,6 +817,14 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
 		if (c.pool_mask & BIT_ULL(i) && !pm_pools[i])
 			goto out_unlock;
+	/*
+	 * Its sysfs directory: the name is free there too, as a removed
+	 * profile's goes in pm_rmdir(), under the root's lock that
+	 * pm_root_lookup() holds here.
+	 */
+	ret = pm_profile_sysfs_add(pr);
+	if (ret)
+		goto out_unlock;
 	ret = -ENOMEM;
 	inode = pm_new_inode(dentry->d_sb, S_IFDIR | c.mode);
 	if (!inode)
@@ -841,9 +851,10 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	return 0;
 
 out_unlock:
+	pm_profile_sysfs_del(pr);
 	mutex_unlock(&pm_lock);
 	pm_root_done(dentry);
-	kfree(pr);
+	pm_profile_put(pr);	/* the last reference once sysfs lets go of it */
 	return ret;
 }
 

@@ -215,7 +215,8 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(zero_reserve_hits, pm_pool_reserve_stat(p, 1))		\
 	X(zero_reserve_misses, pm_pool_reserve_stat(p, 2))		\
 	X(memory_errors, atomic64_read(&p->mem_errors))			\
-	X(soft_offlines, atomic64_read(&p->soft_offlines))
+	X(soft_offlines, atomic64_read(&p->soft_offlines))		\
+	X(discarded_bytes, atomic64_read(&p->discarded_bytes))
 
 /* refills, hits or misses (0, 1, 2) of the pool node's zero reserve */
 static u64 pm_pool_reserve_stat(struct pm_pool *p, int which)
@@ -460,6 +461,7 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_zero_reserve_misses.attr,
 	&pool_attr_memory_errors.attr,
 	&pool_attr_soft_offlines.attr,
+	&pool_attr_discarded_bytes.attr,
 	&pool_attr_error_policy.attr,
 	&pool_attr_degraded.attr,
 	&pool_attr_state.attr,
@@ -581,6 +583,113 @@ static ssize_t zero_reserve_nodes_show(struct kobject *kobj, struct kobj_attribu
 }
 static struct kobj_attribute pm_attr_zero_reserve = __ATTR(zero_reserve, 0444, zero_reserve_nodes_show, NULL);
 
+/*
+ * Counts that outlive domains (struct pm_counts): the same files host-wide
+ * in /sys/kernel/poolmem/ and per profile in profiles/<name>/. Profile
+ * names are the operator's, not tenants': world-readable, as pools.
+ */
+struct pm_counts pm_totals;
+static struct kobject *pm_profiles_kobj;
+
+/* A profile's directory; holds a reference on the profile for its show functions. */
+struct pm_profile_kobj {
+	struct kobject kobj;
+	struct pm_profile *pr;
+};
+
+static struct pm_counts *pm_kobj_counts(struct kobject *kobj)
+{
+	if (kobj == pm_kobj)
+		return &pm_totals;
+	return &container_of(kobj, struct pm_profile_kobj, kobj)->pr->counts;
+}
+
+#define COUNTS_SHOW(file, field)								\
+static ssize_t counts_##file##_show(struct kobject *kobj, struct kobj_attribute *attr,		\
+				   char *buf)							\
+{												\
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&pm_kobj_counts(kobj)->field));	\
+}												\
+static struct kobj_attribute counts_attr_##file = __ATTR(file, 0444, counts_##file##_show, NULL);
+
+COUNTS_SHOW(sigbus, sigbus)
+COUNTS_SHOW(admission_refusals, refusals)
+COUNTS_SHOW(domains_created, created)
+COUNTS_SHOW(domains_destroyed, destroyed)
+COUNTS_SHOW(discarded_bytes, discarded_bytes)
+
+static struct attribute *pm_counts_attrs[] = {
+	&counts_attr_sigbus.attr,
+	&counts_attr_admission_refusals.attr,
+	&counts_attr_domains_created.attr,
+	&counts_attr_domains_destroyed.attr,
+	&counts_attr_discarded_bytes.attr,
+	NULL,
+};
+
+static const struct attribute_group pm_counts_group = {
+	.attrs = pm_counts_attrs,
+};
+
+static const struct attribute_group *pm_profile_groups[] = {
+	&pm_counts_group,
+	NULL,
+};
+
+static void pm_profile_kobj_release(struct kobject *kobj)
+{
+	struct pm_profile_kobj *pk = container_of(kobj, struct pm_profile_kobj, kobj);
+
+	pm_profile_put(pk->pr);
+	kfree(pk);
+}
+
+static struct kobj_type pm_profile_ktype = {
+	.release = pm_profile_kobj_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = pm_profile_groups,
+};
+
+/*
+ * Give profile @pr its sysfs directory (pm_profile_create(), before the
+ * profile is listed). -EEXIST while the directory of a removed profile of
+ * that name is still being taken down. Not under pm_lock.
+ */
+int pm_profile_sysfs_add(struct pm_profile *pr)
+{
+	struct pm_profile_kobj *pk;
+	int ret;
+
+	pk = pm_should_fail(sizeof(*pk)) ? NULL : kzalloc(sizeof(*pk), GFP_KERNEL);
+	if (!pk)
+		return -ENOMEM;
+	kref_get(&pr->ref);
+	pk->pr = pr;
+	ret = kobject_init_and_add(&pk->kobj, &pm_profile_ktype, pm_profiles_kobj, "%s", pr->conf.name);
+	if (ret) {
+		kobject_put(&pk->kobj);	/* drops the profile reference */
+		return ret;
+	}
+	pr->kobj = &pk->kobj;
+	return 0;
+}
+
+/*
+ * Remove profile @pr's sysfs directory (its file system directory is
+ * being removed, or was never made). Waits for show functions in progress;
+ * not under pm_lock.
+ */
+void pm_profile_sysfs_del(struct pm_profile *pr)
+{
+	struct kobject *kobj = pr->kobj;
+
+	if (!kobj)
+		return;
+	pr->kobj = NULL;
+	kobject_del(kobj);
+	kobject_put(kobj);
+}
+
 int pm_pools_sysfs_init(void)
 {
 	int ret;
@@ -591,12 +700,20 @@ int pm_pools_sysfs_init(void)
 	ret = sysfs_create_file(pm_kobj, &pm_attr_zero_reserve.attr);
 	if (ret)
 		goto out_put;
+	ret = sysfs_create_group(pm_kobj, &pm_counts_group);
+	if (ret)
+		goto out_put;	/* the files go with the kobject */
 	ret = -ENOMEM;
 	pm_pools_kobj = kobject_create_and_add("pools", pm_kobj);
 	if (!pm_pools_kobj)
-		goto out_put;	/* the file goes with the kobject */
+		goto out_put;
+	pm_profiles_kobj = kobject_create_and_add("profiles", pm_kobj);
+	if (!pm_profiles_kobj)
+		goto out_pools;
 	return 0;
 
+out_pools:
+	kobject_put(pm_pools_kobj);
 out_put:
 	kobject_put(pm_kobj);
 	return ret;
@@ -604,8 +721,11 @@ out_put:
 
 void pm_pools_sysfs_exit(void)
 {
+	/* no profile is left: each pins the file system, which pins the module */
+	kobject_put(pm_profiles_kobj);
 	kobject_put(pm_pools_kobj);
 	/* now, not when the last child's delayed release drops pm_kobj */
+	sysfs_remove_group(pm_kobj, &pm_counts_group);
 	sysfs_remove_file(pm_kobj, &pm_attr_zero_reserve.attr);
 	kobject_put(pm_kobj);
 }

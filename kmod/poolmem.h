@@ -63,6 +63,7 @@ struct pm_pool {
 	atomic64_t demotions;		/* chunks moved from a local tier to here */
 	atomic64_t mem_errors;		/* memory errors in its memory (mf.c) */
 	atomic64_t soft_offlines;	/* pages soft-offlined (mf.c) */
+	atomic64_t discarded_bytes;	/* chunks here given back by discards, bytes */
 	/*
 	 * Memory error policy (mf.c; sysfs error_policy): after err_limit
 	 * errors (0: report only), all within err_period_s seconds (0: any
@@ -141,11 +142,45 @@ struct pm_heat {
  * directory (and the directory's subdirectories). Immutable once created;
  * reference counted: its directories and its domains hold references.
  */
+/*
+ * Counts that outlive domains: a domain's own counters (sysfs.c) go with
+ * its sysfs directory when its VM ends, before a scrape may have seen
+ * them. Host-wide in pm_totals (/sys/kernel/poolmem/), per profile in the
+ * profile (/sys/kernel/poolmem/profiles/<name>/, as long as the profile
+ * exists). Atomic: counted under whichever lock the event happens (the
+ * domain's, pm_lock, or none), read without locks.
+ */
+struct pm_counts {
+	atomic64_t sigbus;		/* faults denied: no memory within quota */
+	atomic64_t refusals;		/* domains admission refused (-ENOSPC) */
+	atomic64_t created;		/* domains admitted */
+	atomic64_t destroyed;		/* admitted domains whose memory went back */
+	atomic64_t discarded_bytes;	/* chunks given back by discards, bytes */
+};
+
+extern struct pm_counts pm_totals;
+
+/* Count @n events of @field host-wide and for profile @pr (may be NULL). */
+#define pm_count(pr, field, n) do {					\
+	struct pm_profile *__pr = (pr);					\
+									\
+	atomic64_add((n), &pm_totals.field);				\
+	if (__pr)							\
+		atomic64_add((n), &__pr->counts.field);			\
+} while (0)
+
 struct pm_profile {
 	struct kref ref;
 	struct poolmem_profile conf;	/* as created: name, quotas, policies */
 	struct list_head list;		/* pm_profiles while its directory exists; pm_lock */
 	atomic64_t domains;		/* live domains made from it */
+	struct pm_counts counts;
+	/*
+	 * /sys/kernel/poolmem/profiles/<name>/ (pool.c): made before the
+	 * profile is listed, removed by its rmdir; both under the root
+	 * directory's inode lock.
+	 */
+	struct kobject *kobj;
 };
 
 /*
@@ -427,6 +462,8 @@ void pm_pool_event(struct pm_pool *p, u64 n);
 u64 pm_pool_af(struct pm_pool *p);
 int pm_pools_sysfs_init(void);
 void pm_pools_sysfs_exit(void);
+int pm_profile_sysfs_add(struct pm_profile *pr);
+void pm_profile_sysfs_del(struct pm_profile *pr);
 void pm_pools_remove_all(void);
 
 /* domain.c: lifetime and admission */

@@ -88,6 +88,13 @@ def main():
     # node 0 (CPUs): the local tier's 64 MiB; pool nodes: their pools' lines
     w(f"{sysd}/kernel/poolmem/zero_reserve", "\n".join(
         [f"0 {64 << 20} {60 << 20} 40 30 2"] + [f"{p + 1} {(p + 3) << 21} {(p + 2) << 21} {30 * (p + 1)} {9 * (p + 1)} {p}" for p in range(npools)]))
+    # counts that outlive domains: host-wide, and two profiles'
+    counts = ("sigbus", "admission_refusals", "domains_created", "domains_destroyed", "discarded_bytes")
+    for k, v in zip(counts, (7, 3, 40 + ndoms, 40, 11 << 21)):
+        w(f"{sysd}/kernel/poolmem/{k}", str(v))
+    for i, prof in enumerate(("gold", "silver")):
+        for k, v in zip(counts, (i + 2, i, 20 + i, 18 + i, (3 + i) << 21)):
+            w(f"{sysd}/kernel/poolmem/profiles/{prof}/{k}", str(v))
     for p in range(npools):
         pd = f"{sysd}/kernel/poolmem/pools/pool{p}"
         attrs = dict(id=p, node=p + 1, tier="pool", overcommit_pct=100 + 10 * p,
@@ -99,7 +106,7 @@ def main():
                      moved_bytes=4 * p << 21, move_retries=p, move_pins=0, samples=50 * p, promotions=p,
                      demotions=2 * p, zero_reserve_bytes=(p + 2) << 21, zero_reserve_refills=30 * (p + 1),
                      zero_reserve_hits=9 * (p + 1), zero_reserve_misses=p,
-                     memory_errors=p, soft_offlines=2 * p,
+                     memory_errors=p, soft_offlines=2 * p, discarded_bytes=(5 * p) << 21,
                      error_policy="drain 3/86400" if p == 1 else "report", degraded=1 if p == 1 else 0,
                      zero_reserve_target_bytes=(p + 3) << 21, zero_reserve="1%")
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)

@@ -5,7 +5,11 @@
 # overcommit (on four of its node's blocks) and partly filled by one domain. A second domain allowed on p0
 # and p1 must fall back to p1 when p0 is full (p0 counts failures). A third,
 # allowed only on p0 with no local quota, must get SIGBUS once p0 is full:
-# its sigbus counter counts it and the kernel log names it.
+# its sigbus counter counts it and the kernel log names it. A profile
+# allowed only on p0 then counts, host-wide and in
+# /sys/kernel/poolmem/profiles/<name>/, its file's SIGBUS, a refused
+# size, the domain made and gone and the bytes it discarded: after the
+# domain and its own counters are gone.
 . /rig/tests/lib.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
@@ -49,7 +53,58 @@ check_eq "starve: touch ends in SIGBUS (exit 3)" 3 $rc
 [ "$(dom_attr starve sigbus)" -ge 1 ] || fail "sigbus counter did not count"
 dmesg | grep -q "domain starve: no memory within quota" || fail "no log line names the domain"
 info "starve: $(dom_attr starve sigbus) SIGBUS, $(( $(dom_attr starve pool_bytes) / MiB )) MiB placed"
-for d in fill fb starve; do pmtest domain-destroy $d >/dev/null; done
+# --- counts that outlive domains (host-wide, per profile, per pool) ---
+PMK=/sys/kernel/poolmem
+counts() { (cd $1 && cat sigbus admission_refusals domains_created domains_destroyed discarded_bytes | xargs); }
+set -- $(counts $PMK)
+s0=$1 r0=$2 c0=$3 x0=$4 b0=$5
+p0d=$(pool_attr p0 discarded_bytes) p1d=$(pool_attr p1 discarded_bytes)
+poolctl profile create starved --pool 100% --pools p0 >/dev/null
+PC=$PMK/profiles/starved
+check_eq "a new profile's counts (sigbus refusals created destroyed discarded)" "0 0 0 0 0" "$(counts $PC)"
+# refused at ftruncate: a profile refusal
+touch $PMFS/starved/big
+truncate -s 16G $PMFS/starved/big 2>/dev/null && fail "a 16 GiB profile file was admitted"
+rm $PMFS/starved/big
+# p0 is full: a profile file's touch ends in SIGBUS
+touch $PMFS/starved/vm
+truncate -s 32M $PMFS/starved/vm
+dom=$(profile_domain starved)
+rc=0
+pmtest touch starved/vm 0 32M >/dev/null 2>&1 || rc=$?
+check_eq "starved/vm: touch ends in SIGBUS (exit 3)" 3 $rc
+sb=$(dom_attr $dom sigbus)
+[ "$sb" -ge 1 ] || fail "$dom counted no SIGBUS"
+# room on p0 again (fill's 448 MiB): the profile file takes 4 MiB and gives them back
+pmtest domain-destroy fill >/dev/null
+pmtest touch starved/vm 0 4M >/dev/null
+pmtest punch starved/vm 0 4M >/dev/null
+# fb's first 4 MiB: two chunks given back, from whichever pools hold them
+pmtest punch fb 0 4M >/dev/null
+rm $PMFS/starved/vm
+[ ! -e $DOMSYS/$dom ] || fail "$dom outlived its file"
+# the domain and its own counters are gone; the profile's and the host's stay
+check_eq "profile starved's counts after its domain went" "$sb 1 1 1 $((4 * MiB))" "$(counts $PC)"
+check_eq "host-wide counts since the profile's test" "$((s0 + sb)) $((r0 + 1)) $((c0 + 1)) $((x0 + 2)) $((b0 + 8 * MiB))" \
+	"$(set -- $(counts $PMK); echo $1 $2 $3 $4 $5)"
+check_eq "pools' discarded bytes (p0: the profile's 4 MiB and fb's there)" $((8 * MiB)) \
+	$(( $(pool_attr p0 discarded_bytes) - p0d + $(pool_attr p1 discarded_bytes) - p1d ))
+# what the exporter makes of them, from the live module
+poolmem-exporter --once --no-collector.probe --no-collector.domains > /tmp/counts.prom
+check_eq "exporter: poolmem_profile_sigbus_total{profile=starved}" "$sb" \
+	"$(sed -n 's/^poolmem_profile_sigbus_total{profile="starved"} //p' /tmp/counts.prom)"
+check_eq "exporter: poolmem_admission_refusals_total" "$(cat $PMK/admission_refusals)" \
+	"$(sed -n 's/^poolmem_admission_refusals_total //p' /tmp/counts.prom)"
+poolctl profile show starved
+check_eq "profile show --json: counts.sigbus" "$sb" \
+	"$(poolctl profile show starved --json | sed -n 's/.*"sigbus": \([0-9]*\).*/\1/p')"
+check_eq "status --json: counts.admission_refusals" "$(cat $PMK/admission_refusals)" \
+	"$(poolctl status --json | sed -n 's/.*"admission_refusals": \([0-9]*\).*/\1/p')"
+poolctl profile remove starved >/dev/null
+[ ! -e $PC ] || fail "profile starved's sysfs directory outlived it"
+info "profile starved: $sb SIGBUS, 1 refusal, 1 domain made and gone, 4 MiB discarded, counted after its domain went"
+
+for d in fb starve; do pmtest domain-destroy $d >/dev/null; done
 pmtest pool-remove p0 >/dev/null
 restore_blocks
 pmtest pool-add p0 $n0 >/dev/null

@@ -89,6 +89,9 @@ PoolStats pool_from(const At &dir, const std::string &name)
 		   &PoolStats::zero_reserve_bytes, &PoolStats::zero_reserve_refills, &PoolStats::zero_reserve_hits,
 		   &PoolStats::zero_reserve_misses, &PoolStats::memory_errors, &PoolStats::soft_offlines});
 	p.zero_reserve_target_bytes = u64(dir, "zero_reserve_target_bytes");
+	/* discarded_bytes: ABI 8; absent before */
+	if (auto s = dir.read("discarded_bytes"))
+		p.discarded_bytes = to_u64(*s, dir.prefix + "discarded_bytes: " + *s);
 	p.zero_reserve = str(dir, "zero_reserve");
 	while (!p.zero_reserve.empty() && p.zero_reserve.back() == '\n')
 		p.zero_reserve.pop_back();
@@ -242,6 +245,54 @@ std::vector<NodeZeroReserve> read_zero_reserves(const fs::path &sysfs)
 }
 
 bool module_sysfs_present(const fs::path &sysfs) { return fs::is_directory(sysfs / "kernel/poolmem/pools"); }
+
+namespace {
+
+/// The five count files of one directory (host-wide or a profile's).
+Counts counts_from(const At &dir, const std::string &profile)
+{
+	Counts c;
+	c.profile = profile;
+	c.sigbus = u64(dir, "sigbus");
+	c.admission_refusals = u64(dir, "admission_refusals");
+	c.domains_created = u64(dir, "domains_created");
+	c.domains_destroyed = u64(dir, "domains_destroyed");
+	c.discarded_bytes = u64(dir, "discarded_bytes");
+	return c;
+}
+
+} // namespace
+
+std::optional<Counts> read_counts(const fs::path &sysfs)
+{
+	const sysfs::Dir kernel(sysfs / "kernel");
+	const At dir(kernel, "poolmem");
+	if (!dir.read("sigbus"))
+		return std::nullopt;
+	try {
+		return counts_from(dir, "");
+	} catch (const Gone &) {
+		return std::nullopt; /* unloaded while read */
+	}
+}
+
+std::vector<Counts> read_profile_counts(const fs::path &sysfs)
+{
+	const fs::path base = sysfs / "kernel/poolmem/profiles";
+	const sysfs::Dir profiles(base);
+	std::vector<Counts> out;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(base, ec)) {
+		const std::string name = e.path().filename().string();
+		try {
+			out.push_back(counts_from(At(profiles, name), name));
+		} catch (const Gone &) {
+			/* removed while read */
+		}
+	}
+	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.profile < b.profile; });
+	return out;
+}
 
 std::optional<PoolStats> read_pool(const fs::path &sysfs, const std::string &name)
 {

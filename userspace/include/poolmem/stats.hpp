@@ -36,6 +36,9 @@ struct PoolStats {
 	/// if a domain held them) and pages soft-offlined (moved off first);
 	/// since the module was loaded (ABI 7)
 	uint64_t memory_errors = 0, soft_offlines = 0;
+	/// chunks of the pool given back by discards (fallocate PUNCH_HOLE,
+	/// MADV_REMOVE, chunks zeroed by partial discards), bytes (ABI 8)
+	uint64_t discarded_bytes = 0;
 	std::string error_policy = "report"; ///< "report", "drain N" or "drain N/SECONDS"
 	bool degraded = false;                ///< memory errors past error_policy: draining for good
 	std::string zero_reserve;             ///< as configured: "1%" or bytes
@@ -102,6 +105,23 @@ std::vector<NodeZeroReserve> read_zero_reserves(const std::filesystem::path &sys
 
 /// Whether the module's sysfs is there (module loaded).
 bool module_sysfs_present(const std::filesystem::path &sysfs = "/sys");
+
+/// Counts that outlive domains (ABI 8): host-wide in /sys/kernel/poolmem/,
+/// per profile in /sys/kernel/poolmem/profiles/<name>/, since the module
+/// was loaded (or the profile created).
+struct Counts {
+	std::string profile; ///< empty: host-wide
+	uint64_t sigbus = 0;             ///< faults denied: no memory within quota
+	uint64_t admission_refusals = 0; ///< domains refused at creation (ENOSPC)
+	uint64_t domains_created = 0, domains_destroyed = 0;
+	uint64_t discarded_bytes = 0;    ///< chunks given back by discards, bytes
+};
+/// The host-wide counts; nullopt when the module is not loaded or older
+/// than ABI 8.
+std::optional<Counts> read_counts(const std::filesystem::path &sysfs = "/sys");
+/// Every profile's counts, sorted by name; a profile removed while it is
+/// being read is skipped.
+std::vector<Counts> read_profile_counts(const std::filesystem::path &sysfs = "/sys");
 
 /// Every pool, sorted by id. Empty when the module is not loaded. A pool
 /// removed while it is being read is skipped.
