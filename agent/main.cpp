@@ -39,6 +39,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <map>
 #include <sys/stat.h>
 #include <thread>
@@ -59,19 +60,31 @@ struct Conf {
 	std::vector<DeviceConf> devices;
 };
 
+/// An invalid configuration (exit 2, as a bad command line).
+struct BadConf : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void bad(const std::string &file, const std::string &key, const std::string &why)
 {
-	throw std::runtime_error(file + ": " + key + ": " + why);
+	throw BadConf(file + ": " + key + ": " + why);
 }
+
+/// A configuration file that is not there (exit 3, as poolctl's "not found").
+struct NoFile : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
 
 Conf load(const std::string &file)
 {
 	toml::table t;
+	if (std::error_code ec; !std::filesystem::exists(file, ec))
+		throw NoFile(file + ": no such file");
 	try {
 		t = toml::parse_file(file);
 	} catch (const toml::parse_error &e) {
-		throw std::runtime_error(file + ":" + std::to_string(e.source().begin.line) + ": " +
-					 std::string(e.description()));
+		throw BadConf(file + ":" + std::to_string(e.source().begin.line) + ": " +
+			      std::string(e.description()));
 	}
 	Conf c;
 	for (const auto &[k, v] : t) {
@@ -136,6 +149,13 @@ Conf load(const std::string &file)
 		} else {
 			bad(file, key, "unknown key");
 		}
+	}
+	/* the agent fences itself fence_margin_s before its lease runs out */
+	if (c.fence_margin_s >= static_cast<double>(c.ttl_s)) {
+		char why[128];
+		std::snprintf(why, sizeof(why), "%g s is not below ttl_s (%lld s): the agent would fence itself at once",
+			      c.fence_margin_s, static_cast<long long>(c.ttl_s));
+		bad(file, "fence_margin_s", why);
 	}
 	if (c.host.empty()) {
 		char h[256] = "";
@@ -399,10 +419,17 @@ int main(int argc, char **argv)
 	CLI::App app{"poolmem-agent: this host's side of the shared-device ledger on etcd"};
 	std::string config = "/etc/poolmem/agent.toml";
 	app.add_option("--config", config, "configuration file (TOML)");
+	app.set_version_flag("--version", "poolmem-agent " POOLMEM_RELEASE);
 	try {
 		app.parse(argc, argv);
-	} catch (const CLI::ParseError &e) {
+	} catch (const CLI::CallForHelp &e) {
 		return app.exit(e);
+	} catch (const CLI::CallForVersion &e) {
+		return app.exit(e);
+	} catch (const CLI::ParseError &e) {
+		/* one line, and poolctl's exit code for a bad command line */
+		std::fprintf(stderr, "poolmem-agent: %s (see poolmem-agent --help)\n", e.what());
+		return 2;
 	}
 	try {
 		const Conf c = load(config);
@@ -554,6 +581,12 @@ int main(int argc, char **argv)
 		agent.stop();
 		write_state(c, agent, generation);
 		std::printf("poolmem-agent: %s: every extent offline and released\n", c.host.c_str());
+	} catch (const NoFile &e) {
+		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());
+		return 3;
+	} catch (const BadConf &e) {
+		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());
+		return 2;
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());
 		return 1;

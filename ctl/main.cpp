@@ -63,6 +63,57 @@ nlohmann::json humanize(const nlohmann::json &j)
 	return out;
 }
 
+/*
+ * The word of the command line where a command was due that names none
+ * ("poolctl frob", "poolctl vm creat x"), as "'creat' is not a command of
+ * poolctl vm (create, destroy, ...)"), or where the command line ends
+ * before one ("'vm' needs a command (...)"); empty otherwise. CLI11
+ * only says "A subcommand is required".
+ */
+std::string unknown_command(CLI::App &app, int argc, char **argv)
+{
+	CLI::App *cur = &app;
+	std::string path = app.get_name();
+	auto commands = [](CLI::App *at) {
+		std::string names;
+		for (const CLI::App *s : at->get_subcommands([](CLI::App *) { return true; }))
+			names += (names.empty() ? "" : ", ") + s->get_name();
+		return names;
+	};
+	for (int i = 1; i < argc; i++) {
+		const std::string a = argv[i];
+		if (a == "--")
+			break;
+		if (a.size() > 1 && a[0] == '-') {
+			/* an option: skip its value, unless given as --name=value */
+			const std::string name = a.substr(0, a.find('='));
+			for (CLI::App *at = cur; at; at = at->get_parent()) {
+				const CLI::Option *opt = at->get_option_no_throw(name);
+				if (!opt)
+					continue;
+				if (opt->get_items_expected_max() > 0 && a.find('=') == std::string::npos)
+					i++;
+				break;
+			}
+			continue;
+		}
+		auto subs = cur->get_subcommands([&](CLI::App *s) { return s->check_name(a); });
+		if (subs.empty()) {
+			if (cur->get_require_subcommand_min() == 0)
+				return "";
+			return "'" + a + "' is not a command of " + path + " (" + commands(cur) + ")";
+		}
+		cur = subs.front();
+		path += " " + a;
+	}
+	/* "poolctl vm": a command is due */
+	if (cur->get_require_subcommand_min() > 0)
+		return (cur == &app ? "a command is needed" : "'" + path.substr(app.get_name().size() + 1) +
+								  "' needs a command") +
+		       std::string(" (") + commands(cur) + ")";
+	return "";
+}
+
 } // namespace
 
 void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact)
@@ -79,6 +130,8 @@ int main(int argc, char **argv)
 	app.require_subcommand(1);
 	app.set_version_flag("--version", "poolctl " POOLMEM_RELEASE " (kernel ABI " +
 						  std::to_string(POOLMEM_ABI_VERSION) + ")");
+	/* global options after the command too: poolctl pool list --json -u */
+	app.fallthrough();
 	poolctl::GlobalOptions g;
 	app.add_option("--sysfs", g.sysfs, "sysfs root (for testing)")->default_val("/sys");
 	app.add_option("--control", g.control, "control device")->default_val("/dev/poolmem/control");
@@ -105,7 +158,8 @@ int main(int argc, char **argv)
 		return app.exit(e);
 	} catch (const CLI::ParseError &e) {
 		/* one line, as every other error: CLI11 would add a second */
-		std::fprintf(stderr, "poolctl: %s (see poolctl --help)\n", e.what());
+		std::string why = poolctl::unknown_command(app, argc, argv);
+		std::fprintf(stderr, "poolctl: %s (see poolctl --help)\n", why.empty() ? e.what() : why.c_str());
 		return poolctl::EXIT_USAGE;
 	} catch (const poolctl::UsageError &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());

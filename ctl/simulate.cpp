@@ -162,6 +162,9 @@ void run_simulate(const GlobalOptions &g, const SimOptions &o)
 	}
 	if (o.scenario.empty())
 		throw UsageError("simulate: a scenario file is needed (see poolctl-simulate(8))");
+	/* as poolctl apply: a missing file is "not found" (exit 3), not a parse error */
+	if (std::error_code ec; !std::filesystem::exists(o.scenario, ec))
+		throw poolmem::Error::plain(o.scenario, "no such file", ENOENT);
 	poolmem::sim::Scenario s = poolmem::sim::load_scenario(o.scenario);
 	if (o.seed)
 		s.seed = o.seed;
@@ -227,6 +230,10 @@ void run_plan(const GlobalOptions &g, const PlanOptions &o)
 	in.host_dram = size_value("--host-dram", o.host_dram);
 	in.pool_capacity = o.pool.empty() ? 0 : size_value("--pool", o.pool);
 	in.vm_size = size_value("--vm-size", o.vm_size);
+	if (!in.host_dram)
+		throw UsageError("--host-dram 0: the host needs DRAM for VMs");
+	if (!in.vm_size)
+		throw UsageError("--vm-size 0: a VM needs memory");
 	if (o.local_pct > 100)
 		throw UsageError("--local-pct " + std::to_string(o.local_pct) + ": 0 to 100");
 	in.local_pct = o.local_pct;

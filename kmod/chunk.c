@@ -739,9 +739,11 @@ static int pm_chunk_retire(struct pm_domain *d, u64 idx)
  * Discard present chunk @idx: unmap it from every mapping, then free it,
  * or retire it when something still holds its pages. If even that fails
  * (no memory for the record), zero it in place: the tenant's data is gone
- * either way and the chunk stays charged. Caller holds d->lock.
+ * either way and the chunk stays charged. Returns whether the chunk left
+ * the domain's map (freed, or retired to be freed with its last
+ * reference). Caller holds d->lock.
  */
-void pm_chunk_discard(struct pm_domain *d, u64 idx)
+bool pm_chunk_discard(struct pm_domain *d, u64 idx)
 {
 	struct page **slot = &d->units[idx * d->units_per_chunk];
 	unsigned int u, i;
@@ -751,14 +753,15 @@ void pm_chunk_discard(struct pm_domain *d, u64 idx)
 	pm_poison_forget(d, idx);
 	if (!pm_units_shared(slot, d->units_per_chunk)) {
 		pm_chunk_free(d, idx);
-		return;
+		return true;
 	}
 	if (!pm_chunk_retire(d, idx))
-		return;
+		return true;
 	for (u = 0; u < d->units_per_chunk; u++)
 		for (i = 0; i < PM_UNIT_PAGES; i++)
 			if (!PageHWPoison(slot[u] + i))
 				clear_highpage(slot[u] + i);
+	return false;
 }
 
 /*

@@ -598,11 +598,13 @@ static bool pm_chunk_is_zero(struct pm_domain *d, u64 idx)
 	return zero;
 }
 
-/* Present chunk @idx is about to go back by a discard: count it. Caller holds d->lock. */
-static void pm_discard_count(struct pm_domain *d, u64 idx)
+/*
+ * A chunk of @d that was on pool @p (NULL: the local tier) went back by a
+ * discard: count it. Caller holds d->lock (which keeps @p registered: its
+ * removal detaches every domain allowed there under their locks first).
+ */
+static void pm_discard_count(struct pm_domain *d, struct pm_pool *p)
 {
-	struct pm_pool *p = pm_chunk_pool(d, idx);
-
 	d->discards++;
 	pm_count(d->profile, discarded_bytes, d->chunk_bytes);
 	if (p)
@@ -646,7 +648,7 @@ static void pm_discard_partial(struct pm_domain *d, u64 idx, u64 bytes)
 	pm_chunk_unmap(d, idx);
 	if (pm_units_shared(slot, d->units_per_chunk) || !pm_chunk_is_zero(d, idx))
 		return;
-	pm_discard_count(d, idx);
+	pm_discard_count(d, pm_chunk_pool(d, idx));
 	pm_chunk_free(d, idx);
 }
 
@@ -685,8 +687,10 @@ int pm_discard(struct pm_domain *d, u64 offset, u64 len)
 			continue;
 		}
 		if (from == cstart && to == cend) {
-			pm_discard_count(d, idx);
-			pm_chunk_discard(d, idx);
+			struct pm_pool *p = pm_chunk_pool(d, idx);
+
+			if (pm_chunk_discard(d, idx))
+				pm_discard_count(d, p);
 		} else {
 			pm_zero(d, from, to);
 			pm_discard_partial(d, idx, to - from);

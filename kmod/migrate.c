@@ -1475,10 +1475,17 @@ int pm_pool_remove(const char *name)
 	} else {
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
 		pm_pools[p->id] = NULL;
-		kobject_del(&p->kobj);
-		kobject_put(&p->kobj);
 		pm_zerod_kick();	/* the node keeps no zero reserve now */
 	}
 	mutex_unlock(&pm_lock);
+	/*
+	 * Unregistered, so no one else finds it; its sysfs directory goes
+	 * after pm_lock is dropped: kobject_del() waits for shows in progress,
+	 * and error_policy's takes pm_lock.
+	 */
+	if (!ret) {
+		kobject_del(&p->kobj);
+		kobject_put(&p->kobj);
+	}
 	return ret;
 }

@@ -471,12 +471,27 @@ static struct attribute *pm_pool_attrs[] = {
 };
 ATTRIBUTE_GROUPS(pm_pool);
 
+/*
+ * Our kobjects (pools', profiles') whose release has not run: module exit
+ * waits for them, as a release may come late (CONFIG_DEBUG_KOBJECT_RELEASE
+ * delays each by seconds) and its code is the module's.
+ */
+static atomic_t pm_kobjs_pending = ATOMIC_INIT(0);
+
+/* The last thing a release of ours does. */
+static void pm_kobj_released(void)
+{
+	if (atomic_dec_and_test(&pm_kobjs_pending))
+		wake_up_var(&pm_kobjs_pending);
+}
+
 static void pm_pool_release(struct kobject *kobj)
 {
 	kfree(to_pool(kobj));
+	pm_kobj_released();
 }
 
-static struct kobj_type pm_pool_ktype = {
+static const struct kobj_type pm_pool_ktype = {
 	.release = pm_pool_release,
 	.sysfs_ops = &kobj_sysfs_ops,
 	.default_groups = pm_pool_groups,
@@ -546,6 +561,7 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 	spin_lock_init(&p->af_lock);
 	INIT_WORK(&p->drain_work, pm_pool_drain_workfn);
 	p->af.epoch = pm_epoch();
+	atomic_inc(&pm_kobjs_pending);	/* from here on, the release frees p */
 	ret = kobject_init_and_add(&p->kobj, &pm_pool_ktype, pm_pools_kobj, "%s", p->name);
 	if (ret) {
 		kobject_put(&p->kobj);	/* frees p */
@@ -586,7 +602,10 @@ static struct kobj_attribute pm_attr_zero_reserve = __ATTR(zero_reserve, 0444, z
 /*
  * Counts that outlive domains (struct pm_counts): the same files host-wide
  * in /sys/kernel/poolmem/ and per profile in profiles/<name>/. Profile
- * names are the operator's, not tenants': world-readable, as pools.
+ * names are the operator's, not tenants': world-readable, as pools. Their
+ * show functions take no lock: a profile's directory may be removed under
+ * pm_lock and the root directory's inode lock (kernfs waits for shows in
+ * progress then).
  */
 struct pm_counts pm_totals;
 static struct kobject *pm_profiles_kobj;
@@ -610,13 +629,13 @@ static ssize_t counts_##file##_show(struct kobject *kobj, struct kobj_attribute 
 {												\
 	return sysfs_emit(buf, "%lld\n", atomic64_read(&pm_kobj_counts(kobj)->field));	\
 }												\
-static struct kobj_attribute counts_attr_##file = __ATTR(file, 0444, counts_##file##_show, NULL);
+static struct kobj_attribute counts_attr_##file = __ATTR(file, 0444, counts_##file##_show, NULL)
 
-COUNTS_SHOW(sigbus, sigbus)
-COUNTS_SHOW(admission_refusals, refusals)
-COUNTS_SHOW(domains_created, created)
-COUNTS_SHOW(domains_destroyed, destroyed)
-COUNTS_SHOW(discarded_bytes, discarded_bytes)
+COUNTS_SHOW(sigbus, sigbus);
+COUNTS_SHOW(admission_refusals, refusals);
+COUNTS_SHOW(domains_created, created);
+COUNTS_SHOW(domains_destroyed, destroyed);
+COUNTS_SHOW(discarded_bytes, discarded_bytes);
 
 static struct attribute *pm_counts_attrs[] = {
 	&counts_attr_sigbus.attr,
@@ -642,9 +661,10 @@ static void pm_profile_kobj_release(struct kobject *kobj)
 
 	pm_profile_put(pk->pr);
 	kfree(pk);
+	pm_kobj_released();
 }
 
-static struct kobj_type pm_profile_ktype = {
+static const struct kobj_type pm_profile_ktype = {
 	.release = pm_profile_kobj_release,
 	.sysfs_ops = &kobj_sysfs_ops,
 	.default_groups = pm_profile_groups,
@@ -652,8 +672,9 @@ static struct kobj_type pm_profile_ktype = {
 
 /*
  * Give profile @pr its sysfs directory (pm_profile_create(), before the
- * profile is listed). -EEXIST while the directory of a removed profile of
- * that name is still being taken down. Not under pm_lock.
+ * profile is listed; under pm_lock and the root directory's inode lock,
+ * which also keeps a removed profile's directory of the same name from
+ * being there still: pm_rmdir() removes it under that inode lock).
  */
 int pm_profile_sysfs_add(struct pm_profile *pr)
 {
@@ -665,6 +686,7 @@ int pm_profile_sysfs_add(struct pm_profile *pr)
 		return -ENOMEM;
 	kref_get(&pr->ref);
 	pk->pr = pr;
+	atomic_inc(&pm_kobjs_pending);	/* from here on, the release frees pk */
 	ret = kobject_init_and_add(&pk->kobj, &pm_profile_ktype, pm_profiles_kobj, "%s", pr->conf.name);
 	if (ret) {
 		kobject_put(&pk->kobj);	/* drops the profile reference */
@@ -676,8 +698,8 @@ int pm_profile_sysfs_add(struct pm_profile *pr)
 
 /*
  * Remove profile @pr's sysfs directory (its file system directory is
- * being removed, or was never made). Waits for show functions in progress;
- * not under pm_lock.
+ * being removed, under the root directory's inode lock, or was never
+ * made). Waits for show functions in progress, which take no lock.
  */
 void pm_profile_sysfs_del(struct pm_profile *pr)
 {
@@ -721,7 +743,11 @@ out_put:
 
 void pm_pools_sysfs_exit(void)
 {
-	/* no profile is left: each pins the file system, which pins the module */
+	/*
+	 * No pool and no profile is left (a profile pins the file system,
+	 * which pins the module), but their releases may still be due.
+	 */
+	wait_var_event(&pm_kobjs_pending, !atomic_read(&pm_kobjs_pending));
 	kobject_put(pm_profiles_kobj);
 	kobject_put(pm_pools_kobj);
 	/* now, not when the last child's delayed release drops pm_kobj */

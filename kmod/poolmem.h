@@ -138,11 +138,6 @@ struct pm_heat {
 };
 
 /*
- * A profile: the quotas and policies of domains created as files in its
- * directory (and the directory's subdirectories). Immutable once created;
- * reference counted: its directories and its domains hold references.
- */
-/*
  * Counts that outlive domains: a domain's own counters (sysfs.c) go with
  * its sysfs directory when its VM ends, before a scrape may have seen
  * them. Host-wide in pm_totals (/sys/kernel/poolmem/), per profile in the
@@ -163,12 +158,21 @@ extern struct pm_counts pm_totals;
 /* Count @n events of @field host-wide and for profile @pr (may be NULL). */
 #define pm_count(pr, field, n) do {					\
 	struct pm_profile *__pr = (pr);					\
+	s64 __n = (n);							\
 									\
-	atomic64_add((n), &pm_totals.field);				\
+	atomic64_add(__n, &pm_totals.field);				\
 	if (__pr)							\
-		atomic64_add((n), &__pr->counts.field);			\
+		atomic64_add(__n, &__pr->counts.field);			\
 } while (0)
 
+/*
+ * A profile: the quotas and policies of domains created as files in its
+ * directory (and the directory's subdirectories). Immutable once created;
+ * reference counted: its directories, its domains and its sysfs directory
+ * hold references. Its counts go with it: a domain that outlives the
+ * profile's directory (its file unlinked, QEMU still running) counts in
+ * the host's counts only, from then on.
+ */
 struct pm_profile {
 	struct kref ref;
 	struct poolmem_profile conf;	/* as created: name, quotas, policies */
@@ -514,7 +518,7 @@ void pm_quota_settle(struct pm_domain *d, u32 tier);
 void pm_chunk_unbusy(struct pm_domain *d, u64 idx);
 int pm_chunk_wait(struct pm_domain *d, u64 idx);
 void pm_domain_quiesce(struct pm_domain *d);
-void pm_chunk_discard(struct pm_domain *d, u64 idx);
+bool pm_chunk_discard(struct pm_domain *d, u64 idx);
 void pm_chunk_lose(struct pm_domain *d, u64 idx);
 void pm_chunk_free(struct pm_domain *d, u64 idx);
 bool pm_units_shared(struct page **units, unsigned int nr);

@@ -48,7 +48,18 @@ expect 3 '^poolctl: nosuch: no such pool' vm create w --size 16M --pool 16M --po
 expect 2 "^poolctl: --size: invalid size '1Q'" vm create w --size 1Q
 expect 2 '^poolctl: --tier-policy: unknown policy' vm create w --size 16M --local 16M --tier-policy fastest
 expect 2 '^poolctl: .*--size is required \(see poolctl --help\)$' vm create w
-expect 2 '^poolctl: .*(subcommand|frobnicate)' node frobnicate
+# a word that is no command is named, with the commands there are
+expect 2 "^poolctl: 'frobnicate' is not a command of poolctl node \\(list\\) \\(see poolctl --help\\)$" node frobnicate
+expect 2 "^poolctl: 'frob' is not a command of poolctl \\(node, pool, vm," frob
+expect 2 "^poolctl: 'creat' is not a command of poolctl vm \\(create, list," vm creat x
+expect 2 "^poolctl: 'vm' needs a command \\(create, list," vm
+expect 2 "^poolctl: a command is needed \\(node, pool," 
+# global options after the command: -u with --json (here: no control device)
+expect 3 '^poolctl: /nonexistent: ' vm create w --size 16M --local 8M --pool 8M --home-node 0 -u
+# simulate: sizes of 0 and a missing scenario, as the other commands
+expect 2 '^poolctl: --host-dram 0: the host needs DRAM for VMs$' simulate plan --vm-size 4G --host-dram 0
+expect 3 '^poolctl: /nonexistent.toml: no such file$' simulate /nonexistent.toml
+expect 3 '^poolctl: /nonexistent.toml: no such file$' apply --config /nonexistent.toml
 # profile create: the same rules, each its own message, before the kernel
 expect 2 "^poolctl: a/b: invalid profile name" profile create a/b --pool 100%
 expect 2 '^poolctl: --chunk 3M: must be a power of two from 2M to 1G$' profile create p --chunk 3M --pool 100%

@@ -1,6 +1,7 @@
 #!/bin/sh
 # poolctl simulate: a bad scenario file is one line naming the file, the
-# key and the cause, exit 1; bad options exit 2; a trace replays.
+# key and the cause, exit 1; bad options exit 2; a missing file exit 3
+# (as poolctl apply); a trace replays.
 # usage: scenario-errors.sh POOLCTL SCENARIO-DIR
 poolctl=$1 dir=$2
 t=$(mktemp -d)
@@ -22,7 +23,7 @@ sed 's/^capacity = "12G"/capacity = "12Q"/' "$dir/seed003.toml" > "$t/size.toml"
 expect 1 "size.toml: pools.capacity: invalid size '12Q'" simulate "$t/size.toml"
 sed 's/^pool_select = "smart-idle"/pool_select = "fastest"/' "$dir/seed003.toml" > "$t/pol.toml"
 expect 1 "pol.toml: policy: unknown pool selection 'fastest'" simulate "$t/pol.toml"
-expect 1 "nosuch.toml" simulate "$t/nosuch.toml"
+expect 3 "nosuch.toml: no such file" simulate "$t/nosuch.toml"
 expect 2 "unknown pool selection 'fastest'" simulate "$dir/seed003.toml" --compare round-robin,fastest
 expect 2 "a scenario file is needed" simulate
 expect 2 "--touched" simulate plan --host-dram 128G --pool 256G --vm-size 16G --touched 2:1
