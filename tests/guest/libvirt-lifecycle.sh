@@ -18,10 +18,10 @@
 #     gives at least half of it back (QEMU punches it out of the file)
 #     within 30 s (the guest reports free 2 MiB blocks a share at a time:
 #     42 to 48 MiB came back in 17 to 30 s);
-#  4. virsh setmem 200M inflates the balloon by 56 MiB: the chunks its
-#     pages fill go back (QEMU discards them a 4 KiB page at a time;
-#     poolmem frees a chunk once it reads as zeroes), the domain holds no
-#     more than before; virsh setmem 256M deflates it;
+#  4. virsh setmem 200M inflates the balloon by 56 MiB: chunks its pages
+#     fill go back (QEMU discards them a 4 KiB page at a time; poolmem
+#     frees a chunk once it reads as zeroes), the domain holds no more than
+#     the guest has left; virsh setmem 256M deflates it;
 #  5. virsh update-memory-device --requested-size grows the virtio-mem
 #     device; the guest onlines the memory and touches it: the device's
 #     domain grows within 30 s; shrinking it to 0 unplugs it and the
@@ -104,11 +104,14 @@ info "free page reporting: $(((peak - $(dom_total $ram)) / MiB)) MiB of the 64 M
 # each page and frees a chunk once it reads as zeroes. Free page reporting
 # had already returned most of the guest's free memory in 2 MiB blocks;
 # the guest zeroes what it hands its balloon (init_on_alloc), which faults
-# such chunks in again, and the balloon's discards must return them: the
-# domain holds no more after the balloon than before, and the chunks the
-# balloon filled went back (18-21 of 28 in the runs of 2026-12-03: the rest
-# of its pages lie in chunks that hold other data, which a 2 MiB chunk
-# can't give back, as a huge page of hugetlbfs can't) ---
+# such chunks in again, and the balloon's discards must return them: at
+# least 8 chunks the balloon filled go back (12-21 of its 28 in the runs
+# of 2026-12-03; 1 with that reclaim disabled), and the domain holds no
+# more than the guest has left (200 MiB). What the domain holds after is
+# measured: the guest faults chunks in again while its balloon inflates,
+# and balloon pages that lie in chunks holding other data can't go back
+# (a 2 MiB chunk, as a huge page of hugetlbfs): it went from 164-166 MiB
+# to 158-192 in those runs ---
 # free page reporting settled first: its discards would count below
 steady() { a=$(dom_attr $ram discards); sleep 2; [ "$a" = "$(dom_attr $ram discards)" ]; }
 wait_for 6 steady || fail "free page reporting still discarding after 30 tries"
@@ -117,13 +120,13 @@ t1=$(uptime_s)
 virsh setmem web1 200M >/dev/null || fail "virsh setmem web1 200M"
 ballooned() { virsh dommemstat web1 | grep -q '^actual 204800$'; }
 wait_for 60 ballooned || fail "the balloon did not reach 200 MiB: $(lv_vm_diag web1)"
-# 16 chunks: 32 MiB of the 56
-filled() { [ $(($(dom_attr $ram discards) - d0)) -ge 16 ]; }
+# 8 chunks: 16 MiB of the 56
+filled() { [ $(($(dom_attr $ram discards) - d0)) -ge 8 ]; }
 wait_for 30 filled ||
 	fail "virsh setmem web1 200M: $(($(dom_attr $ram discards) - d0)) chunks of web1's RAM freed by the balloon's discards 30 s on, web1's RAM domain $((before / MiB)) -> $(($(dom_total $ram) / MiB)) MiB"
 after=$(dom_total $ram)
-[ $after -le $((before + 2 * MiB)) ] ||
-	fail "virsh setmem web1 200M: web1's RAM domain grew from $((before / MiB)) to $((after / MiB)) MiB"
+[ $after -le $((200 * MiB)) ] ||
+	fail "virsh setmem web1 200M: web1's RAM domain holds $((after / MiB)) MiB ($((before / MiB)) before), more than the guest has left"
 info "virsh setmem web1 200M: $(($(dom_attr $ram discards) - d0)) chunks the balloon filled freed, web1's RAM domain $((before / MiB)) -> $((after / MiB)) MiB $(since $t1) s later"
 virsh domstate web1 | grep -q running || fail "web1 died with its balloon inflated: $(lv_vm_diag web1)"
 virsh setmem web1 256M >/dev/null || fail "virsh setmem web1 256M"
