@@ -1,6 +1,5 @@
 # rig-topologies: nvdimm-numa cxl2
 # rig-core: yes (on Linux 6.1 too: the kernels differ here)
-# rig-debug: core (the counts that outlive domains: profile kobjects, SIGBUS, refusals)
 # THEORY OF OPERATION: quotas are admission limits; the memory itself can
 # still run out when a pool is overcommitted. p0 is re-registered with a 300%
 # overcommit (on four of its node's blocks) and partly filled by one domain. A second domain allowed on p0
