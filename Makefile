@@ -28,7 +28,7 @@ JOBS ?= $(shell nproc)
 DESTDIR ?=
 PREFIX ?= /usr/local
 
-.PHONY: all kmod userspace check check-cluster check-debug fuzz check-unit check-guest check-rig demo bench simulate install uninstall clean
+.PHONY: all kmod userspace check check-cluster check-migrate check-debug fuzz check-unit check-guest check-rig demo bench simulate install uninstall clean
 
 all: kmod userspace
 
@@ -48,6 +48,9 @@ check: all
 
 check-cluster: all
 	scripts/check cluster
+
+check-migrate: all
+	scripts/check migrate
 
 check-debug: all
 	scripts/check debug $(TOPOLOGIES)

@@ -33,6 +33,7 @@
 #include <linux/if_xdp.h>
 #include <linux/io_uring.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 
@@ -2597,6 +2598,105 @@ static int cmd_elapsed(int argc, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/*
+ * hash FILE: a 64-bit hash of FILE's whole contents through a shared
+ * mapping (FNV-1a over 8-byte words), and how many of its 4 KiB pages hold
+ * anything but zeros: two hosts compare a migrated guest's memory through
+ * a few bytes in etcd. FILE may be /proc/PID/fd/N (a profile domain's
+ * unlinked file). Reading a hole of a domain allocates it: hash last.
+ */
+static int cmd_hash(int argc, char **argv)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, nonzero = 0;
+	const uint64_t *w;
+	off_t size;
+	int fd;
+
+	if (argc < 1)
+		usage();
+	fd = open(argv[0], O_RDWR);
+	if (fd < 0)
+		die("open");
+	size = lseek(fd, 0, SEEK_END);
+	w = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (w == MAP_FAILED)
+		die("mmap");
+	for (off_t pg = 0; pg < size / 4096; pg++) {
+		uint64_t any = 0;
+
+		for (int i = 0; i < 512; i++) {
+			uint64_t v = w[pg * 512 + i];
+
+			any |= v;
+			h = (h ^ v) * 0x100000001b3ULL;
+		}
+		nonzero += !!any;
+	}
+	printf("%016" PRIx64 " %" PRIu64 "\n", h, nonzero);
+	return 0;
+}
+
+/*
+ * qmp SOCKET COMMAND-JSON...: a QMP client for the nested QEMUs (the rig
+ * guest has busybox, no socat or python). Connects to QEMU's -qmp unix
+ * socket, negotiates capabilities, sends each command in turn and prints
+ * each answer on a line of its own; events in between are skipped. The
+ * first error ends it: exit 1, its line printed, later commands not sent.
+ * Exit 0 when every command returned, 2 on a connection failure.
+ */
+static int qmp_line(FILE *f, char *buf, size_t len)
+{
+	while (fgets(buf, len, f)) {
+		if (strstr(buf, "\"return\"") || strstr(buf, "\"error\"") || strstr(buf, "\"QMP\""))
+			return 0;
+		/* an event: {"timestamp": ..., "event": ...} */
+	}
+	return -1;
+}
+
+static int cmd_qmp(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static char buf[1 << 16];
+	int fd, i, rc = 0;
+	FILE *f;
+
+	if (argc < 2 || strlen(argv[0]) >= sizeof(sa.sun_path))
+		usage();
+	strcpy(sa.sun_path, argv[0]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "pmtest: qmp %s: %s\n", argv[0], strerror(errno));
+		return 2;
+	}
+	f = fdopen(fd, "r+");
+	if (!f || qmp_line(f, buf, sizeof(buf)) || !strstr(buf, "\"QMP\"")) {
+		fprintf(stderr, "pmtest: qmp %s: no greeting\n", argv[0]);
+		return 2;
+	}
+	fputs("{\"execute\": \"qmp_capabilities\"}\n", f);
+	fflush(f);
+	if (qmp_line(f, buf, sizeof(buf)) || !strstr(buf, "\"return\"")) {
+		fprintf(stderr, "pmtest: qmp %s: capabilities refused: %s", argv[0], buf);
+		return 2;
+	}
+	for (i = 1; i < argc; i++) {
+		fprintf(f, "%s\n", argv[i]);
+		fflush(f);
+		if (qmp_line(f, buf, sizeof(buf))) {
+			fprintf(stderr, "pmtest: qmp %s: connection closed after %s\n", argv[0], argv[i]);
+			return 2;
+		}
+		fputs(buf, stdout);
+		if (strstr(buf, "\"error\"")) {
+			rc = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -2724,6 +2824,10 @@ int main(int argc, char **argv)
 		return cmd_host_stamp(argc, argv, 1);
 	if (!strcmp(c, "set"))
 		return cmd_set(argc, argv);
+	if (!strcmp(c, "hash"))
+		return cmd_hash(argc, argv);
+	if (!strcmp(c, "qmp"))
+		return cmd_qmp(argc, argv);
 	if (!strcmp(c, "xdp-pin"))
 		return cmd_xdp_pin(argc, argv);
 	usage();
