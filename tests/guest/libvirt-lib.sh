@@ -54,7 +54,9 @@ lv_mount() {
 
 # lv_up [QEMU.CONF-LINE]: the daemons running, with that line (poolctl's
 # "memory_backing_dir = ...") as qemu.conf's only change; libvirtd is
-# restarted when the line changes (running VMs keep running).
+# restarted when the line changes (running VMs keep running). With
+# LV_LISTEN=1 libvirtd also listens on TCP (libvirtd.conf's listen_tcp, as
+# the caller set it): another host's libvirtd migrates to it.
 lv_up() {
 	local line=${1:-} conf=$LV/etc/libvirt/qemu.conf
 	lv_mount
@@ -66,7 +68,7 @@ lv_up() {
 	if ! lv_daemon_pid >/dev/null; then
 		[ -S $LV/run/libvirt/virtlogd-sock ] || lv virtlogd -d || fail "virtlogd did not start"
 		mkdir -p $LV/var/log/libvirt
-		LIBVIRT_LOG_OUTPUTS="2:file:$LVLOG" lv libvirtd -d || fail "libvirtd did not start"
+		LIBVIRT_LOG_OUTPUTS="2:file:$LVLOG" lv libvirtd -d ${LV_LISTEN:+--listen} || fail "libvirtd did not start"
 		wait_for 60 virsh version || fail "libvirtd does not answer: $(tail -n 20 $LV$LVLOG)"
 	fi
 	info "libvirtd $(lv_daemon_pid) up: $(virsh version --daemon | sed -n 's/^Running against daemon: *//p; s/^Running hypervisor: *//p' | tr '\n' ' ')${line:+($line)}"

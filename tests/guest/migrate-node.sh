@@ -40,6 +40,11 @@
 #              what the guest touched during it);
 #            - A's memory is back in full once A's QEMU has quit (and the
 #              named domain is destroyed).
+#  libvirt   A's libvirtd starts a VM on profile lvgold; virsh migrate
+#            --live --parallel moves it to B's libvirtd (qemu+tcp) with
+#            the same profile: the VM runs on B and its writer passes
+#            there, B's domain holds no more than A's did, and A's domain
+#            and memory are gone once the VM left.
 # Figures (migration time, downtime, what each end held) are printed.
 . /rig/tests/lib.sh
 arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
@@ -119,6 +124,26 @@ migrate() {
 	echo "$out"
 }
 
+# ---- libvirt: the hosts' own daemons move a VM (virsh migrate --live) ----
+# Both run libvirtd 11 (tests/guest/libvirt-lib.sh) with the qemu.conf line
+# of a profile made with --libvirt; B's also listens on TCP (A's virsh
+# reaches it at 10.0.2.102:16509 through the loopback, as the stream goes
+# to 10.0.2.101:49152). Each daemon gets a host UUID of its own (the rig
+# guests' SMBIOS has none): libvirt refuses a move to its own host.
+lv_setup() {
+	. /rig/tests/libvirt-lib.sh
+	lv_mount
+	echo "host_uuid = \"$(cat /proc/sys/kernel/random/uuid)\"" >> $LV/etc/libvirt/libvirtd.conf
+	if [ "$role" = B ]; then
+		printf 'listen_tls = 0\nlisten_tcp = 1\nauth_tcp = "none"\n' >> $LV/etc/libvirt/libvirtd.conf
+		export LV_LISTEN=1
+	fi
+	poolctl profile create lvgold --local 25% --pool 75% --owner libvirt-qemu --libvirt > /tmp/lv.out
+	conf=$(grep '^memory_backing_dir = ' /tmp/lv.out) || fail "no qemu.conf line in poolctl's output"
+	sed -n '/<memoryBacking>/,/<\/memoryBacking>/p' /tmp/lv.out > /tmp/lv.mb
+	lv_up "$conf"
+}
+
 if [ "$role" = A ]; then
 	# ---- A: two guests, G on the profile, W on a named domain ----
 	warg=$(poolctl vm create web --size $MEM --local 64M --pool 192M --tier-policy interleave | sed -n 2p)
@@ -189,6 +214,27 @@ if [ "$role" = A ]; then
 	back=$(($(used_mib) - base_used))
 	[ $back -le 8 ] && [ $back -ge -8 ] || fail "A's nodes use $back MiB more than before the guests"
 	info "A: every byte back: the pools hold 0, the nodes use $back MiB more than before the guests"
+
+	# ---- libvirt ----
+	lv_setup
+	lv_xml migrate.xml web1 "@MEMORY_BACKING@</tmp/lv.mb" | lv_define web1
+	virsh start web1 >/dev/null || fail "virsh start web1: $(tail -n 20 $LV$LVLOG)"
+	ln -sf "$(lv_console web1)" /tmp/L.log
+	wait_for 900 ok_after L 0 || fail "web1 did not run under libvirt: $(lv_vm_diag web1)"
+	d=$(profile_domain lvgold)
+	before=$(dom_mib "$d")
+	await lv-listening
+	t0=$(uptime_s)
+	out=$(virsh migrate --live --parallel --verbose web1 qemu+tcp://10.0.2.102/system tcp://10.0.2.101:49152 2>&1) ||
+		fail "virsh migrate: $out; $(tail -n 20 $LV$LVLOG)"
+	secs=$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
+	check_eq "web1 on A after virsh migrate" "shut off" "$(virsh domstate web1)"
+	wait_for 30 sh -c "[ ! -d $DOMSYS/$d ]" || fail "$d still there after web1 left"
+	check_eq "A's pools after web1 left" 0 "$(allocated)"
+	info "A: virsh migrate --live --parallel moved web1 (libvirt, profile lvgold) in $secs s; its domain $d held $before MiB, every byte back"
+	say lv-done "$before"
+	await lv-finished
+	virsh undefine web1 >/dev/null
 	say finished 1
 	await finished
 	exit 0
@@ -295,5 +341,24 @@ for g in G W; do
 done
 poolctl vm destroy web >/dev/null
 check_eq "B's pools after both guests" 0 "$(allocated)"
+
+# ---- libvirt ----
+lv_setup
+say lv-listening 1
+before=$(hear lv-done 1500)
+check_eq "web1 on B after virsh migrate" running "$(virsh domstate web1)"
+d=$(profile_domain lvgold)
+held=$(dom_mib "$d")
+ln -sf "$(lv_console web1)" /tmp/L.log
+r0=$(last_ok L)
+wait_for 120 ok_after L "${r0:-0}" || fail "web1's writer did not pass a round on B: $(lv_vm_diag web1)"
+no_bad L
+info "B: web1 arrived through libvirt: its domain $d (profile lvgold) holds $held MiB ($(dom_attr "$d" local_bytes) local), A's held $before MiB; its writer passed round $(last_ok L) here"
+[ "$held" -le $((before + 16)) ] || fail "web1: B's domain holds $held MiB, A's held $before MiB"
+[ "$(dom_attr "$d" local_bytes)" -le $((64 * MiB)) ] || fail "web1's local bytes over the profile's 25%"
+virsh destroy web1 >/dev/null
+wait_for 30 sh -c "[ ! -d $DOMSYS/$d ]" || fail "$d still there after virsh destroy"
+check_eq "B's pools after web1" 0 "$(allocated)"
+say lv-finished 1
 say finished 1
 await finished
