@@ -453,7 +453,7 @@ void run_apply(const GlobalOptions &g, const ApplyOptions &o)
 	plan_pools(o.config, root, g, plan);
 	std::optional<poolmem::Control> ctl;
 	if (poolmem::module_sysfs_present(g.sysfs) && fs::exists(g.control))
-		ctl.emplace(g.control);
+		ctl.emplace(open_control(g));
 	plan_profiles(o.config, root, ctl, plan);
 	plan_domains(o.config, root, g, ctl, plan);
 
@@ -527,7 +527,7 @@ void run_export(const GlobalOptions &g, const ExportOptions &o)
 		t.insert("overcommit", static_cast<int64_t>(p.overcommit_pct));
 		tp.insert(p.name, std::move(t));
 	}
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	for (const auto &name : ctl.profile_names()) {
 		const auto info = ctl.profile_info(name);
 		toml::table t;

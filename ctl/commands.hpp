@@ -34,6 +34,12 @@ struct UsageError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
+/// The control device, opened; the first in a run warns (stderr, one line)
+/// when the loaded module's ABI is not poolctl's.
+poolmem::Control open_control(const GlobalOptions &g);
+/// What --version prints: poolctl's release and ABI, and the loaded module's.
+std::string version_text(const GlobalOptions &g);
+
 void setup_node(CLI::App &app, const GlobalOptions &g);
 void setup_pool(CLI::App &app, const GlobalOptions &g);
 void setup_vm(CLI::App &app, const GlobalOptions &g);

@@ -116,6 +116,35 @@ std::string unknown_command(CLI::App &app, int argc, char **argv)
 
 } // namespace
 
+std::string version_text(const GlobalOptions &g)
+{
+	std::string s = "poolctl " POOLMEM_RELEASE " (kernel ABI " + std::to_string(POOLMEM_ABI_VERSION) + ")\n";
+	if (const auto m = poolmem::read_module_abi(g.sysfs)) {
+		const std::string why = poolmem::abi_mismatch(*m, POOLMEM_ABI_VERSION);
+		s += "module: kernel ABI " + std::to_string(*m) + (why.empty() ? "" : " (" + why + ")");
+	} else if (poolmem::module_sysfs_present(g.sysfs)) {
+		s += "module: loaded, older than kernel ABI 9 (" +
+		     poolmem::abi_mismatch(8, POOLMEM_ABI_VERSION) + ")";
+	} else {
+		s += "module: not loaded";
+	}
+	return s;
+}
+
+poolmem::Control open_control(const GlobalOptions &g)
+{
+	poolmem::Control ctl(g.control);
+	/* once per run: apply runs its steps as processes of their own */
+	static bool checked;
+	if (!checked) {
+		checked = true;
+		const std::string why = poolmem::abi_mismatch(ctl.abi_version(), POOLMEM_ABI_VERSION);
+		if (!why.empty())
+			std::fprintf(stderr, "poolctl: warning: %s\n", why.c_str());
+	}
+	return ctl;
+}
+
 void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact)
 {
 	const nlohmann::json &v = g.human ? humanize(j) : j;
@@ -128,8 +157,6 @@ int main(int argc, char **argv)
 {
 	CLI::App app{"poolctl: pooled memory (CXL, DAX, PMem) for VMs with per-tier quotas", "poolctl"};
 	app.require_subcommand(1);
-	app.set_version_flag("--version", "poolctl " POOLMEM_RELEASE " (kernel ABI " +
-						  std::to_string(POOLMEM_ABI_VERSION) + ")");
 	/* global options after the command too: poolctl pool list --json -u */
 	app.fallthrough();
 	poolctl::GlobalOptions g;
@@ -138,6 +165,9 @@ int main(int argc, char **argv)
 	app.add_flag("-u,--human", g.human, "with --json: sizes (keys ending in _bytes) as human strings, as daxctl -u");
 	app.add_option("--mount", g.mount, "poolmem file system mount point (mounted when missing)")
 		->default_val("/run/poolmem");
+	/* after --sysfs: option callbacks run in the order they were added */
+	app.set_version_flag("--version", [&g] { return poolctl::version_text(g); },
+			     "poolctl's version and kernel ABI, and the loaded module's");
 
 	poolctl::setup_node(app, g);
 	poolctl::setup_pool(app, g);

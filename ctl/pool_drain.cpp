@@ -134,7 +134,7 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 		int fd;
 		~Unlock() { ::close(fd); }
 	} unlock{lock};
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	ctl.pool_remove(p.name);
 	std::error_code ec;
 	if (fs::exists(added_marker(p.name))) {
@@ -212,7 +212,7 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 	const uint64_t rate = o.rate.empty() ? 0 : size_value("--rate", o.rate);
 	const double timeout = seconds_value("--timeout", o.timeout);
 	auto p = pool_or_throw(g, o.name);
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 
 	auto first = ctl.pool_drain(p.name, 0, o.allow_local, true);
 	if (first.err == ENOSPC) {
@@ -320,7 +320,7 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 void run_undrain(const GlobalOptions &g, const NameOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	ctl.pool_undrain(p.name);
 	std::printf("%s: takes chunks again\n", p.name.c_str());
 }

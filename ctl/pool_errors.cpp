@@ -49,7 +49,7 @@ nlohmann::json memory_error_json(const poolmem::MemoryError &e)
 
 void run_events(const GlobalOptions &g, const EventsOptions &o)
 {
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	auto r = ctl.memory_errors();
 	std::vector<poolmem::MemoryError> shown;
 	for (const auto &e : r.errors)
@@ -84,7 +84,7 @@ void run_soft_offline(const GlobalOptions &g, const SoftOfflineOptions &o)
 	} catch (const std::exception &) {
 		throw poolmem::Error::plain(o.address, "not a host physical address (e.g. 0x188405000)", EINVAL);
 	}
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	auto hit = ctl.page_offline(phys);
 	if (hit.domain.empty())
 		std::printf("page %s: poisoned already, nothing to do\n", hex(phys).c_str());

@@ -107,7 +107,7 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 
 	poolmem::load_module("kmem");
 	poolmem::load_module("poolmem");
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	for (const auto &p : poolmem::read_pools(g.sysfs))
 		if (p.name == name)
 			throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
@@ -183,7 +183,7 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 		throw UsageError("--node " + std::to_string(o.node) +
 				 ": the node has CPUs, so its DRAM is some VMs' local tier; --force to make it a pool anyway");
 	poolmem::load_module("poolmem");
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	ctl.pool_add(o.name, o.node, o.overcommit);
 	fs::create_directories(state_dir);
 	std::ofstream(added_marker(o.name)) << o.node << '\n';

@@ -243,7 +243,7 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		}
 	}
 
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	for (auto &r : recs) {
 		if (r.hpa == no_hpa || !r.length)
 			continue;

@@ -219,7 +219,7 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	if (s.znuma && o.libvirt)
 		znuma_split(s, o.vm.size, size_value("--size", o.vm.size));
 
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	poolmem::ensure_mounted(g.mount);
 	ctl.profile_create(s);
 	const std::string dir = g.mount + "/" + s.name;
@@ -266,7 +266,7 @@ nlohmann::json profile_json(const poolmem::ProfileInfo &p, const std::string &mo
 
 void run_list(const GlobalOptions &g, bool json)
 {
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	std::vector<poolmem::ProfileInfo> profiles;
 	for (const auto &n : ctl.profile_names())
 		profiles.push_back(ctl.profile_info(n));
@@ -292,7 +292,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		throw UsageError("--size and --vcpus describe a VM for --libvirt only");
 	if (!o.vm.vcpus)
 		throw UsageError("--vcpus 0: a guest needs a CPU");
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	auto p = ctl.profile_info(o.name);
 	if (o.libvirt) {
 		/* the allowed pools by name, for the distance to the nearest */
@@ -336,7 +336,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 
 void run_remove(const GlobalOptions &g, const NameOptions &o)
 {
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	ctl.profile_remove(o.name);
 	std::printf("%s: profile removed\n", o.name.c_str());
 }

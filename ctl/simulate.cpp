@@ -297,7 +297,7 @@ void run_record(const GlobalOptions &g, const RecordOptions &o)
 	if (!out)
 		throw std::runtime_error(o.out + ": cannot write");
 	out << "time_s,domain,offset,op\n";
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	struct Seen {
 		uint64_t chunk = 0;
 		std::vector<bool> present;

@@ -1,6 +1,8 @@
 // poolctl status / top: pools, capacity, allocation, access factor,
 // imbalance across pools, per-VM tier usage.
 #include "commands.hpp"
+
+#include <uapi/poolmem.h>
 #include "table.hpp"
 
 #include <poolmem/size.hpp>
@@ -155,7 +157,15 @@ void setup_status(CLI::App &app, const GlobalOptions &g)
 	auto so = std::make_shared<StatusOptions>();
 	auto *status = app.add_subcommand("status", "pools, capacity, allocation, access factor, imbalance, VMs");
 	status->add_flag("--json", so->json, "print JSON");
-	status->callback([&g, so] { print_status(g, so->json, nullptr, 0); });
+	status->callback([&g, so] {
+		/* a module of another ABI, said where the host is summed up */
+		if (const auto m = poolmem::read_module_abi(g.sysfs)) {
+			const std::string why = poolmem::abi_mismatch(*m, POOLMEM_ABI_VERSION);
+			if (!why.empty())
+				std::fprintf(stderr, "poolctl: warning: %s\n", why.c_str());
+		}
+		print_status(g, so->json, nullptr, 0);
+	});
 
 	auto to = std::make_shared<StatusOptions>();
 	auto *top = app.add_subcommand("top", "refreshing status with allocation rates");

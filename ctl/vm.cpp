@@ -454,7 +454,7 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	if (ask_qemu)
 		qemu = poolmem::probe_qemu(o.qemu);
 
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	poolmem::ensure_mounted(g.mount);
 	ctl.domain_create(s);
 	if (tiering.tiering) {
@@ -598,7 +598,7 @@ std::optional<std::vector<uint64_t>> lost_offsets(const GlobalOptions &g, const 
 	if (!d.memory_errors)
 		return out;
 	try {
-		poolmem::Control ctl(g.control);
+		poolmem::Control ctl = open_control(g);
 		for (const auto &e : ctl.memory_errors().errors)
 			if (e.domain == d.name && e.kind == "hard" && (e.action == "isolated" || e.action == "failed"))
 				out.push_back(e.offset);
@@ -685,7 +685,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 
 void run_map(const GlobalOptions &g, const NameOptions &o)
 {
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	auto ranges = ctl.domain_map(o.name);
 	std::map<uint32_t, std::string> names;
 	for (const auto &p : poolmem::read_pools(g.sysfs))
@@ -739,7 +739,7 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 	if (!c.local_quota && !c.pool_quota && !c.pools && !c.tier_policy && !c.pool_select && !c.tiering)
 		throw UsageError(o.name + ": nothing to change (--local, --pool, --pools, --tier-policy, --pool-select, "
 					  "--tiering)");
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	auto before = ctl.domain_info(o.name);
 	if (before.znuma && (c.local_quota || c.pool_quota || c.tier_policy || (c.tiering && *c.tiering)))
 		throw UsageError(o.name + ": a znuma domain's windows are fixed: no --local, --pool, --tier-policy "
@@ -788,7 +788,7 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 
 void run_destroy(const GlobalOptions &g, const NameOptions &o)
 {
-	poolmem::Control ctl(g.control);
+	poolmem::Control ctl = open_control(g);
 	ctl.domain_destroy(o.name);
 	std::printf("%s: destroyed (memory returns when the last open file and mapping go)\n", o.name.c_str());
 }

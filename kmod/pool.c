@@ -599,6 +599,13 @@ static ssize_t zero_reserve_nodes_show(struct kobject *kobj, struct kobj_attribu
 }
 static struct kobj_attribute pm_attr_zero_reserve = __ATTR(zero_reserve, 0444, zero_reserve_nodes_show, NULL);
 
+/* The ioctl ABI this module speaks (POOLMEM_VERSION's answer), for anyone: poolctl --version */
+static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", POOLMEM_ABI_VERSION);
+}
+static struct kobj_attribute pm_attr_abi_version = __ATTR(abi_version, 0444, abi_version_show, NULL);
+
 /*
  * Counts that outlive domains (struct pm_counts): the same files host-wide
  * in /sys/kernel/poolmem/ and per profile in profiles/<name>/. Profile
@@ -722,6 +729,9 @@ int pm_pools_sysfs_init(void)
 	ret = sysfs_create_file(pm_kobj, &pm_attr_zero_reserve.attr);
 	if (ret)
 		goto out_put;
+	ret = sysfs_create_file(pm_kobj, &pm_attr_abi_version.attr);
+	if (ret)
+		goto out_put;	/* the files go with the kobject */
 	ret = sysfs_create_group(pm_kobj, &pm_counts_group);
 	if (ret)
 		goto out_put;	/* the files go with the kobject */
@@ -752,6 +762,7 @@ void pm_pools_sysfs_exit(void)
 	kobject_put(pm_pools_kobj);
 	/* now, not when the last child's delayed release drops pm_kobj */
 	sysfs_remove_group(pm_kobj, &pm_counts_group);
+	sysfs_remove_file(pm_kobj, &pm_attr_abi_version.attr);
 	sysfs_remove_file(pm_kobj, &pm_attr_zero_reserve.attr);
 	kobject_put(pm_kobj);
 }

@@ -37,7 +37,7 @@ runs modprobe, daxctl, ndctl or cxl.
 .PP
 Every listing takes --json. Sizes accept K, M, G and T suffixes (powers of 1024).
 Errors are one line: the object, then the cause; command-line errors too (exit 2).""",
- options=[("--version","print poolctl's version and the kernel ABI it was built for"),
+ options=[("--version","print poolctl's version and the kernel ABI it was built for, and on a second line the loaded module's ABI (/sys/kernel/poolmem/abi_version), saying plainly when it is older or newer. Commands that open the control device, and status, warn on standard error when the two differ"),
           ("--sysfs DIR","sysfs root to read (default /sys; for tests)"),
           ("--control DEV","control device (default /dev/poolmem/control)"),
           ("--mount DIR","where the poolmem file system is; mounted there when it is not (default /run/poolmem)")],

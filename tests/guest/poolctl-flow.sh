@@ -11,6 +11,10 @@
 . /rig/tests/lib.sh
 pm_load
 pm_clean
+# the loaded module's ABI is poolctl's, and --version says so (sysfs, no root needed)
+ours=$(poolctl --version | sed -n 's/.*(kernel ABI \([0-9]*\))$/\1/p')
+check_eq "/sys/kernel/poolmem/abi_version" "$ours" "$(cat /sys/kernel/poolmem/abi_version)"
+check_eq "poolctl --version, the module's line" "module: kernel ABI $ours" "$(poolctl --version | sed -n 2p)"
 set -- $(make_devdax)
 [ $# -eq 2 ] || fail "expected two dax devices, got: $*"
 da=$1 db=$2

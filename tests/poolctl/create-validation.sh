@@ -81,10 +81,33 @@ expect 3 '^poolctl: dax9.9: no such dax device' pool online dax9.9
 expect 3 '^poolctl: mem9: no such CXL memdev' pool online --cxl mem9
 # everything valid: gets as far as the control device (exit 3: not found)
 expect 3 '^poolctl: /nonexistent: ' vm create w --size 16M --local 8M --pool 8M --home-node 0
-out=$("$poolctl" --version)
-echo "$out" | grep -qE '^poolctl [0-9]+\.[0-9]+\.[0-9]+ \(kernel ABI [0-9]+\)$' || {
+out=$("$poolctl" --sysfs /nonexistent --version)
+echo "$out" | head -n 1 | grep -qE '^poolctl [0-9]+\.[0-9]+\.[0-9]+ \(kernel ABI [0-9]+\)$' &&
+	[ "$(echo "$out" | sed -n 2p)" = "module: not loaded" ] || {
 	echo "FAIL: --version: $out"
 	fails=$((fails + 1))
 }
+# the loaded module's ABI next to poolctl's, and plainly when they differ
+ours=$("$poolctl" --version | sed -n 's/.*(kernel ABI \([0-9]*\))$/\1/p')
+fx=$(mktemp -d)
+mkdir -p "$fx/kernel/poolmem/pools"
+for abi in "$ours" $((ours - 1)) $((ours + 1)); do
+	echo "$abi" > "$fx/kernel/poolmem/abi_version"
+	line=$("$poolctl" --sysfs "$fx" --version | sed -n 2p)
+	case $abi in
+	"$ours") want="module: kernel ABI $ours" ;;
+	$((ours - 1))) want="module: kernel ABI $abi (the loaded poolmem module speaks kernel ABI $abi, older than this poolctl's $ours: what it lacks fails; load the module installed with this poolctl (modprobe -r poolmem; modprobe poolmem))" ;;
+	*) want="module: kernel ABI $abi (the loaded poolmem module speaks kernel ABI $abi, newer than this poolctl's $ours: use the poolctl installed with that module)" ;;
+	esac
+	[ "$line" = "$want" ] || { echo "FAIL: --version with a module of ABI $abi: '$line', expected '$want'"; fails=$((fails + 1)); }
+done
+# status says it too, on standard error
+err=$("$poolctl" --sysfs "$fx" status 2>&1 >/dev/null | head -n 1)
+[ "$err" = "poolctl: warning: the loaded poolmem module speaks kernel ABI $((ours + 1)), newer than this poolctl's $ours: use the poolctl installed with that module" ] ||
+	{ echo "FAIL: status with a newer module: '$err'"; fails=$((fails + 1)); }
+rm -f "$fx/kernel/poolmem/abi_version"
+[ "$("$poolctl" --sysfs "$fx" --version | sed -n 2p)" = "module: loaded, older than kernel ABI 9 (the loaded poolmem module speaks kernel ABI 8, older than this poolctl's $ours: what it lacks fails; load the module installed with this poolctl (modprobe -r poolmem; modprobe poolmem))" ] ||
+	{ echo "FAIL: --version with a module before ABI 9: $("$poolctl" --sysfs "$fx" --version)"; fails=$((fails + 1)); }
+rm -rf "$fx"
 [ $fails -eq 0 ] && echo "all checks passed"
 exit $fails

@@ -246,6 +246,31 @@ std::vector<NodeZeroReserve> read_zero_reserves(const fs::path &sysfs)
 
 bool module_sysfs_present(const fs::path &sysfs) { return fs::is_directory(sysfs / "kernel/poolmem/pools"); }
 
+std::optional<uint32_t> read_module_abi(const fs::path &sysfs)
+{
+	const auto text = sysfs::read(sysfs / "kernel/poolmem/abi_version");
+	if (!text)
+		return std::nullopt;
+	try {
+		return static_cast<uint32_t>(std::stoul(*text));
+	} catch (const std::exception &) {
+		return std::nullopt;
+	}
+}
+
+std::string abi_mismatch(uint32_t module_abi, uint32_t ours)
+{
+	const std::string m = std::to_string(module_abi), o = std::to_string(ours);
+	if (module_abi < ours)
+		return "the loaded poolmem module speaks kernel ABI " + m + ", older than this poolctl's " + o +
+		       ": what it lacks fails; load the module installed with this poolctl (modprobe -r poolmem; "
+		       "modprobe poolmem)";
+	if (module_abi > ours)
+		return "the loaded poolmem module speaks kernel ABI " + m + ", newer than this poolctl's " + o +
+		       ": use the poolctl installed with that module";
+	return "";
+}
+
 namespace {
 
 /// The five count files of one directory (host-wide or a profile's).

@@ -106,6 +106,14 @@ std::vector<NodeZeroReserve> read_zero_reserves(const std::filesystem::path &sys
 /// Whether the module's sysfs is there (module loaded).
 bool module_sysfs_present(const std::filesystem::path &sysfs = "/sys");
 
+/// The loaded module's ioctl ABI version (/sys/kernel/poolmem/abi_version,
+/// ABI 9); nullopt when no module is loaded or it is older than the file.
+std::optional<uint32_t> read_module_abi(const std::filesystem::path &sysfs = "/sys");
+
+/// One line on a module whose ABI is not @ours (poolctl's): which is older
+/// and what to do; empty when they match.
+std::string abi_mismatch(uint32_t module_abi, uint32_t ours);
+
 /// Counts that outlive domains (ABI 8): host-wide in /sys/kernel/poolmem/,
 /// per profile in /sys/kernel/poolmem/profiles/<name>/, since the module
 /// was loaded (or the profile created).
