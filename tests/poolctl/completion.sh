@@ -22,18 +22,34 @@ want() { # WHAT HAVE WORD...
 		[[ $have == *" $w "* ]] || { echo "FAIL: $what: '$w' not offered (got:$have)"; fails=$((fails + 1)); }
 	done
 }
-for c in "node list" "pool online" "pool add" "pool list" "pool show" "pool drain" "vm create" "vm list" \
-	"vm show" "vm map" "vm set" "status" "top" "profile create" "profile list" "profile show" "simulate plan" "simulate record" "cluster status" "cluster register" "cluster claim" "cluster fence"; do
-	opts=$("$poolctl" $c --help 2>&1 | grep -oE '^\s+(-[a-z],)?--[a-z][a-z.-]*' | sed 's/.*--/--/' | grep -v -- '--help')
-	want "poolctl $c --" "$(complete_words $c --)" $opts
+# every command --help lists, nouns and their verbs: none can be added
+# without its completion
+subs() { "$poolctl" $1 --help 2>&1 | sed -n '/^Subcommands:/,$p' | tail -n +2 | awk 'NF { print $1 }'; }
+nouns=$(subs "")
+[ -n "$nouns" ] || { echo "FAIL: no subcommands in poolctl --help"; exit 1; }
+want "nouns" "$(complete_words '')" $nouns
+for n in $nouns; do
+	verbs=$(subs "$n")
+	if [ -z "$verbs" ]; then
+		cmds="$n"
+	else
+		want "$n verbs" "$(complete_words $n '')" $verbs
+		cmds=$(for v in $verbs; do echo "$n:$v"; done)
+	fi
+	for c in $cmds; do
+		c=${c/:/ }
+		opts=$("$poolctl" $c --help 2>&1 | grep -oE '^\s+(-[a-z],)?--[a-z][a-z.-]*' | sed 's/.*--/--/' | grep -v -- '--help')
+		want "poolctl $c --" "$(complete_words $c --)" $opts
+	done
 done
-want "nouns" "$(complete_words '')" node pool vm profile status top simulate cluster
-want "pool verbs" "$(complete_words pool '')" online add list show offline drain undrain remove
-want "vm verbs" "$(complete_words vm '')" create list show map set destroy
 want "pool names" "$(complete_words pool show '')" cxl0 cxl1
 want "domain names" "$(complete_words vm show '')" web1
 want "--pools" "$(complete_words vm create x --pools '')" cxl0 cxl1
 want "--tier-policy" "$(complete_words vm create x --tier-policy '')" local-first interleave pool-first
 want "--tiering" "$(complete_words vm set web1 --tiering '')" on sample off
+want "pool set names" "$(complete_words pool set '')" cxl0 cxl1
+want "pool events --pool" "$(complete_words pool events --pool '')" cxl0 cxl1
+want "pool events --domain" "$(complete_words pool events --domain '')" web1
+want "--on-errors" "$(complete_words pool set cxl0 --on-errors '')" report drain
 [ $fails -eq 0 ] && echo "ok: completion offers every --help option, verbs and names"
 exit $fails
