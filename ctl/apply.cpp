@@ -7,8 +7,8 @@
 // operator would type them. Without --dry-run it runs them in order through
 // this very binary, so every check and message is the command's own, and
 // stops at the first that fails. Running it again plans nothing. What can't
-// change in place (a domain's size, a profile's quotas, a pool's overcommit)
-// is reported as a conflict and left; objects the file does not name are
+// change in place (a domain's size, a profile's quotas) is reported as a
+// conflict and left; a pool's overcommit changes live (pool set); objects the file does not name are
 // left alone.
 #include "commands.hpp"
 
@@ -22,6 +22,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -95,6 +96,29 @@ std::optional<std::string> str(const std::string &file, const toml::table &t, co
 	bad(file, *n, where, std::string(key) + ": a string expected");
 }
 
+/*
+ * A pool's overcommit, as a ratio poolctl takes: 1.5 or "150%" in the file;
+ * an integer from 100 to 1000 is the percent of files written before the
+ * ratio (it reads as that percent). Default 1.
+ */
+std::string overcommit(const std::string &file, const toml::table &t, const std::string &where)
+{
+	const toml::node *n = t.get("overcommit");
+	if (!n)
+		return "1";
+	std::string v;
+	if (auto s = n->value_exact<std::string>())
+		v = *s;
+	else if (auto i = n->value_exact<int64_t>())
+		v = *i >= 100 ? std::to_string(*i) + "%" : std::to_string(*i);
+	else if (auto d = n->value_exact<double>())
+		v = poolmem::format_overcommit(static_cast<uint32_t>(*d * 100 + 0.5));
+	const auto pct = v.empty() ? std::nullopt : poolmem::parse_overcommit(v);
+	if (!pct || (n->is_floating_point() && std::abs(*n->value<double>() * 100 - *pct) > 1e-6))
+		bad(file, *n, where, "overcommit: a ratio from 1 to 10 (1.5) or a percentage (\"150%\")");
+	return poolmem::format_overcommit(*pct);
+}
+
 std::optional<bool> boolean(const std::string &file, const toml::table &t, const char *key, const std::string &where)
 {
 	const toml::node *n = t.get(key);
@@ -163,7 +187,7 @@ void plan_pools(const std::string &file, const toml::table &root, const GlobalOp
 			const auto cxl = list(file, *t, "cxl", where);
 			const auto nodev = str(file, *t, "node", where);
 			const std::string zone = str(file, *t, "zone", where).value_or("movable");
-			const std::string over = str(file, *t, "overcommit", where).value_or("100");
+			const std::string over = overcommit(file, *t, where);
 			if ((dev ? 1 : 0) + (cxl.empty() ? 0 : 1) + (nodev ? 1 : 0) != 1)
 				bad(file, node, where, "give exactly one of device, cxl or node");
 			if (zone != "movable" && zone != "normal")
@@ -186,10 +210,11 @@ void plan_pools(const std::string &file, const toml::table &root, const GlobalOp
 							       "--zone", zone, "--overcommit", over}});
 				continue;
 			}
-			if (std::to_string(p->overcommit_pct) != over)
-				plan.conflicts.push_back("pool " + name + ": overcommit " + std::to_string(p->overcommit_pct) +
-							 "% registered, " + over +
-							 "% configured (not changed in place: pool remove, then apply)");
+			if (poolmem::parse_overcommit(over) != p->overcommit_pct)
+				plan.steps.push_back({"~ pool " + name + ": overcommit " +
+							      poolmem::format_overcommit(static_cast<uint32_t>(p->overcommit_pct)) +
+							      " -> " + over,
+						      {"poolctl", "pool", "set", name, "--overcommit", over}});
 			if (nodev && std::to_string(p->node) != *nodev)
 				plan.conflicts.push_back("pool " + name + ": on node " + std::to_string(p->node) +
 							 ", configured node " + *nodev);
@@ -524,7 +549,11 @@ void run_export(const GlobalOptions &g, const ExportOptions &o)
 			t.insert("node", p.node);
 		const auto zones = poolmem::node_zones(g.sysfs, p.node);
 		t.insert("zone", zones.count("Normal") && !zones.count("Movable") ? "normal" : "movable");
-		t.insert("overcommit", static_cast<int64_t>(p.overcommit_pct));
+		/* a ratio: a whole one as an integer, else a float (1.5) */
+		if (p.overcommit_pct % 100)
+			t.insert("overcommit", static_cast<double>(p.overcommit_pct) / 100);
+		else
+			t.insert("overcommit", static_cast<int64_t>(p.overcommit_pct / 100));
 		tp.insert(p.name, std::move(t));
 	}
 	poolmem::Control ctl = open_control(g);

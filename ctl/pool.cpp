@@ -56,6 +56,7 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"node", p.node},
 		{"tier", p.tier},
 		{"overcommit_pct", p.overcommit_pct},
+		{"overcommit", static_cast<double>(p.overcommit_pct) / 100},
 		{"capacity_bytes", p.capacity_bytes},
 		{"pinnable_bytes", p.pinnable_bytes},
 		{"free_bytes", p.free_bytes},
@@ -174,8 +175,8 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		print_json(g, j);
 		return;
 	}
-	std::printf("pool %s (id %u): node %d, tier %s, overcommit %lu%%, %s\n", p.name.c_str(), p.id, p.node,
-		    p.tier.c_str(), static_cast<unsigned long>(p.overcommit_pct),
+	std::printf("pool %s (id %u): node %d, tier %s, overcommit %s, %s\n", p.name.c_str(), p.id, p.node,
+		    p.tier.c_str(), poolmem::format_overcommit(static_cast<uint32_t>(p.overcommit_pct)).c_str(),
 		    p.state == "draining" ? "draining (takes no new chunks)" : p.state.c_str());
 	std::printf("  capacity   %s (%s pinnable: onlined normal)\n  allocated  %s in %s\n"
 		    "  free       %s\n  committed  %s\n",
@@ -276,6 +277,15 @@ void write_pool_attr(const GlobalOptions &g, const std::string &pool, const char
 		throw poolmem::Error(pool, what, err);
 }
 
+uint32_t overcommit_pct(const std::string &value)
+{
+	const auto pct = poolmem::parse_overcommit(value);
+	if (!pct)
+		throw UsageError("--overcommit " + value + ": a ratio from 1 to 10 (e.g. 1.5), or a percentage from "
+								 "100% to 1000%");
+	return *pct;
+}
+
 /// "3" -> "3", "3/24h" -> "3/86400": the kernel's error_policy threshold.
 std::string error_threshold(const std::string &t)
 {
@@ -312,12 +322,33 @@ std::string error_threshold(const std::string &t)
 void run_set(const GlobalOptions &g, const SetOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
-	if (o.zero_reserve.empty() && o.on_errors.empty() && o.error_threshold.empty())
-		throw UsageError("pool set: nothing to set (--zero-reserve SIZE|PCT, --on-errors report|drain)");
+	if (o.zero_reserve.empty() && o.on_errors.empty() && o.error_threshold.empty() && o.overcommit.empty())
+		throw UsageError("pool set: nothing to set (--overcommit RATIO, --zero-reserve SIZE|PCT, --on-errors "
+				 "report|drain)");
+	const uint32_t pct = o.overcommit.empty() ? 0 : overcommit_pct(o.overcommit);
 	if (!o.error_threshold.empty() && o.on_errors != "drain")
 		throw UsageError("--error-threshold goes with --on-errors drain");
 	if (o.on_errors == "drain" && o.error_threshold.empty())
 		throw UsageError("--on-errors drain needs --error-threshold N[/PERIOD]");
+	if (pct) {
+		try {
+			write_pool_attr(g, p.name, "overcommit_pct", std::to_string(pct), "cannot set the overcommit");
+		} catch (const poolmem::Error &e) {
+			if (e.code() != ENOSPC)
+				throw;
+			throw poolmem::Error::plain(
+				p.name,
+				"cannot lower the overcommit to " + poolmem::format_overcommit(pct) + ": its domains commit " +
+					poolmem::format_size(p.committed_bytes) + " of pool memory, " +
+					poolmem::format_size(p.capacity_bytes * pct / 100) +
+					" at that ratio (with the other pools they may use: see the kernel log)",
+				ENOSPC);
+		}
+		std::printf("%s: overcommit %s (admits %s; %s committed)\n", p.name.c_str(),
+			    poolmem::format_overcommit(pct).c_str(),
+			    poolmem::format_size(p.capacity_bytes * pct / 100).c_str(),
+			    poolmem::format_size(p.committed_bytes).c_str());
+	}
 	if (!o.on_errors.empty()) {
 		const std::string policy = o.on_errors == "report" ? "report" : "drain " + error_threshold(o.error_threshold);
 		write_pool_attr(g, p.name, "error_policy", policy, "cannot set the memory error policy");
@@ -370,8 +401,8 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	online->add_flag("--async", on->async, "return once --first is online; finish in the background");
 	online->add_option("--first", on->first, "with --async: how much to online synchronously (default 1G)");
 	online->add_flag("--force", on->force, "online even if the kernel's auto-online policy would race");
-	online->add_option("--overcommit", on->overcommit, "admission limit in percent of capacity (100..1000)")
-		->check(CLI::Range(100, 1000));
+	online->add_option("--overcommit", on->overcommit,
+			   "admission limit: capacity x this ratio, 1 to 10 (e.g. 1.5, or 150%; default 1)");
 	online->add_option("--memmap", on->memmap,
 			   "where the struct pages go: device (the pool memory holds them; 6.8+, booted with "
 			   "memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device "
@@ -383,8 +414,8 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto *add = pool->add_subcommand("add", "register a node whose memory is online already as a pool");
 	add->add_option("name", ad->name, "pool name")->required();
 	add->add_option("--node", ad->node, "NUMA node (CPU-less: CXL, HBM or firmware-onlined memory)")->required();
-	add->add_option("--overcommit", ad->overcommit, "admission limit in percent of capacity (100..1000)")
-		->check(CLI::Range(100, 1000));
+	add->add_option("--overcommit", ad->overcommit,
+			"admission limit: capacity x this ratio, 1 to 10 (e.g. 1.5, or 150%; default 1)");
 	add->add_flag("--force", ad->force, "register a node with CPUs too");
 	add->callback([&g, ad] { run_add(g, *ad); });
 
@@ -424,6 +455,9 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto se = std::make_shared<SetOptions>();
 	auto *set = pool->add_subcommand("set", "change a pool's settings while it runs");
 	set->add_option("name", se->name, "pool")->required();
+	set->add_option("--overcommit", se->overcommit,
+			"a new admission limit, capacity x this ratio (1.5, or 150%): a decrease below what the "
+			"pool's domains commit is refused");
 	set->add_option("--zero-reserve", se->zero_reserve,
 			"memory kept zeroed ahead for new chunks: a size or a percentage of capacity (0 = off; default 1%)");
 	set->add_option("--on-errors", se->on_errors,

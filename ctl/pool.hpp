@@ -31,7 +31,7 @@ struct OnlineOptions {
 	std::string first = "1G";
 	std::string size; ///< --cxl: region size (default: all the capacity)
 	bool force = false;
-	unsigned overcommit = 100;
+	std::string overcommit = "1"; ///< admission ratio: 1.5 or 150%
 	std::string memmap = "auto"; ///< where kmem puts the struct pages: auto, local, device
 };
 
@@ -43,7 +43,7 @@ struct NameOptions {
 struct AddOptions {
 	std::string name;
 	int node = -1;
-	unsigned overcommit = 100;
+	std::string overcommit = "1"; ///< admission ratio: 1.5 or 150%
 	bool force = false;
 };
 
@@ -66,7 +66,11 @@ struct SetOptions {
 	std::string zero_reserve;
 	std::string on_errors;	     ///< report or drain
 	std::string error_threshold; ///< N or N/PERIOD (PERIOD: 30s, 10m, 24h, 7d)
+	std::string overcommit;	     ///< a new admission ratio: 1.5 or 150%
 };
+
+/// --overcommit's value as the kernel's percent; a UsageError naming it otherwise.
+uint32_t overcommit_pct(const std::string &value);
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0)
 {

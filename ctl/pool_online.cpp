@@ -68,6 +68,7 @@ void progress_bar(unsigned done, unsigned total)
 
 void run_online(const GlobalOptions &g, const OnlineOptions &o)
 {
+	overcommit_pct(o.overcommit); /* checked before anything happens */
 	if (o.zone != "movable" && o.zone != "normal")
 		throw UsageError("--zone: must be movable or normal, not '" + o.zone + "'");
 	if (o.dax.empty() == o.cxl.empty())
@@ -175,6 +176,7 @@ void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem
 void run_add(const GlobalOptions &g, const AddOptions &o)
 {
 	check_name(o.name, "pool");
+	overcommit_pct(o.overcommit);
 	const poolmem::Topology t = poolmem::read_topology(g.sysfs);
 	const poolmem::Node *n = t.node(o.node);
 	if (!n || !n->mem_total)
@@ -184,7 +186,7 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 				 ": the node has CPUs, so its DRAM is some VMs' local tier; --force to make it a pool anyway");
 	poolmem::load_module("poolmem");
 	poolmem::Control ctl = open_control(g);
-	ctl.pool_add(o.name, o.node, o.overcommit);
+	ctl.pool_add(o.name, o.node, overcommit_pct(o.overcommit));
 	fs::create_directories(state_dir);
 	std::ofstream(added_marker(o.name)) << o.node << '\n';
 	std::printf("%s: node %d (%s online) registered as a pool\n", o.name.c_str(), o.node,
@@ -436,7 +438,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 					   : poolmem::Progress());
 		if (tty && first.size() < all_blocks)
 			std::fprintf(stderr, "\n");
-		ctl.pool_add(name, node, o.overcommit);
+		ctl.pool_add(name, node, overcommit_pct(o.overcommit));
 	} catch (...) {
 		rollback();
 		throw;

@@ -15,8 +15,9 @@
 #include "poolmem.h"
 
 /*
- * Protects pm_pools[], pm_domains, pm_profiles, the pools' committed and
- * users, domain names, dead and creation/destruction. Never taken in the
+ * Protects pm_pools[], pm_domains, pm_profiles, the pools' committed,
+ * users and overcommit_pct (its sysfs file reads it without the lock),
+ * domain names, dead and creation/destruction. Never taken in the
  * fault path; nothing that may fault on domain memory (copy_to_user) runs
  * under it.
  */
@@ -230,7 +231,6 @@ static u64 pm_pool_reserve_stat(struct pm_pool *p, int which)
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(zero_reserve_target_bytes, pm_pool_zero_reserve_target(p))
 POOL_SHOW_U64(node, p->node)
-POOL_SHOW_U64(overcommit_pct, p->overcommit_pct)
 /* the part of capacity_bytes outside ZONE_MOVABLE (long-term pinnable) */
 POOL_SHOW_U64(pinnable_bytes, pm_node_pinnable_bytes(p->node))
 POOL_COUNTERS(POOL_SHOW_U64)
@@ -328,6 +328,87 @@ static ssize_t zero_reserve_store(struct kobject *kobj, struct kobj_attribute *a
 	return count;
 }
 static struct kobj_attribute pool_attr_zero_reserve = __ATTR_RW_MODE(zero_reserve, 0644);
+
+static ssize_t overcommit_pct_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_pool(kobj)->overcommit_pct));
+}
+
+/*
+ * Would every domain that may use pool @p still be admitted? Each one's
+ * pools must hold, at capacity x overcommit, the pool quotas of all
+ * domains that share one of them with it: pm_admit()'s rule for the pool
+ * tier, applied again to the domains there are, with @p's new ratio.
+ * Fills @r with the first one's figures where it does not hold. Caller
+ * holds pm_lock.
+ */
+static struct pm_domain *pm_pool_overcommitted(const struct pm_pool *p, struct pm_refusal *r)
+{
+	struct pm_domain *d, *o;
+	u64 m;
+
+	list_for_each_entry(d, &pm_domains, list) {
+		u64 pool = 0, pin_pool = 0, limit = 0, pin_limit = 0;
+
+		if (!(d->pool_mask & BIT_ULL(p->id)) || !d->committed[PM_TIER_POOL])
+			continue;
+		list_for_each_entry(o, &pm_domains, list) {
+			if (!(o->pool_mask & d->pool_mask))
+				continue;
+			pool += o->committed[PM_TIER_POOL];
+			if (o->pinnable)
+				pin_pool += o->committed[PM_TIER_POOL];
+		}
+		for (m = d->pool_mask; m; m &= m - 1) {
+			limit += pm_pool_limit(pm_pools[__ffs64(m)], false);
+			if (d->pinnable)
+				pin_limit += pm_pool_limit(pm_pools[__ffs64(m)], true);
+		}
+		if (pool > limit) {
+			*r = (struct pm_refusal){ POOLMEM_REFUSED_POOL, pool, limit };
+			return d;
+		}
+		if (d->pinnable && pin_pool > pin_limit) {
+			*r = (struct pm_refusal){ POOLMEM_REFUSED_POOL_PINNABLE, pin_pool, pin_limit };
+			return d;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A live change of the admission ratio. Raising it always holds; lowering
+ * it is refused (-ENOSPC, the figures in the log, as a refused domain)
+ * when a domain that may use the pool would no longer have been admitted:
+ * what is committed stays within what the pools promise.
+ */
+static ssize_t overcommit_pct_store(struct kobject *kobj, struct kobj_attribute *attr, const char *buf,
+				    size_t count)
+{
+	struct pm_pool *p = to_pool(kobj);
+	struct pm_refusal r;
+	struct pm_domain *d;
+	unsigned int pct, old;
+
+	if (kstrtouint(buf, 10, &pct) || pct < 100 || pct > 1000)
+		return -EINVAL;
+	mutex_lock(&pm_lock);
+	old = p->overcommit_pct;
+	WRITE_ONCE(p->overcommit_pct, pct);
+	d = pct < old ? pm_pool_overcommitted(p, &r) : NULL;
+	if (d) {
+		WRITE_ONCE(p->overcommit_pct, old);
+		pr_warn_ratelimited("pool %s: overcommit %u%% refused: domain %s's pools would hold %llu MiB%s, %llu MiB is committed there\n",
+				    p->name, pct, d->name, r.limit >> 20,
+				    r.why == POOLMEM_REFUSED_POOL_PINNABLE ? " outside ZONE_MOVABLE" : "",
+				    r.committed >> 20);
+	} else if (pct != old) {
+		pr_info("pool %s: overcommit %u%% (was %u%%)\n", p->name, pct, old);
+	}
+	mutex_unlock(&pm_lock);
+	return d ? -ENOSPC : count;
+}
+static struct kobj_attribute pool_attr_overcommit_pct = __ATTR_RW_MODE(overcommit_pct, 0644);
 
 /*
  * What memory errors do to the pool (mf.c): "report" (the default: count

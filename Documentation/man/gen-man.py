@@ -52,7 +52,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
       "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
- synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit PCT] [--memmap auto|local|device]",
+ synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit RATIO] [--memmap auto|local|device]",
  description="""With a dax device: reconfigure it to system-ram (kmem) with libdaxctl, online every
 memory block of it, and register its NUMA node with poolmem as a pool. With --cxl: first
 create a pmem region over the memdevs (libcxl) and a devdax namespace on it (libndctl).
@@ -84,7 +84,7 @@ poolctl pool show and the exporter (poolmem_pool_memmap_bytes) report it per poo
           ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show. A device of a dynamic dax region (dax_hmem: memory the firmware marked Soft Reserved) is split first: it shrinks to --first, so that kmem sets up only that much before the pool is usable, and the rest of the region comes as one more device, bound to kmem and onlined block by block. pool remove gives the region back as one device of its old size. Pool offline and remove wait for the background process (they refuse, EBUSY, while it runs)"),
           ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
           ("--force","online even if the kernel's auto-online policy would race"),
-          ("--overcommit PCT","admission limit for domains, percent of capacity (100..1000, default 100)"),
+          ("--overcommit RATIO","admission limit for domains: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1); poolctl pool set changes it later"),
           ("--memmap auto|local|device","where kmem puts the struct pages: device (the pool memory holds them; 6.8+, booted with memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device where the kernel can)")],
  examples="""# poolctl pool online --cxl mem0 --name c0
 mem0: region region0 (2.0 GiB) -> devdax dax0.0
@@ -113,7 +113,7 @@ pb     1     2   1.9 GiB        0 B  1.9 GiB       0   0         0  done""",
  description="Capacity, allocation, commitment, activity counters, the access-factor windows, background onlining progress, and per domain the chunks it holds in the pool.",
  options=[("--json","print JSON (with \"online\" progress and \"domains\")")],
  examples="""# poolctl pool show pb
-pool pb (id 1): node 2, tier pool, overcommit 100%
+pool pb (id 1): node 2, tier pool, overcommit 1
   capacity   1.9 GiB
   allocated  56.0 MiB in 28 chunks
   free       1.9 GiB
@@ -172,8 +172,14 @@ p1: takes chunks again""",
  see=["poolctl-pool-drain"]),
 "poolctl-pool-set": dict(
  summary="change a pool's settings while it runs",
- synopsis="poolctl pool set NAME [--zero-reserve SIZE|PCT] [--on-errors report|drain --error-threshold N[/PERIOD]]",
- description="""--zero-reserve sets how much of the pool's memory is kept zeroed ahead for new chunks.
+ synopsis="poolctl pool set NAME [--overcommit RATIO] [--zero-reserve SIZE|PCT] [--on-errors report|drain --error-threshold N[/PERIOD]]",
+ description="""--overcommit sets the pool's admission limit while it runs: domains may commit its
+capacity times RATIO (1 to 10, e.g. 1.5, or a percentage, 150%). Raising it always
+works. Lowering it is refused (exit 4) when a domain that may use the pool would no
+longer have been admitted: poolctl prints what the pool's domains commit and what the
+new ratio would admit, and the kernel log names the domain and its pools' figures.
+.PP
+--zero-reserve sets how much of the pool's memory is kept zeroed ahead for new chunks.
 .PP
 --on-errors sets what memory errors in the pool do (sysfs error_policy). report, the
 default, counts and logs them (poolctl pool events). drain with --error-threshold N or
@@ -183,10 +189,15 @@ poolmem drains it while its VMs run, as poolctl pool drain would; the kernel log
 whether it emptied. poolctl pool show says DEGRADED and the exporter's
 poolmem_pool_degraded is 1 until poolctl pool undrain. Setting the policy starts the
 count anew.""",
- options=[("--zero-reserve SIZE|PCT", "memory kept zeroed ahead: a size, or 0% to 50% of capacity (0: off; default 1%)"),
+ options=[("--overcommit RATIO", "admission limit: capacity x RATIO, 1 to 10 (1.5), or 100% to 1000% (150%)"),
+          ("--zero-reserve SIZE|PCT", "memory kept zeroed ahead: a size, or 0% to 50% of capacity (0: off; default 1%)"),
           ("--on-errors report|drain", "what memory errors do (default report)"),
           ("--error-threshold N[/PERIOD]", "with drain: the errors that degrade the pool")],
- examples="""# poolctl pool set p1 --on-errors drain --error-threshold 2/1h
+ examples="""# poolctl pool set p0 --overcommit 1.5
+p0: overcommit 1.5 (admits 2.7 GiB; 0 B committed)
+# poolctl pool set p0 --overcommit 1.2
+poolctl: p0: cannot lower the overcommit to 1.2: its domains commit 2.4 GiB of pool memory, 2.2 GiB at that ratio (with the other pools they may use: see the kernel log)
+# poolctl pool set p1 --on-errors drain --error-threshold 2/1h
 p1: on memory errors: drain after 2 errors within 3600 s
 # poolctl pool list
 NAME  ID  NODE  CAPACITY  PINNABLE  ALLOCATED     FREE  CHUNKS    AF  FAILURES  STATE     ONLINE
@@ -268,14 +279,14 @@ pa: dax0.0 handed back to devdax""",
  see=["poolctl-pool-online"]),
 "poolctl-pool-add": dict(
  summary="register a node whose memory is online already as a pool",
- synopsis="poolctl pool add NAME --node N [--overcommit PCT] [--force]",
+ synopsis="poolctl pool add NAME --node N [--overcommit RATIO] [--force]",
  description="""For memory that firmware or the kernel has onlined already as a NUMA node (a
 CPU-less node of CXL or HBM memory): registers node N with poolmem as pool NAME, changing
 nothing else. pool remove then only unregisters it: its memory stays online, as it was
 found. A node with CPUs is refused (exit 2; its DRAM is some VMs' local tier) unless
 --force; a node that is the home node of a live domain is refused by the kernel (exit 4).""",
  options=[("--node N","the NUMA node"),
-          ("--overcommit PCT","admission limit in percent of capacity, 100..1000 (default 100)"),
+          ("--overcommit RATIO","admission limit: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1)"),
           ("--force","register a node with CPUs too")],
  examples="""# poolctl pool add fw --node 1
 fw: node 1 (1.9 GiB online) registered as a pool
@@ -291,8 +302,8 @@ chown/chmod) that does it, as an operator would type it. Without --dry-run the s
 in order (pools first, then profiles, then domains), each with its own checks and
 messages; the first that fails stops the rest (exit: that step's). A second apply plans
 nothing. A domain whose quotas, pools, policies or tiering differ is changed live (vm
-set); what can't change in place (a domain's size or chunk, a profile's quotas, a pool's
-overcommit) is a conflict, printed with ! and left (exit 4). Pools, profiles and domains
+set), and so is a pool's overcommit (pool set); what can't change in place (a domain's
+size or chunk, a profile's quotas) is a conflict, printed with ! and left (exit 4). Pools, profiles and domains
 the file does not name are left alone (lines with =). An unknown key or a malformed file
 is an error naming FILE:LINE (exit 2), found before anything changes.
 .PP
@@ -300,7 +311,8 @@ poolmem-apply.service runs poolctl apply at boot, after the module and the file 
 and before libvirtd, so VMs that autostart find their pools and domains.
 .PP
 Tables: [pools.NAME] with device = "daxX.Y", cxl = ["mem0", ...] or node = N, and zone
-(movable, normal), overcommit (percent); [profiles.NAME] with local and pool ("25%" or a
+(movable, normal), overcommit (a ratio, 1.5, or "150%"; an integer of 100 or more is
+read as the percent of files written before the ratio); [profiles.NAME] with local and pool ("25%" or a
 size), chunk, tier_policy, pool_select, pools, home_node, owner, mode, pinnable;
 [domains.NAME] with size, local, pool, chunk, tier_policy, pool_select, pools,
 home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
@@ -309,7 +321,7 @@ home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
  examples="""# poolctl apply --dry-run
 /etc/poolmem/poolmem.toml: 2 steps
 + pool pa: online dax0.0
-    poolctl pool online dax0.0 --name pa --zone movable --overcommit 100
+    poolctl pool online dax0.0 --name pa --zone movable --overcommit 1
 + domain web1: 64M
     poolctl vm create web1 --size 64M --local 16M --pool 48M --tier-policy interleave --pools pa""",
  see=["poolctl-export"]),

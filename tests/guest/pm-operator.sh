@@ -10,6 +10,8 @@
 #  4. a pool whose memory was all offlined is not tried any more (no
 #     failures counted, no "allocation from offline node" dump);
 #  5. domain sysfs attributes are root's (and stats_gid's), not everyone's
+#  6. a live pool's overcommit changes (poolctl pool set --overcommit): a
+#     decrease below what its domains commit is refused with the figures
 #     (the module loaded again with stats_gid=1000: that group reads them);
 #  6. the last try of a placement reclaims: a pool node full of clean page
 #     cache still gives a pool-only VM its memory (no SIGBUS).
@@ -127,4 +129,30 @@ check_eq "domain attribute owner with stats_gid" "0 1000" "$(stat -L -c '%u %g' 
 pmtest run-as 1000 1000 cat $DOMSYS/grp/stat >/dev/null || fail "group 1000 can't read the domain's stat"
 expect_exit 1 "Permission denied" pmtest run-as 65534 65534 cat $DOMSYS/grp/stat
 pmtest domain-destroy grp >/dev/null
+
+# ---- 6. the overcommit of a live pool (poolctl pool set --overcommit) ----
+# raised, a domain over the pool's capacity is admitted; lowered below what
+# it commits, refused with the figures, the ratio unchanged; then lowered
+# as far as it holds, and back to 1 once the domain is gone
+pm_pools_up	# the module was reloaded (5b)
+cap=$(($(pool_attr p0 capacity_bytes) / MiB))
+big=$((cap * 13 / 10 / 2 * 2))
+expect_exit 4 "^poolctl: oc: cannot create domain: pool tier on pools p0 asks" poolctl vm create oc --size ${big}M --pool ${big}M --pools p0
+out=$(poolctl pool set p0 --overcommit 1.5)
+echo "$out" | grep -qE "^p0: overcommit 1.5 \(admits [0-9.]+ [MG]iB; 0 B committed\)$" || fail "pool set --overcommit 1.5 said: $out"
+check_eq "p0 overcommit_pct" 150 "$(pool_attr p0 overcommit_pct)"
+poolctl vm create oc --size ${big}M --pool ${big}M --pools p0 >/dev/null
+dmesg -c >/dev/null
+expect_exit 4 "^poolctl: p0: cannot lower the overcommit to 1.2: its domains commit [0-9.]+ GiB of pool memory, [0-9.]+ GiB at that ratio" \
+	poolctl pool set p0 --overcommit 1.2
+dmesg | grep -q "pool p0: overcommit 120% refused: domain oc's pools would hold [0-9]* MiB, $big MiB is committed there" ||
+	fail "no kernel line for the refused overcommit: $(dmesg | tail -n 3)"
+check_eq "p0 overcommit_pct after the refusal" 150 "$(pool_attr p0 overcommit_pct)"
+poolctl pool set p0 --overcommit 140% >/dev/null
+check_eq "p0 overcommit_pct (140%: holds ${big} of ${cap} MiB)" 140 "$(pool_attr p0 overcommit_pct)"
+expect_exit 2 "^poolctl: --overcommit 150: a ratio from 1 to 10" poolctl pool set p0 --overcommit 150
+poolctl vm destroy oc >/dev/null
+poolctl pool set p0 --overcommit 1 >/dev/null
+check_eq "p0 overcommit_pct after the domain left" 100 "$(pool_attr p0 overcommit_pct)"
+check_eq "pool show's overcommit" "1.0" "$(poolctl pool show p0 --json | tr -d ' \n' | sed 's/.*"overcommit":\([0-9.]*\).*/\1/')"
 info "pass"

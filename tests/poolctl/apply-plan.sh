@@ -18,6 +18,7 @@ bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 cat > "$t/a.toml" <<'CONF'
 [pools.cxl0]
 device = "dax0.0"
+overcommit = 1.5
 [pools.newp]
 node = 3
 overcommit = 200
@@ -36,7 +37,8 @@ out=$(pc apply --config "$t/a.toml" --dry-run 2>&1); rc=$?
 echo "$out"
 [ $rc -eq 0 ] || bad "dry run exit $rc"
 for want in "= pool cxl1: not in $t/a.toml, left as it is" "+ pool newp: register node 3" \
-	"    poolctl pool add newp --node 3 --overcommit 200" "+ domain fresh: 16G" \
+	"    poolctl pool add newp --node 3 --overcommit 2" "+ domain fresh: 16G" \
+	"~ pool cxl0: overcommit 1 -> 1.5" "    poolctl pool set cxl0 --overcommit 1.5" \
 	"    poolctl vm create fresh --size 16G --local 4G --pool 12G --tiering on" \
 	"~ domain web1: quotas 16.0 MiB/48.0 MiB -> 32.0 MiB/32.0 MiB" "    poolctl vm set web1 --local 32M --pool 32M"; do
 	printf '%s\n' "$out" | grep -qxF -- "$want" || bad "plan lacks: $want"
@@ -51,6 +53,11 @@ out=$(pc apply --config "$t/c.toml" 2>&1); rc=$?
 printf '[pools.x\n' > "$t/d.toml"
 out=$(pc apply --config "$t/d.toml" 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$out" | grep -q "d.toml:1: " || bad "parse error: exit $rc: $out"
+# overcommit: a ratio or a percentage; anything else named with its line
+printf '[pools.x]\ndevice = "dax0.0"\novercommit = 0.5\n' > "$t/e.toml"
+out=$(pc apply --config "$t/e.toml" 2>&1); rc=$?
+[ $rc -eq 2 ] && [ "$out" = "poolctl: $t/e.toml:3: pools.x: overcommit: a ratio from 1 to 10 (1.5) or a percentage (\"150%\")" ] ||
+	bad "overcommit 0.5: exit $rc: $out"
 out=$(pc apply --config "$t/none.toml" 2>&1); rc=$?
 [ $rc -eq 3 ] && echo "$out" | grep -q "none.toml: no such file" || bad "no file: exit $rc: $out"
 [ $fails -eq 0 ] && echo "ok: plan and errors"

@@ -79,6 +79,11 @@ expect 3 '^poolctl: /nonexistent: ' profile create p --local 25% --pool 75% --ho
 expect 2 "^poolctl: a/b: invalid pool name" pool online dax0.0 --name a/b
 expect 3 '^poolctl: dax9.9: no such dax device' pool online dax9.9
 expect 3 '^poolctl: mem9: no such CXL memdev' pool online --cxl mem9
+# overcommit: a ratio (1.5) or a percentage (150%), one unit everywhere
+expect 2 "^poolctl: --overcommit 150: a ratio from 1 to 10 \(e.g. 1.5\), or a percentage from 100% to 1000%$" pool add q --node 1 --overcommit 150
+expect 2 "^poolctl: --overcommit 0.5: a ratio from 1 to 10" pool set cxl0 --overcommit 0.5
+expect 2 "^poolctl: --overcommit 1001%: a ratio from 1 to 10" pool online dax0.0 --overcommit 1001%
+expect 3 "^poolctl: nosuch: no such pool" pool set nosuch --overcommit 2
 # everything valid: gets as far as the control device (exit 3: not found)
 expect 3 '^poolctl: /nonexistent: ' vm create w --size 16M --local 8M --pool 8M --home-node 0
 out=$("$poolctl" --sysfs /nonexistent --version)

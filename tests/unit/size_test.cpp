@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+using poolmem::format_overcommit;
 using poolmem::format_size;
+using poolmem::parse_overcommit;
 using poolmem::parse_size;
 
 TEST(SizeParse, accepts_plain_bytes) { EXPECT_EQ(parse_size("4096"), 4096u); }
@@ -58,4 +60,33 @@ TEST(SizeFormat, round_trips_through_parse)
 		EXPECT_EQ(parse_size(format_size(v).substr(0, format_size(v).find(' ')) +
 				     format_size(v).substr(format_size(v).find(' ') + 1, 1)),
 			  v);
+}
+
+TEST(Overcommit, ratios_and_percents)
+{
+	EXPECT_EQ(parse_overcommit("1"), 100u);
+	EXPECT_EQ(parse_overcommit("1.5"), 150u);
+	EXPECT_EQ(parse_overcommit("1.25"), 125u);
+	EXPECT_EQ(parse_overcommit("10"), 1000u);
+	EXPECT_EQ(parse_overcommit("150%"), 150u);
+	EXPECT_EQ(parse_overcommit("100%"), 100u);
+	EXPECT_EQ(parse_overcommit("1000%"), 1000u);
+}
+
+TEST(Overcommit, refuses_what_the_kernel_would)
+{
+	for (const char *bad : {"", "0.5", "0.99", "10.01", "11", "150", "99%", "1001%", "1.5%", "1.255", "1.",
+				".5", "-1", "+2", "1e1", " 1", "1 ", "1..5", "%", "abc", "100000000%"})
+		EXPECT_EQ(parse_overcommit(bad), std::nullopt) << bad;
+}
+
+TEST(Overcommit, formats_as_a_ratio)
+{
+	EXPECT_EQ(format_overcommit(100), "1");
+	EXPECT_EQ(format_overcommit(150), "1.5");
+	EXPECT_EQ(format_overcommit(125), "1.25");
+	EXPECT_EQ(format_overcommit(1000), "10");
+	EXPECT_EQ(format_overcommit(105), "1.05");
+	for (uint32_t pct = 100; pct <= 1000; pct++)
+		EXPECT_EQ(parse_overcommit(format_overcommit(pct)), pct) << pct;
 }

@@ -103,4 +103,46 @@ std::string format_duration_ns(uint64_t ns)
 	return buf;
 }
 
+
+std::optional<uint32_t> parse_overcommit(std::string_view text)
+{
+	const bool pct = !text.empty() && text.back() == '%';
+	if (pct)
+		text.remove_suffix(1);
+	/* digits, at most one point, at most two decimals: no exponents, signs or spaces */
+	const size_t dot = text.find('.');
+	if (text.empty() || text.size() > 8 || text.find_first_not_of("0123456789.") != std::string_view::npos ||
+	    (dot != std::string_view::npos && (text.find('.', dot + 1) != std::string_view::npos ||
+					       dot == 0 || dot + 1 == text.size() || text.size() - dot - 1 > 2)))
+		return std::nullopt;
+	/* in hundredths: "1.5" -> 150 */
+	uint64_t whole = 0, frac = 0;
+	for (size_t i = 0; i < (dot == std::string_view::npos ? text.size() : dot); i++)
+		whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
+	if (dot != std::string_view::npos) {
+		const std::string_view f = text.substr(dot + 1);
+		frac = static_cast<uint64_t>(f[0] - '0') * 10 + (f.size() > 1 ? static_cast<uint64_t>(f[1] - '0') : 0);
+	}
+	if (pct) {
+		if (dot != std::string_view::npos)
+			return std::nullopt; /* whole percents only: the kernel's unit */
+	} else {
+		whole = whole * 100 + frac;
+	}
+	if (whole < 100 || whole > 1000)
+		return std::nullopt;
+	return static_cast<uint32_t>(whole);
+}
+
+std::string format_overcommit(uint32_t pct)
+{
+	std::string s = std::to_string(pct / 100);
+	if (pct % 100) {
+		s += "." + std::to_string(pct % 100 / 10);
+		if (pct % 10)
+			s += std::to_string(pct % 10);
+	}
+	return s;
+}
+
 } // namespace poolmem

@@ -21,6 +21,14 @@ std::string format_size(uint64_t bytes);
 /// "1 chunk", "2 chunks": N and NOUN, plural when N != 1 (NOUN + "s").
 std::string plural(uint64_t n, const std::string &noun);
 
+/// An admission (overcommit) ratio as operators give it: "1.5" (a ratio of
+/// capacity, 1 to 10) or "150%" (100% to 1000%); the kernel's percent
+/// (100..1000), or nullopt for anything else. Thread-safe (pure).
+std::optional<uint32_t> parse_overcommit(std::string_view text);
+
+/// A kernel overcommit percent as a ratio: 100 -> "1", 150 -> "1.5", 125 -> "1.25".
+std::string format_overcommit(uint32_t pct);
+
 /// A duration in ns with a unit that fits: "850 ns", "12.3 us", "16.8 ms", "2.50 s".
 std::string format_duration_ns(uint64_t ns);
 
