@@ -28,10 +28,16 @@ def ts(title, desc, targets, unit="short", thresholds=None, kind="timeseries", m
     if maxv is not None:
         fc["defaults"]["max"] = maxv
         fc["defaults"]["min"] = 0
-    return {"title": title, "description": desc, "type": kind,
-            "datasource": {"type": "prometheus", "uid": "${DS_PROMETHEUS}"},
-            "fieldConfig": fc,
-            "targets": [{"expr": e, "legendFormat": l, "refId": chr(65 + i)} for i, (e, l) in enumerate(targets)]}
+    tg = [{"expr": e, "legendFormat": l, "refId": chr(65 + i)} for i, (e, l) in enumerate(targets)]
+    panel = {"title": title, "description": desc, "type": kind,
+             "datasource": {"type": "prometheus", "uid": "${DS_PROMETHEUS}"},
+             "fieldConfig": fc, "targets": tg}
+    if kind == "heatmap":
+        # buckets as Prometheus gives them (le), not a heatmap of the series' values
+        for t in tg:
+            t["format"] = "heatmap"
+        panel["options"] = {"calculate": False, "yAxis": {"unit": unit}}
+    return panel
 
 
 PANELS = [

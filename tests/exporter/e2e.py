@@ -152,6 +152,10 @@ def main():
             check(bool(vals), f"variable {v['name']}: {q} -> {sorted(vals)}")
         for panel in dash["panels"]:
             check(bool(panel.get("description")), f"panel '{panel['title']}' has a description")
+            if panel["type"] == "heatmap":
+                check(all(t.get("format") == "heatmap" for t in panel["targets"]) and
+                      panel.get("options", {}).get("calculate") is False,
+                      f"heatmap '{panel['title']}': targets in heatmap format, not recalculated")
             for t in panel["targets"]:
                 check("[1m]" not in t["expr"] and "$instance" in t["expr"],
                       f"panel '{panel['title']}': filtered by $instance, no fixed rate window")
