@@ -115,13 +115,39 @@ def var(name, label, query):
             "current": {"text": "All", "value": "$__all"}}
 
 
+# Rows, each with its panels by title: the overview first (four across),
+# then two across. Every panel is in exactly one row (main() checks).
+ROWS = [
+    ("Overview", ["Pool use", "Committed vs admission limit", "VMs nearest their quota", "Quota denials (SIGBUS)"]),
+    ("Pools", ["Pool capacity and allocation", "Access rate per pool (Af)", "Pool imbalance", "Chunk allocation rate",
+               "Allocation failures", "Chunk migration per pool", "Pools draining", "Zero reserve per pool",
+               "Zero reserve hit ratio"]),
+    ("VMs", ["Per-VM tier usage against quota", "Fault rate", "Fault latency", "Tiering moves per VM",
+             "Hot and cold chunks per VM", "Migrations put off or refused per VM", "zNUMA pool window touched per VM",
+             "zNUMA pool window first touches per VM"]),
+    ("Probe", ["Loaded latency per pool (probe)", "Sampled accesses per pool"]),
+    ("Memory errors", ["Memory errors per pool (24 h)", "CXL poison by device and VM", "Pages lost to memory errors per VM"]),
+    ("Host", ["Online memory blocks per node", "Free 2 MiB blocks per node", "Collector health"]),
+]
+
+
 def main():
-    panels = []
-    for i, p in enumerate(PANELS):
-        p["id"] = i + 1
-        p["gridPos"] = {"h": 8, "w": 8 if i < 3 else 12, "x": (i * 8) % 24 if i < 3 else ((i - 3) % 2) * 12,
-                        "y": 0 if i < 3 else 8 + ((i - 3) // 2) * 8}
-        panels.append(p)
+    by_title = {p["title"]: p for p in PANELS}
+    placed = [t for _, titles in ROWS for t in titles]
+    assert sorted(placed) == sorted(by_title), f"panels not in exactly one row: {set(by_title) ^ set(placed)}"
+    panels, y, pid = [], 0, 1
+    for name, titles in ROWS:
+        panels.append({"type": "row", "title": name, "collapsed": False, "id": pid, "panels": [],
+                       "gridPos": {"h": 1, "w": 24, "x": 0, "y": y}})
+        pid, y = pid + 1, y + 1
+        across = 4 if name == "Overview" else 2
+        for i, t in enumerate(titles):
+            p = by_title[t]
+            p["id"] = pid
+            p["gridPos"] = {"h": 8, "w": 24 // across, "x": (i % across) * (24 // across), "y": y + (i // across) * 8}
+            panels.append(p)
+            pid += 1
+        y += ((len(titles) + across - 1) // across) * 8
     dash = {
         "title": "poolmem: pooled memory contention and VM tiers", "uid": "poolmem",
         "description": "poolmem-exporter's metrics: pool use and admission, VM quotas, contention (Af, imbalance), faults, migration and tiering. Filter by instance, pool and domain.",
@@ -139,7 +165,7 @@ def main():
     with open(out, "w") as f:
         json.dump(dash, f, indent=2)
         f.write("\n")
-    print(f"wrote {out}: {len(panels)} panels")
+    print(f"wrote {out}: {len(PANELS)} panels in {len(ROWS)} rows")
 
 
 if __name__ == "__main__":

@@ -150,7 +150,12 @@ def main():
             r = query(pp, subst(inner))
             vals = {m["metric"].get(label.strip()) for m in r.get("data", {}).get("result", [])} - {None}
             check(bool(vals), f"variable {v['name']}: {q} -> {sorted(vals)}")
+        rows = [p["title"] for p in dash["panels"] if p["type"] == "row"]
+        check({"Pools", "VMs", "Probe", "Host"} <= set(rows) and dash["panels"][0]["type"] == "row",
+              f"dashboard rows Pools, VMs, Probe, Host, the first panel a row: {rows}")
         for panel in dash["panels"]:
+            if panel["type"] == "row":
+                continue
             check(bool(panel.get("description")), f"panel '{panel['title']}' has a description")
             if panel["type"] == "heatmap":
                 check(all(t.get("format") == "heatmap" for t in panel["targets"]) and
