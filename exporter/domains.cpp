@@ -92,6 +92,8 @@ public:
 			 * ~1 us (2^10 ns) to ~17 s (2^34 ns), then +Inf: 14 series
 			 * per domain instead of 40.
 			 */
+			if (!r.domain_histograms)
+				continue;
 			std::vector<std::pair<double, uint64_t>> cum;
 			uint64_t total = 0;
 			const auto &h = d.fault_latency_histogram;
@@ -105,7 +107,8 @@ public:
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
 		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &revoked, &memerr, &tiering, &samples, &hits, &tmoves, &scan, &heat, &lat, &wsize, &wtouched})
-			out.push_back(f->take());
+			if (f != &lat || r.domain_histograms)
+				out.push_back(f->take());
 		throw_if_partial(errors);
 	}
 

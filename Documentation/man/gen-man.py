@@ -810,7 +810,8 @@ poolmem-exporter.service. The default port is 9788.""",
           ("--once","print the metrics once to standard output and exit"),
           ("--probe.interval SECONDS","time between rounds of the loaded-latency probe (default 10)"),
           ("--probe.duration MS","pointer chase per pool and round (default 5)"),
-          ("--probe.size SIZE","probe buffer per pool, on the pool's node (default 2 x last-level cache, 32M..256M)"),
+          ("--probe.size SIZE","probe buffer per pool, on the pool's node (default 2 x last-level cache, 32M..256M); the unit's MemoryMax=2G holds eight pools at the largest"),
+          ("--no-collector.domain.histograms","leave out each domain's fault latency histogram (16 of a domain's series), for hosts with thousands of VMs; the other per-domain series stay"),
           ("--version","print the version and exit")],
  examples="""# poolmem-exporter --once | grep pool_allocated
 # HELP poolmem_pool_allocated_bytes Bytes of the pool held by domain chunks, from allocated_bytes.
