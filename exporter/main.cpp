@@ -12,8 +12,12 @@
 #include <CLI/CLI.hpp>
 #include <CivetServer.h>
 #include <prometheus/text_serializer.h>
+#include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -38,28 +42,92 @@ int log_message(const mg_connection *, const char *message)
 	return 1; /* handled: civetweb prints nothing itself */
 }
 
+/*
+ * Whether the client takes gzip (Accept-Encoding, RFC 9110): a "gzip" or
+ * "*" coding whose q is not 0.
+ */
+bool accepts_gzip(mg_connection *conn)
+{
+	const char *h = mg_get_header(conn, "Accept-Encoding");
+	if (!h)
+		return false;
+	std::string v(h);
+	for (char &c : v)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	size_t pos = 0;
+	while (pos <= v.size()) {
+		const size_t end = std::min(v.find(',', pos), v.size());
+		std::string item = v.substr(pos, end - pos);
+		item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+		const std::string coding = item.substr(0, item.find(';'));
+		const size_t q = item.find(";q=");
+		const bool zero = q != std::string::npos && std::strtod(item.c_str() + q + 3, nullptr) == 0;
+		if ((coding == "gzip" || coding == "*") && !zero)
+			return true;
+		pos = end + 1;
+	}
+	return false;
+}
+
+/* @in as a gzip member (zlib's deflate with the gzip wrapper); empty on failure */
+std::string gzip(const std::string &in)
+{
+	z_stream z{};
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return {};
+	std::string out(deflateBound(&z, in.size()), '\0');
+	z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+	z.avail_in = static_cast<uInt>(in.size());
+	z.next_out = reinterpret_cast<Bytef *>(out.data());
+	z.avail_out = static_cast<uInt>(out.size());
+	const bool ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
+	out.resize(z.total_out);
+	deflateEnd(&z);
+	return ok ? out : std::string();
+}
+
+/*
+ * /metrics: GET, and HEAD (the same headers, no body), gzipped when the
+ * client asks for it, as node_exporter does.
+ */
 class MetricsHandler : public CivetHandler {
 public:
 	explicit MetricsHandler(std::shared_ptr<exporter::Registry> r) : registry_(std::move(r)) {}
-	bool handleGet(CivetServer *, mg_connection *conn) override
+	bool handleGet(CivetServer *, mg_connection *conn) override { return reply(conn, true); }
+	bool handleHead(CivetServer *, mg_connection *conn) override { return reply(conn, false); }
+
+private:
+	bool reply(mg_connection *conn, bool with_body)
 	{
-		const std::string body = prometheus::TextSerializer().Serialize(registry_->Collect());
+		std::string body = prometheus::TextSerializer().Serialize(registry_->Collect());
+		const char *encoding = "";
+		if (accepts_gzip(conn)) {
+			std::string z = gzip(body);
+			if (!z.empty()) {
+				body = std::move(z);
+				encoding = "Content-Encoding: gzip\r\n";
+			}
+		}
 		mg_printf(conn,
 			  "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-			  "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-			  body.size());
-		mg_write(conn, body.data(), body.size());
+			  "%sVary: Accept-Encoding\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+			  encoding, body.size());
+		if (with_body)
+			mg_write(conn, body.data(), body.size());
 		return true;
 	}
 
-private:
 	std::shared_ptr<exporter::Registry> registry_;
 };
 
 /* "/" only: other paths get 404 */
 class LandingHandler : public CivetHandler {
 public:
-	bool handleGet(CivetServer *, mg_connection *conn) override
+	bool handleGet(CivetServer *, mg_connection *conn) override { return reply(conn, true); }
+	bool handleHead(CivetServer *, mg_connection *conn) override { return reply(conn, false); }
+
+private:
+	bool reply(mg_connection *conn, bool with_body)
 	{
 		const mg_request_info *ri = mg_get_request_info(conn);
 		if (std::string(ri->local_uri ? ri->local_uri : "/") != "/") {
@@ -67,7 +135,7 @@ public:
 			mg_printf(conn,
 				  "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n"
 				  "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-				  sizeof(nf) - 1, nf);
+				  sizeof(nf) - 1, with_body ? nf : "");
 			return true;
 		}
 		static const std::string page =
@@ -78,7 +146,7 @@ public:
 		mg_printf(conn,
 			  "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %zu\r\n"
 			  "Connection: close\r\n\r\n%s",
-			  page.size(), page.c_str());
+			  page.size(), with_body ? page.c_str() : "");
 		return true;
 	}
 };

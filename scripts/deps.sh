@@ -66,7 +66,7 @@ PKGS=(
 	linux-source-6.12 bc flex bison libelf-dev xz-utils
 	# userspace libraries
 	libdaxctl-dev libcxl-dev libndctl-dev libkmod-dev libnuma-dev
-	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev libtomlplusplus-dev
+	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev libtomlplusplus-dev zlib1g-dev
 	# the QEMU rig and what goes into the guest image
 	# (qemu-system-x86 10 from backports, by the preferences above)
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio

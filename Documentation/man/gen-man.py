@@ -801,7 +801,7 @@ Without the poolmem module the module collector reports poolmem_module_loaded 0,
 pools and domains collectors report failure and the nodes collector keeps working.
 A Grafana dashboard ships as exporter/grafana/poolmem.json; the systemd unit is
 poolmem-exporter.service. The default port is 9788.""",
- options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics (default 0.0.0.0:9788; :PORT for every address)"),
+ options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics (default 0.0.0.0:9788; :PORT for every address; the metrics name tenant VMs: bind to the address your Prometheus scrapes). /metrics is gzipped when asked (Accept-Encoding); HEAD answers as GET without a body"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl (all on by default), cluster (on with --cluster.etcd)"),

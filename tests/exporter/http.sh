@@ -1,6 +1,7 @@
 #!/bin/sh
 # The exporter as an HTTP server and a scraper, node_exporter-style:
 #  - / is a landing page linking /metrics, any other path is 404;
+#  - HEAD answers as GET without a body; /metrics is gzipped when asked;
 #  - /metrics carries only poolmem's metrics (no exposer_* of prometheus-cpp);
 #  - --version prints the version and exits 0;
 #  - a port in use is one line naming the address and the cause, exit 1;
@@ -39,12 +40,31 @@ grep -q '^poolmem_scrape_collector_success{collector="pools"} 1' "$tmp/metrics" 
 grep -q 'collector domains: vm2/stat: cannot read: Is a directory' "$tmp/err" ||
 	bad "no log line naming vm2/stat: $(cat "$tmp/err")"
 
-out=$("$exp" --web.listen-address=127.0.0.1:$port 2>&1); rc=$?
+# HEAD: the headers GET gives, no body (node_exporter answers HEAD too)
+curl -s -I "http://127.0.0.1:$port/metrics" > "$tmp/head"
+grep -q '^HTTP/1.1 200' "$tmp/head" && grep -qi '^Content-Type: text/plain; version=0.0.4' "$tmp/head" &&
+	grep -qi '^Content-Length: [1-9]' "$tmp/head" || bad "HEAD /metrics: $(tr '\r\n' '  ' < "$tmp/head")"
+[ "$(curl -s -I -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")" = 200 ] || bad "HEAD /: not 200"
+[ "$(curl -s -I -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")" = 404 ] || bad "HEAD /nope: not 404"
+# gzip when asked for (and only then): the same metrics, smaller
+curl -s -D "$tmp/zh" -H 'Accept-Encoding: gzip' -o "$tmp/metrics.gz" "http://127.0.0.1:$port/metrics"
+grep -qi '^Content-Encoding: gzip' "$tmp/zh" || bad "gzip asked, not given: $(tr '\r\n' '  ' < "$tmp/zh")"
+# (the same families: the probe's samples grow between the two scrapes)
+gunzip -c "$tmp/metrics.gz" > "$tmp/unz" 2>/dev/null || bad "not gzip"
+grep '^# TYPE' "$tmp/unz" > "$tmp/unz.types"
+grep '^# TYPE' "$tmp/metrics" | diff - "$tmp/unz.types" >/dev/null &&
+	grep -q '^poolmem_domain_size_bytes{domain="vm0"}' "$tmp/unz" ||
+	bad "gzipped metrics differ: $(grep '^# TYPE' "$tmp/metrics" | diff - "$tmp/unz.types" | head -n 4)"
+[ "$(stat -c %s "$tmp/metrics.gz")" -lt "$(stat -c %s "$tmp/metrics")" ] || bad "gzip is not smaller"
+curl -s -D "$tmp/ph" -H 'Accept-Encoding: gzip;q=0, identity' -o /dev/null "http://127.0.0.1:$port/metrics"
+grep -qi '^Content-Encoding' "$tmp/ph" && bad "gzip;q=0 got gzip"
+
+out=$(timeout 10 "$exp" --web.listen-address=127.0.0.1:$port 2>&1); rc=$?
 [ $rc -eq 1 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "127.0.0.1:$port: cannot listen: .*Address already in use" ||
 	bad "port in use: exit $rc: $out"
 out=$("$exp" --version 2>&1); rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -qE '^poolmem-exporter [0-9]+\.[0-9]+\.[0-9]+$' || bad "--version: exit $rc: $out"
 out=$("$exp" --bogus 2>&1); rc=$?
 [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] || bad "bad option: exit $rc: $out"
-[ $fails -eq 0 ] && echo "ok: landing page, 404, only poolmem metrics, partial read counted, port in use, --version"
+[ $fails -eq 0 ] && echo "ok: landing page, 404, only poolmem metrics, partial read counted, HEAD, gzip, port in use, --version"
 exit $fails
