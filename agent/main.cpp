@@ -209,9 +209,30 @@ public:
 				if (e.code() != EEXIST)
 					throw;
 			}
+			no_zero_reserve(d.conf.pool);
 			d.pool_added = true;
 		}
 	}
+	/*
+	 * A shared device's pool keeps no zero reserve: the reserve's thread
+	 * writes zeros into free memory of the pool ahead of need, and a host
+	 * that was stopped past its lease and resumes still has the fenced
+	 * extents online until it offlines them; zeroing then would write into
+	 * memory another host now holds (seen in the cluster rig: one 2 MiB
+	 * unit of the other host's stamps gone to zeros). Memory under a lease
+	 * is written only by the tenants this host gave it to.
+	 */
+	void no_zero_reserve(const std::string &pool)
+	{
+		const std::string path = c_.sysfs + "/kernel/poolmem/pools/" + pool + "/zero_reserve";
+		const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || ::write(fd, "0", 1) != 1)
+			std::fprintf(stderr, "poolmem-agent: %s: cannot turn the zero reserve off: %s\n", path.c_str(),
+				     std::strerror(errno));
+		if (fd >= 0)
+			::close(fd);
+	}
+
 	/*
 	 * Offline extent I. Tenants' chunks there refuse it: move them off
 	 * (other pools, or their local tier), then offline again. The kernel

@@ -94,6 +94,9 @@ online_blocks() {
 stamp() {
 	local n=$(held | wc -w) out
 	[ $n -gt 0 ] || return 0
+	# the agent keeps no zero reserve on leased memory: a stale host's
+	# reserve thread would zero what another host holds
+	[ "$(pool_attr sh0 zero_reserve_bytes)" = 0 ] || fail "sh0 holds a zero reserve: $(pool_attr sh0 zero_reserve_bytes) bytes"
 	pmtest domain-create "$1" $((n * 80))M 0 $((n * 80))M chunk=2M pools=sh0 >/dev/null || fail "domain $1"
 	out=$(pmtest host-stamp "$1" "$2") || fail "stamp $1: $out"
 	for b in $(echo "$out" | awk '$1 == "block" { print $2 }'); do
