@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 	poolctl::setup_apply(app, g);
 	poolctl::setup_simulate(app, g);
 	poolctl::setup_cluster(app, g);
+	poolctl::setup_libvirt(app, g);
 
 	try {
 		app.parse(argc, argv);

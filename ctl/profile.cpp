@@ -86,7 +86,7 @@ std::pair<uint64_t, uint64_t> znuma_split(const poolmem::ProfileSpec &s, const s
 			 std::to_string((local + local * pp / lp) >> 20) + "M)");
 }
 
-void print_libvirt(const std::string &dir)
+void print_libvirt(const std::string &dir, const std::string &profile)
 {
 	std::printf("# /etc/libvirt/qemu.conf (restart libvirtd); libvirt makes <dir>/libvirt/qemu/<id>-<vm>/\n"
 		    "memory_backing_dir = \"%s\"\n"
@@ -94,8 +94,13 @@ void print_libvirt(const std::string &dir)
 		    "<memoryBacking>\n"
 		    "  <source type='file'/>\n"
 		    "  <access mode='shared'/>\n"
-		    "</memoryBacking>\n",
-		    dir.c_str());
+		    "</memoryBacking>\n"
+		    "<!-- with poolmem's qemu hook (/etc/libvirt/hooks/qemu.d/poolmem): this profile, and a domain named "
+		    "after the VM -->\n"
+		    "<metadata>\n"
+		    "  <poolmem:profile xmlns:poolmem='http://poolmem.org/xmlns/libvirt/1.0' name='%s'/>\n"
+		    "</metadata>\n",
+		    dir.c_str(), profile.c_str());
 }
 
 /*
@@ -155,7 +160,7 @@ void print_libvirt_profile(const GlobalOptions &g, const poolmem::ProfileSpec &s
 {
 	if (s.znuma)
 		print_libvirt_znuma(g, s, vm); /* its usage errors before anything is printed */
-	print_libvirt(g.mount + "/" + s.name);
+	print_libvirt(g.mount + "/" + s.name, s.name);
 }
 
 /*

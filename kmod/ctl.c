@@ -33,6 +33,7 @@ union pm_ctl_arg {
 	struct poolmem_domain_set dset;
 	struct poolmem_memory_errors errs;
 	struct poolmem_page_offline poff;
+	struct poolmem_bind bind;
 };
 
 /*
@@ -251,6 +252,15 @@ static long pm_ctl_profile_create(unsigned int cmd, union pm_ctl_arg *a)
 	return pm_profile_create(&a->profile);
 }
 
+static long pm_ctl_vm_bind(unsigned int cmd, union pm_ctl_arg *a)
+{
+	if (!PM_RESERVED_ZERO(&a->bind) ||
+	    !memchr(a->bind.profile, 0, sizeof(a->bind.profile)) ||
+	    !memchr(a->bind.vm, 0, sizeof(a->bind.vm)))
+		return -EINVAL;
+	return pm_vm_bind(&a->bind);
+}
+
 static long pm_ctl_profile_info(unsigned int cmd, union pm_ctl_arg *a)
 {
 	struct poolmem_profile *c = &a->profile;
@@ -318,6 +328,7 @@ static const struct pm_ctl_cmd pm_ctl_cmds[] = {
 	{ POOLMEM_PROFILE_REMOVE, sizeof(struct poolmem_name_arg), 0, false, pm_ctl_remove },
 	{ POOLMEM_PROFILE_LIST, sizeof(struct poolmem_list), 0, true, pm_ctl_list },
 	{ POOLMEM_PROFILE_INFO, sizeof(struct poolmem_profile), 0, true, pm_ctl_profile_info },
+	{ POOLMEM_VM_BIND, sizeof(struct poolmem_bind), POOLMEM_BIND_REMOVE, false, pm_ctl_vm_bind },
 	{ POOLMEM_MEMORY_ERRORS, sizeof(struct poolmem_memory_errors), 0, true, pm_ctl_memory_errors },
 	{ POOLMEM_PAGE_OFFLINE, sizeof(struct poolmem_page_offline), 0, true, pm_ctl_page_offline },
 };

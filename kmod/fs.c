@@ -19,10 +19,15 @@
  * its life: the inode owns the domain, so the domain ends when the last
  * name, open file and mapping are gone.
  *
+ * A directory may be bound before it exists (POOLMEM_VM_BIND, for libvirt):
+ * it then gets the binding's profile instead of its parent's, and its
+ * first domain the VM's name (see the uapi header).
+ *
  * Locking: the VFS holds the directory's inode lock for create, mkdir,
  * unlink and rmdir, and the file's inode lock for setattr (ftruncate);
  * the control device takes the root's inode lock the same way. pm_lock
- * nests inside both.
+ * nests inside both, and so does pm_bind_lock (below), which is never held
+ * together with pm_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -123,8 +128,9 @@ static struct inode *pm_new_inode(struct super_block *sb, umode_t mode)
 	return inode;
 }
 
-/* A regular file's inode with its pm_file, or NULL. */
-static struct inode *pm_new_file(struct super_block *sb, umode_t mode, struct pm_profile *pr)
+/* A regular file's inode with its pm_file, or NULL; @vm from its directory's binding. */
+static struct inode *pm_new_file(struct super_block *sb, umode_t mode, struct pm_profile *pr,
+				 const char *vm)
 {
 	struct pm_file *pf = pm_should_fail(sizeof(*pf)) ? NULL : kzalloc(sizeof(*pf), GFP_KERNEL);
 	struct inode *inode;
@@ -140,6 +146,8 @@ static struct inode *pm_new_file(struct super_block *sb, umode_t mode, struct pm
 		kref_get(&pr->ref);
 		pf->profile = pr;
 	}
+	if (vm)
+		strscpy(pf->vm, vm, sizeof(pf->vm));
 	inode->i_private = pf;
 	return inode;
 }
@@ -198,6 +206,208 @@ static bool pm_windows_busy(const struct pm_file *pf)
 	return false;
 }
 
+/* ---- bindings of directories to come (POOLMEM_VM_BIND) ---- */
+
+/*
+ * A binding waiting for its directory. pm_bind_lock protects pm_binds and
+ * pm_nr_binds; it is taken by the ioctl with no lock held and by mkdir
+ * under the parent directory's inode lock, and nothing is taken under it
+ * (profile references are dropped after it is released).
+ */
+struct pm_bind {
+	struct list_head list;
+	char dir[POOLMEM_BIND_DIR_MAX];
+	char vm[POOLMEM_NAME_MAX];
+	struct pm_profile *pr;		/* a reference, or NULL: the parent's */
+	unsigned long since;		/* jiffies */
+};
+
+static DEFINE_MUTEX(pm_bind_lock);
+static LIST_HEAD(pm_binds);
+static unsigned int pm_nr_binds;
+
+/* The waiting binding for @dir, or NULL. Caller holds pm_bind_lock. */
+static struct pm_bind *pm_bind_find(const char *dir, size_t len)
+{
+	struct pm_bind *b;
+
+	list_for_each_entry(b, &pm_binds, list)
+		if (strlen(b->dir) == len && !memcmp(b->dir, dir, len))
+			return b;
+	return NULL;
+}
+
+/*
+ * Move the bindings that waited too long to @gone, for the caller to free
+ * after it dropped pm_bind_lock (which it holds).
+ */
+static void pm_bind_expire(struct list_head *gone)
+{
+	struct pm_bind *b, *n;
+
+	list_for_each_entry_safe(b, n, &pm_binds, list) {
+		if (time_before(jiffies, b->since + POOLMEM_BIND_TIMEOUT_S * HZ))
+			continue;
+		pr_info("binding of directory %s to VM %s expired: no such directory made in %d s\n",
+			b->dir, b->vm, POOLMEM_BIND_TIMEOUT_S);
+		list_move(&b->list, gone);
+		pm_nr_binds--;
+	}
+}
+
+static void pm_bind_free_list(struct list_head *gone)
+{
+	struct pm_bind *b, *n;
+
+	list_for_each_entry_safe(b, n, gone, list) {
+		if (b->pr)
+			pm_profile_put(b->pr);
+		kfree(b);
+	}
+}
+
+/*
+ * mkdir of @dentry: if a binding waits for its name, hand its profile
+ * reference (or NULL) and VM name to @pd and forget it. A binding whose
+ * profile was removed since fails the mkdir (-ENOENT) rather than put
+ * the VM in a profile it did not ask for.
+ */
+static int pm_bind_take(struct dentry *dentry, struct pm_dir *pd)
+{
+	struct pm_bind *b;
+	LIST_HEAD(gone);
+	int ret = 0;
+
+	/*
+	 * The common case, no libvirt hook, without the lock. A binding made
+	 * before this mkdir was asked for is seen: the hook binds, exits, and
+	 * only then does libvirt, which waited for it, make the directory.
+	 */
+	if (list_empty_careful(&pm_binds))
+		return 0;
+	mutex_lock(&pm_bind_lock);
+	pm_bind_expire(&gone);
+	b = pm_bind_find(dentry->d_name.name, dentry->d_name.len);
+	if (b) {
+		list_move(&b->list, &gone);
+		pm_nr_binds--;
+		if (b->pr && list_empty_careful(&b->pr->list)) {
+			pr_warn("directory %pd for VM %s: profile %s was removed after the VM was bound to it\n",
+				dentry, b->vm, b->pr->conf.name);
+			ret = -ENOENT;
+		} else {
+			pd->profile = b->pr;	/* the binding's reference */
+			b->pr = NULL;
+			strscpy(pd->vm, b->vm, sizeof(pd->vm));
+			pr_debug("directory %pd: VM %s, profile %s\n", dentry, pd->vm,
+				 pd->profile ? pd->profile->conf.name : "(its parent's)");
+		}
+	}
+	mutex_unlock(&pm_bind_lock);
+	pm_bind_free_list(&gone);
+	return ret;
+}
+
+/*
+ * /sys/kernel/poolmem/vm_bindings: the bindings still waiting, a line
+ * each, "<vm> <profile, or - for the parent's> <seconds waited> <dir>"
+ * (the directory last: libvirt's VM names may hold spaces), as many as fit
+ * in the page. Root only: VM names are tenants' names.
+ */
+ssize_t pm_vm_bindings_show(char *buf)
+{
+	struct pm_bind *b;
+	int len = 0;
+
+	mutex_lock(&pm_bind_lock);
+	list_for_each_entry(b, &pm_binds, list) {
+		const char *pr = b->pr ? b->pr->conf.name : "-";
+		unsigned long age = (jiffies - b->since) / HZ;
+
+		if (len + snprintf(NULL, 0, "%s %s %lu %s\n", b->vm, pr, age, b->dir) >= PAGE_SIZE)
+			break;
+		len += sysfs_emit_at(buf, len, "%s %s %lu %s\n", b->vm, pr, age, b->dir);
+	}
+	mutex_unlock(&pm_bind_lock);
+	return len;
+}
+
+/* POOLMEM_VM_BIND */
+int pm_vm_bind(const struct poolmem_bind *a)
+{
+	size_t len = strnlen(a->dir, sizeof(a->dir));
+	struct pm_profile *pr = NULL;
+	struct pm_bind *b, *old, *n;
+	LIST_HEAD(gone);
+	int ret;
+
+	if (a->flags & POOLMEM_BIND_REMOVE) {
+		if (len || a->profile[0] || !pm_name_valid(a->vm, POOLMEM_NAME_MAX))
+			return -EINVAL;
+		mutex_lock(&pm_bind_lock);
+		list_for_each_entry_safe(b, n, &pm_binds, list) {
+			if (strcmp(b->vm, a->vm))
+				continue;
+			list_move(&b->list, &gone);
+			pm_nr_binds--;
+		}
+		mutex_unlock(&pm_bind_lock);
+		ret = list_empty(&gone) ? -ENOENT : 0;
+		pm_bind_free_list(&gone);
+		return ret;
+	}
+	if (len == 0 || len == sizeof(a->dir) || memchr(a->dir, '/', len) ||
+	    !strcmp(a->dir, ".") || !strcmp(a->dir, ".."))
+		return -EINVAL;
+	if (!pm_name_valid(a->vm, POOLMEM_NAME_MAX) ||
+	    (a->profile[0] && !pm_name_valid(a->profile, POOLMEM_NAME_MAX)))
+		return -EINVAL;
+	if (a->profile[0]) {
+		mutex_lock(&pm_lock);
+		pr = pm_profile_find(a->profile);
+		if (pr)
+			kref_get(&pr->ref);
+		mutex_unlock(&pm_lock);
+		if (!pr)
+			return -ENOENT;
+	}
+	b = pm_should_fail(sizeof(*b)) ? NULL : kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b) {
+		if (pr)
+			pm_profile_put(pr);
+		return -ENOMEM;
+	}
+	memcpy(b->dir, a->dir, len);
+	strscpy(b->vm, a->vm, sizeof(b->vm));
+	b->pr = pr;
+	b->since = jiffies;
+
+	mutex_lock(&pm_bind_lock);
+	pm_bind_expire(&gone);
+	old = pm_bind_find(a->dir, len);
+	if (old) {
+		list_move(&old->list, &gone);
+		pm_nr_binds--;
+	}
+	ret = -ENOSPC;
+	if (pm_nr_binds < POOLMEM_BINDS_MAX) {
+		list_add_tail(&b->list, &pm_binds);
+		pm_nr_binds++;
+		ret = 0;
+	}
+	mutex_unlock(&pm_bind_lock);
+	pm_bind_free_list(&gone);
+	if (ret) {
+		if (pr)
+			pm_profile_put(pr);
+		kfree(b);
+		return ret;
+	}
+	pr_debug("directory %s: bound to VM %s, profile %s\n", b->dir, b->vm,
+		 a->profile[0] ? a->profile : "(its parent's)");
+	return 0;
+}
+
 /* ---- directory operations ---- */
 
 /*
@@ -245,7 +455,8 @@ static struct inode *pm_znuma_partner(struct dentry *parent)
 static int pm_create(pm_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
 		     umode_t mode, bool excl)
 {
-	struct pm_profile *pr = dir->i_private;
+	struct pm_dir *pd = dir->i_private;
+	struct pm_profile *pr = pd->profile;
 	struct inode *inode;
 
 	if (pr->conf.flags & POOLMEM_DOMAIN_ZNUMA) {
@@ -278,7 +489,7 @@ static int pm_create(pm_idmap_t *idmap, struct inode *dir, struct dentry *dentry
 			return 0;
 		}
 	}
-	inode = pm_new_file(dir->i_sb, mode, pr);
+	inode = pm_new_file(dir->i_sb, mode, pr, pd->vm);
 	if (!inode)
 		return -ENOMEM;
 	/* a negative dentry a lookup kept alive keeps its old tag */
@@ -290,18 +501,38 @@ static int pm_create(pm_idmap_t *idmap, struct inode *dir, struct dentry *dentry
 	return 0;
 }
 
-/* A subdirectory of a profile directory carries the same profile. */
+/*
+ * A subdirectory of a profile directory carries the same profile, unless a
+ * binding waits for its name: then the binding's profile and VM.
+ */
 static int pm_mkdir(pm_idmap_t *idmap, struct inode *dir, struct dentry *dentry,
 		    umode_t mode)
 {
-	struct pm_profile *pr = dir->i_private;
-	struct inode *inode = pm_new_inode(dir->i_sb, S_IFDIR | (mode & 0777));
+	struct pm_dir *parent = dir->i_private;
+	struct pm_dir *pd = pm_should_fail(sizeof(*pd)) ? NULL : kzalloc(sizeof(*pd), GFP_KERNEL);
+	struct inode *inode;
+	int ret;
 
-	if (!inode)
+	if (!pd)
 		return -ENOMEM;
+	ret = pm_bind_take(dentry, pd);
+	if (ret) {
+		kfree(pd);
+		return ret;
+	}
+	inode = pm_new_inode(dir->i_sb, S_IFDIR | (mode & 0777));
+	if (!inode) {
+		if (pd->profile)
+			pm_profile_put(pd->profile);
+		kfree(pd);
+		return -ENOMEM;
+	}
+	if (!pd->profile) {
+		kref_get(&parent->profile->ref);
+		pd->profile = parent->profile;
+	}
 	inode_init_owner(idmap, inode, dir, S_IFDIR | (mode & 0777));
-	kref_get(&pr->ref);
-	inode->i_private = pr;
+	inode->i_private = pd;
 	inc_nlink(dir);		/* its ".." */
 	d_instantiate(dentry, inode);
 	dget(dentry);
@@ -346,7 +577,8 @@ static int pm_unlink(struct inode *dir, struct dentry *dentry)
 /* Removing a profile's own directory removes the profile (it must be empty). */
 static int pm_rmdir(struct inode *dir, struct dentry *dentry)
 {
-	struct pm_profile *pr = d_inode(dentry)->i_private;
+	struct pm_dir *pd = d_inode(dentry)->i_private;
+	struct pm_profile *pr = pd->profile;
 	bool top = dentry->d_parent == dir->i_sb->s_root;
 
 	if (!simple_empty(dentry))
@@ -382,6 +614,49 @@ static const struct inode_operations pm_dir_iops = {
 
 /* ---- regular files: size and attributes ---- */
 
+/* Is @name free for a new domain (pm_domain_new() takes the final decision)? */
+static bool pm_domain_name_free(const char *name)
+{
+	bool free;
+
+	mutex_lock(&pm_lock);
+	free = !pm_domain_find(name) && !pm_profile_find(name);
+	mutex_unlock(&pm_lock);
+	return free;
+}
+
+/*
+ * The name of the domain a profile file @dentry becomes: "<profile>.<inode>"
+ * (unique while the inode lives, and valid). In a directory bound to a VM:
+ * the VM's name for its first domain, so that series join with libvirt's
+ * and survive a restart; "<vm>.<file>" for more (a guest NUMA node each),
+ * when it is a valid name, else "<vm>.<inode>". A name taken meanwhile is
+ * -EEXIST from pm_domain_new().
+ */
+static void pm_file_domain_name(struct poolmem_domain_create *a, const struct pm_file *pf,
+				const struct pm_profile *pr, const struct dentry *dentry,
+				const struct inode *inode)
+{
+	const char *base = pf->vm[0] ? pf->vm : pr->conf.name;
+	char ino[24];
+	int len;
+
+	if (pf->vm[0]) {
+		if (pm_domain_name_free(pf->vm)) {
+			strscpy(a->name, pf->vm, sizeof(a->name));
+			return;
+		}
+		if (strlen(pf->vm) + 1 + dentry->d_name.len < sizeof(a->name)) {
+			snprintf(a->name, sizeof(a->name), "%s.%s", pf->vm, dentry->d_name.name);
+			if (pm_name_valid(a->name, sizeof(a->name)) && pm_domain_name_free(a->name))
+				return;
+		}
+	}
+	len = snprintf(ino, sizeof(ino), ".%lu", inode->i_ino);
+	snprintf(a->name, sizeof(a->name), "%.*s%s",
+		 (int)min_t(size_t, strlen(base), POOLMEM_NAME_MAX - 1 - len), base, ino);
+}
+
 /*
  * ftruncate() of a profile file that has no domain yet: admission, then
  * the domain. Caller holds the inode lock. Refusals are logged with the
@@ -394,8 +669,7 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 	struct pm_profile *pr = pf->profile;
 	char *buf, *path, *why;
 	struct pm_domain *d;
-	char ino[24];
-	int len, ret;
+	int ret;
 
 	if (!pr)
 		return -EINVAL;	/* named domains are born sized */
@@ -421,11 +695,7 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 	ret = pm_profile_fill_create(pr, size, &a, why);
 	if (ret)
 		goto out;
-	/* "<profile>.<inode>": unique while the inode lives, and a valid name */
-	len = snprintf(ino, sizeof(ino), ".%lu", inode->i_ino);
-	snprintf(a.name, sizeof(a.name), "%.*s%s",
-		 (int)min_t(size_t, strlen(pr->conf.name), POOLMEM_NAME_MAX - 1 - len),
-		 pr->conf.name, ino);
+	pm_file_domain_name(&a, pf, pr, dentry, inode);
 	if (size & (a.chunk_bytes - 1)) {
 		pr_warn("%s: size %lld is not a multiple of the chunk size %llu\n", why, size,
 			a.chunk_bytes);
@@ -542,7 +812,7 @@ static int pm_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_bsize = PM_UNIT_BYTES;
 	buf->f_frsize = PM_UNIT_BYTES;
 	if (S_ISDIR(inode->i_mode) && dentry != dentry->d_sb->s_root)
-		pr = inode->i_private;
+		pr = ((struct pm_dir *)inode->i_private)->profile;
 	else if (S_ISREG(inode->i_mode))
 		pr = ((struct pm_file *)inode->i_private)->profile;
 	if (pr && pr->conf.pool_mask)
@@ -580,7 +850,10 @@ static void pm_evict_inode(struct inode *inode)
 			pm_profile_put(pf->profile);
 		kfree(pf);
 	} else if (S_ISDIR(inode->i_mode) && inode->i_private) {
-		pm_profile_put(inode->i_private);
+		struct pm_dir *pd = inode->i_private;
+
+		pm_profile_put(pd->profile);
+		kfree(pd);
 	}
 }
 
@@ -701,7 +974,7 @@ int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gi
 			goto out;
 	}
 	ret = -ENOMEM;
-	inode = pm_new_file(dentry->d_sb, mode, NULL);
+	inode = pm_new_file(dentry->d_sb, mode, NULL, NULL);
 	if (!inode)
 		goto out;
 	inode->i_uid = uid;
@@ -773,6 +1046,7 @@ int pm_profile_create(const struct poolmem_profile *conf)
 {
 	struct poolmem_profile c = *conf;
 	struct pm_profile *pr;
+	struct pm_dir *pd;
 	struct dentry *dentry;
 	struct inode *inode;
 	const char *bad;
@@ -796,9 +1070,15 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	c.uid = __kuid_val(uid);
 	c.gid = __kgid_val(gid);
 
-	pr = pm_should_fail(sizeof(*pr)) ? NULL : kzalloc(sizeof(*pr), GFP_KERNEL);
-	if (!pr)
+	pd = pm_should_fail(sizeof(*pd)) ? NULL : kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
 		return -ENOMEM;
+	pr = pm_should_fail(sizeof(*pr)) ? NULL : kzalloc(sizeof(*pr), GFP_KERNEL);
+	if (!pr) {
+		kfree(pd);
+		return -ENOMEM;
+	}
+	pd->profile = pr;
 	kref_init(&pr->ref);	/* the directory's */
 	INIT_LIST_HEAD(&pr->list);
 	atomic64_set(&pr->domains, 0);
@@ -807,6 +1087,7 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	dentry = pm_root_lookup(c.name);
 	if (IS_ERR(dentry)) {
 		kfree(pr);
+		kfree(pd);
 		return PTR_ERR(dentry);
 	}
 	mutex_lock(&pm_lock);
@@ -836,7 +1117,8 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	}
 	inode->i_uid = uid;
 	inode->i_gid = gid;
-	inode->i_private = pr;
+	inode->i_private = pd;	/* the inode owns it now */
+	pd = NULL;
 	inc_nlink(d_inode(dentry->d_parent));
 	d_instantiate(dentry, inode);
 	dget(dentry);	/* the name's reference */
@@ -855,6 +1137,7 @@ out_unlock:
 	mutex_unlock(&pm_lock);
 	pm_root_done(dentry);
 	pm_profile_put(pr);	/* the last reference once sysfs lets go of it */
+	kfree(pd);
 	return ret;
 }
 
@@ -866,5 +1149,12 @@ int pm_fs_init(void)
 /* Module exit: nothing is mounted or pinned (each would hold the module). */
 void pm_fs_exit(void)
 {
+	LIST_HEAD(gone);
+
 	unregister_filesystem(&pm_fs_type);
+	mutex_lock(&pm_bind_lock);
+	list_splice_init(&pm_binds, &gone);
+	pm_nr_binds = 0;
+	mutex_unlock(&pm_bind_lock);
+	pm_bind_free_list(&gone);
 }

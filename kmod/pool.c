@@ -687,6 +687,13 @@ static ssize_t abi_version_show(struct kobject *kobj, struct kobj_attribute *att
 }
 static struct kobj_attribute pm_attr_abi_version = __ATTR(abi_version, 0444, abi_version_show, NULL);
 
+/* POOLMEM_VM_BIND's bindings still waiting for their directories (fs.c) */
+static ssize_t vm_bindings_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return pm_vm_bindings_show(buf);
+}
+static struct kobj_attribute pm_attr_vm_bindings = __ATTR(vm_bindings, 0400, vm_bindings_show, NULL);
+
 /*
  * Counts that outlive domains (struct pm_counts): the same files host-wide
  * in /sys/kernel/poolmem/ and per profile in profiles/<name>/. Profile
@@ -813,6 +820,9 @@ int pm_pools_sysfs_init(void)
 	ret = sysfs_create_file(pm_kobj, &pm_attr_abi_version.attr);
 	if (ret)
 		goto out_put;	/* the files go with the kobject */
+	ret = sysfs_create_file(pm_kobj, &pm_attr_vm_bindings.attr);
+	if (ret)
+		goto out_put;
 	ret = sysfs_create_group(pm_kobj, &pm_counts_group);
 	if (ret)
 		goto out_put;	/* the files go with the kobject */
@@ -843,6 +853,7 @@ void pm_pools_sysfs_exit(void)
 	kobject_put(pm_pools_kobj);
 	/* now, not when the last child's delayed release drops pm_kobj */
 	sysfs_remove_group(pm_kobj, &pm_counts_group);
+	sysfs_remove_file(pm_kobj, &pm_attr_vm_bindings.attr);
 	sysfs_remove_file(pm_kobj, &pm_attr_abi_version.attr);
 	sysfs_remove_file(pm_kobj, &pm_attr_zero_reserve.attr);
 	kobject_put(pm_kobj);

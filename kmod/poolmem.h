@@ -330,6 +330,21 @@ struct pm_file {
 	 * or dropped at eviction.
 	 */
 	struct pid *partner;
+	/*
+	 * The VM its directory was bound to (POOLMEM_VM_BIND), copied at
+	 * creation; "" when none. Names the domain (pm_file_make_domain()).
+	 */
+	char vm[POOLMEM_NAME_MAX];
+};
+
+/*
+ * A directory below a profile directory (its inode's i_private; the root
+ * has none): the profile its files' domains get, and the VM it was bound
+ * to. Both set at mkdir and never changed.
+ */
+struct pm_dir {
+	struct pm_profile *profile;	/* a reference */
+	char vm[POOLMEM_NAME_MAX];	/* "" unless bound */
 };
 
 /*
@@ -569,6 +584,8 @@ void pm_fs_exit(void);
 int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gid);
 int pm_fs_remove(const char *name, bool dir);
 int pm_profile_create(const struct poolmem_profile *conf);
+int pm_vm_bind(const struct poolmem_bind *b);
+ssize_t pm_vm_bindings_show(char *buf);
 struct pm_profile *pm_profile_find(const char *name);
 void pm_profile_put(struct pm_profile *pr);
 

@@ -49,7 +49,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-set","poolctl-pool-events","poolctl-pool-soft-offline","poolctl-pool-poison-scan","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
-      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster"]),
+      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster","poolctl-libvirt-hook"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
  synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit RATIO] [--memmap auto|local|device]",
@@ -626,6 +626,47 @@ profile silver: /run/poolmem/silver, 1 live domains
  examples="""# poolctl profile remove gold
 poolctl: gold: cannot remove profile: its directory is not empty""",
  see=["poolctl-profile-create"]),
+"poolctl-libvirt-hook": dict(
+ summary="libvirt's qemu hook: a profile per VM, and domains named after their VMs",
+ synopsis="poolctl libvirt hook VM OPERATION SUB-OPERATION [EXTRA]   (the domain XML on standard input)",
+ description="""qemu.conf has one memory_backing_dir for the whole host, so without this hook every
+libvirt VM gets that directory's profile, and its domain a name that changes with every start
+(PROFILE.INODE). libvirt runs every executable in /etc/libvirt/hooks/qemu.d/ with the VM's
+name, the operation, the sub-operation and an extra argument, the domain's XML on standard
+input; make install puts poolmem's there (a script that runs this command). libvirtd finds hooks
+when it starts: restart it once after installing.
+.PP
+At prepare begin, when libvirt has chosen the VM's id but not yet made its directory
+MEMORY_BACKING_DIR/libvirt/qemu/ID-NAME (the first 20 characters of the name), the hook binds that
+directory in the kernel (POOLMEM_VM_BIND): it gets the profile the VM's XML names in
+.B <metadata><poolmem:profile name='gold'/></metadata>
+(namespace http://poolmem.org/xmlns/libvirt/1.0; virsh metadata VM --uri that --key poolmem
+--set "<profile name='gold'/>" sets it), or memory_backing_dir's own profile when it names none
+(the default). The first domain QEMU creates there is named after the VM, so
+poolmem_domain_*{domain="web1"} joins with libvirt's exporter and keeps its series across
+restarts; a second file (a second NUMA cell) is VM.FILE (web1.ram-node1). A VM name that is not
+a valid domain name has its other characters replaced by '_' and is cut to 31.
+.PP
+The hook fails the start (libvirt's error carries its message) when the profile does not exist,
+when the module is not loaded, or when the VM names a profile but its RAM is not a file
+(<memoryBacking><source type='file'/>). Admission control still runs when QEMU sizes the file:
+a VM too big for its profile fails with ENOSPC and the kernel logs the figures, naming the profile
+and the VM's file. At release end it takes back a binding still waiting (a start that failed
+before libvirt made the directory); an unused binding also expires after 10 minutes, and at most
+256 wait at once. VMs whose RAM is not in memory_backing_dir are left alone. The waiting bindings
+are in /sys/kernel/poolmem/vm_bindings (root only).""",
+ options=[],
+ examples="""# poolctl profile create gold --local 25% --pool 75% --owner libvirt-qemu --libvirt | tail -n 3
+<metadata>
+  <poolmem:profile xmlns:poolmem='http://poolmem.org/xmlns/libvirt/1.0' name='gold'/>
+</metadata>
+# virsh start web1; cat /sys/class/poolmem/web1/profile /sys/class/poolmem/web1/file
+gold
+/vms/libvirt/qemu/1-web1/pc.ram
+# virsh start bad
+error: Failed to start domain 'bad'
+error: Hook script execution failed: internal error: Child process (LC_ALL=C PATH=/rig/bin:/usr/bin:/usr/sbin:/bin:/sbin HOME=/ /etc/libvirt/hooks/qemu.d/poolmem bad prepare begin -) unexpected exit status 3: poolctl: VM bad: profile nosuch: no such profile""",
+ see=["poolctl-profile-create","poolctl-profile-show","poolctl-vm-list"]),
 "poolctl-simulate": dict(
  summary="run the placement policies in a model, with the module's own policy code; plan a host's capacity",
  synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json] | poolctl simulate record FILE [--seconds N] [--interval S]",

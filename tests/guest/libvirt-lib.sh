@@ -149,3 +149,20 @@ lv_vm_diag() {
 	echo "qemu log: $(tail -n 8 $LV/var/log/libvirt/qemu/$1.log 2>&1)"
 	echo "console: $(tail -n 15 $(lv_console $1) 2>&1)"
 }
+
+# lv_hook_install / lv_hook_remove: poolmem's qemu hook in the root's
+# /etc/libvirt/hooks/qemu.d/, running the rig's poolctl (copied to where the
+# hook looks for it; the root has its libraries). libvirtd looks for hooks
+# when it starts, so both stop it: the next lv_up starts it again.
+lv_hook_install() {
+	lv_mount
+	mkdir -p $LV/usr/local/sbin $LV/etc/libvirt/hooks/qemu.d
+	cp "$(command -v poolctl)" $LV/usr/local/sbin/poolctl
+	cp /rig/bin/poolmem-libvirt-hook $LV/etc/libvirt/hooks/qemu.d/poolmem
+	lv_stop_daemon
+}
+
+lv_hook_remove() {
+	rm -f $LV/etc/libvirt/hooks/qemu.d/poolmem
+	lv_stop_daemon
+}

@@ -42,12 +42,15 @@ cat > /tmp/gold.xml <<XML
   <name>gold-vm</name>
   <memory unit='KiB'>1048576</memory>
 $(echo "$prof" | sed -n '/<memoryBacking>/,/<\/memoryBacking>/p')
+$(echo "$prof" | sed -n '/<metadata>/,/<\/metadata>/p')
   <vcpu>1</vcpu>
   <os><type arch='x86_64' machine='q35'>hvm</type></os>
   <devices><emulator>/usr/bin/qemu-system-x86_64</emulator></devices>
 </domain>
 XML
 grep -q "<source type='file'/>" /tmp/gold.xml || fail "no file memory source"
+grep -q "<poolmem:profile xmlns:poolmem='http://poolmem.org/xmlns/libvirt/1.0' name='gold'/>" /tmp/gold.xml ||
+	fail "no <poolmem:profile> for the libvirt hook"
 virt-xml-validate /tmp/gold.xml domain || fail "profile XML does not validate"
 poolctl profile remove gold >/dev/null
 

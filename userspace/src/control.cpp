@@ -570,4 +570,50 @@ ProfileInfo Control::profile_info(const std::string &name)
 	return p;
 }
 
+namespace {
+
+void set_bind_dir(poolmem_bind &a, const std::string &dir)
+{
+	if (dir.empty() || dir.size() >= sizeof(a.dir) || dir.find('/') != std::string::npos || dir == "." ||
+	    dir == "..")
+		throw Error::plain("directory '" + dir + "'",
+				   "invalid name (1 to " + std::to_string(sizeof(a.dir) - 1) + " bytes, no '/')", EINVAL);
+	std::memcpy(a.dir, dir.data(), dir.size());
+}
+
+} // namespace
+
+void Control::vm_bind(const std::string &dir, const std::string &profile, const std::string &vm)
+{
+	auto a = arg<poolmem_bind>();
+	set_bind_dir(a, dir);
+	set_name(a.vm, vm, "VM");
+	if (!profile.empty())
+		set_name(a.profile, profile, "profile");
+	if (ioctl(fd_, POOLMEM_VM_BIND, &a)) {
+		int e = errno;
+		if (e == ENOENT)
+			throw Error::plain("profile " + profile, "no such profile", e);
+		if (e == ENOSPC)
+			throw Error::plain("VM " + vm, "cannot bind: " + std::to_string(POOLMEM_BINDS_MAX) +
+							   " bindings already wait for their directories", e);
+		if (e == EINVAL)
+			throw Error::plain("VM " + vm, "cannot bind: invalid name (domain names are [A-Za-z0-9_.-], "
+							   "not starting with '.' or '-')", e);
+		throw Error("VM " + vm, "cannot bind", e);
+	}
+}
+
+bool Control::vm_unbind(const std::string &vm)
+{
+	auto a = arg<poolmem_bind>();
+	set_name(a.vm, vm, "VM");
+	a.flags = POOLMEM_BIND_REMOVE;
+	if (ioctl(fd_, POOLMEM_VM_BIND, &a) == 0)
+		return true;
+	if (errno == ENOENT)
+		return false;
+	throw Error("VM " + vm, "cannot take back its bindings", errno);
+}
+
 } // namespace poolmem

@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	9	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version */
+#define POOLMEM_ABI_VERSION	10	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -411,6 +411,41 @@ struct poolmem_profile {
 };
 
 /*
+ * POOLMEM_VM_BIND: give one VM's directory its profile and its name before
+ * the directory exists. libvirt makes <memory_backing_dir>/libvirt/qemu/
+ * <id>-<vm>/ (its "short name") for each VM it starts, and QEMU creates
+ * the VM's RAM files in it; with one memory_backing_dir per host, every VM
+ * would get that directory's profile and domains named "<profile>.<inode>".
+ * A binding says: the next directory named "dir" made anywhere below a
+ * profile directory takes profile "profile" ("" keeps its parent's) and
+ * VM name "vm". The first domain created in it is named "vm" (unless that
+ * name is taken), further ones "vm.<file>". poolctl's libvirt hook binds
+ * each VM at "prepare begin", after libvirt chose the id and before it
+ * makes the directory.
+ *
+ * A binding waits for its mkdir at most POOLMEM_BIND_TIMEOUT_S seconds; at
+ * most POOLMEM_BINDS_MAX wait at once (-ENOSPC beyond). Binding a "dir"
+ * that waits replaces it. POOLMEM_BIND_REMOVE, with "dir" and "profile"
+ * empty, takes back every binding of VM "vm" still waiting (-ENOENT when
+ * none waits): the hook's "release end", for a start that failed before
+ * the mkdir. An unknown profile is -ENOENT, a "vm" that is not a valid
+ * domain name, or a "dir" with '/' or that is "." or "..", -EINVAL.
+ */
+#define POOLMEM_BIND_DIR_MAX	128
+#define POOLMEM_BINDS_MAX	256
+#define POOLMEM_BIND_TIMEOUT_S	600
+#define POOLMEM_BIND_REMOVE	(1u << 0)
+
+struct poolmem_bind {
+	__u32 size;
+	__u32 flags;			/* POOLMEM_BIND_REMOVE */
+	char dir[POOLMEM_BIND_DIR_MAX];	/* a name in a directory, NUL-terminated */
+	char profile[POOLMEM_NAME_MAX];	/* "" = the parent directory's profile */
+	char vm[POOLMEM_NAME_MAX];	/* the first domain's name */
+	__u64 reserved[2];
+};
+
+/*
  * Memory errors in poolmem memory. A poisoned page of a domain (a machine
  * check, CXL poison consumed, MADV_HWPOISON, hwpoison-inject) is taken out
  * of use: unmapped, its data lost, and a later access of its offset gets a
@@ -505,6 +540,7 @@ struct poolmem_page_offline {
 #define POOLMEM_PROFILE_REMOVE	_IOW(POOLMEM_IOC_MAGIC, 0x41, struct poolmem_name_arg)
 #define POOLMEM_PROFILE_LIST	_IOWR(POOLMEM_IOC_MAGIC, 0x42, struct poolmem_list)
 #define POOLMEM_PROFILE_INFO	_IOWR(POOLMEM_IOC_MAGIC, 0x43, struct poolmem_profile)
+#define POOLMEM_VM_BIND		_IOW(POOLMEM_IOC_MAGIC, 0x44, struct poolmem_bind)
 #define POOLMEM_MEMORY_ERRORS	_IOWR(POOLMEM_IOC_MAGIC, 0x50, struct poolmem_memory_errors)
 #define POOLMEM_PAGE_OFFLINE	_IOWR(POOLMEM_IOC_MAGIC, 0x51, struct poolmem_page_offline)
 

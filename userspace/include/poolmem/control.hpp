@@ -213,6 +213,13 @@ public:
 	void profile_remove(const std::string &name);
 	std::vector<std::string> profile_names();
 	ProfileInfo profile_info(const std::string &name);
+	/// The next directory named DIR made below a profile directory (libvirt's
+	/// <id>-<vm>) gets PROFILE ("" = its parent's) and names its first
+	/// domain VM (POOLMEM_VM_BIND). Throws ENOENT for an unknown profile.
+	void vm_bind(const std::string &dir, const std::string &profile, const std::string &vm);
+	/// Take back VM's bindings still waiting for their directories; false
+	/// if none waited.
+	bool vm_unbind(const std::string &vm);
 
 private:
 	int fd_ = -1;
