@@ -4,9 +4,15 @@
 //
 // apply compares the file with the host and prints a plan: the poolctl
 // commands (and chown/chmod) that make the host match, one per line, as an
-// operator would type them. Without --dry-run it runs them in order through
-// this very binary, so every check and message is the command's own, and
-// stops at the first that fails. Running it again plans nothing. What can't
+// operator would type them. Then it checks every step: each poolctl step
+// runs as itself with --check (every check the command runs, the kernel's
+// admission included, nothing changed), so that a failure is the command's
+// own message and exit code. Steps on domains and profiles wait for the
+// pools the plan registers, and are checked once they exist. --dry-run
+// stops there; otherwise nothing runs unless every check passed, and the
+// steps run in order through this very binary, stopping at the first that
+// still fails with what was applied and what was not. Running it again
+// plans nothing, or what was left. What can't
 // change in place (a domain's size, a profile's quotas) is reported as a
 // conflict and left; a pool's overcommit changes live (pool set); objects the file does not name are
 // left alone.
@@ -28,6 +34,7 @@
 #include <cstring>
 #include <set>
 #include <sstream>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <grp.h>
@@ -433,8 +440,9 @@ std::string quoted(const std::vector<std::string> &argv)
 	return s;
 }
 
-/// Run ARGV ("poolctl" is this binary); its exit status.
-int run(const std::vector<std::string> &argv, const GlobalOptions &g)
+/// Run ARGV ("poolctl" is this binary); its exit status. QUIET: its
+/// standard output goes to /dev/null (errors still reach standard error).
+int run(const std::vector<std::string> &argv, const GlobalOptions &g, bool quiet = false)
 {
 	std::vector<std::string> full = argv;
 	if (full[0] == "poolctl") {
@@ -450,6 +458,11 @@ int run(const std::vector<std::string> &argv, const GlobalOptions &g)
 		for (auto &a : full)
 			av.push_back(a.data());
 		av.push_back(nullptr);
+		if (quiet) {
+			int null = open("/dev/null", O_WRONLY);
+			if (null >= 0)
+				dup2(null, STDOUT_FILENO);
+		}
 		execvp(av[0], av.data());
 		std::fprintf(stderr, "poolctl: %s: cannot run: %s\n", full[0].c_str(), std::strerror(errno));
 		_exit(127);
@@ -459,6 +472,77 @@ int run(const std::vector<std::string> &argv, const GlobalOptions &g)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAILED;
 }
+
+/// Fail as a step's own exit code RC would: 2 usage, 3 not found, 4 refused, else 1.
+[[noreturn]] void fail_as(int rc, const std::string &object, const std::string &message)
+{
+	std::fflush(stdout); /* the plan and the x lines before the error */
+	if (rc == EXIT_USAGE)
+		throw UsageError(object + ": " + message);
+	throw poolmem::Error::plain(object, message, rc == EXIT_REFUSED ? EBUSY : rc == EXIT_NOTFOUND ? ENOENT : EIO);
+}
+
+/*
+ * The checks of a plan's steps: each poolctl step run as itself with
+ * --check. Steps on domains and profiles wait while the plan registers
+ * pools (they may name them, and admission counts their capacity).
+ */
+struct Checks {
+	const Plan &plan;
+	const GlobalOptions &g;
+	bool new_pools = false;
+	std::vector<bool> done;
+
+	Checks(const Plan &p, const GlobalOptions &gg) : plan(p), g(gg), done(p.steps.size())
+	{
+		for (const auto &s : plan.steps)
+			if (s.argv[0] == "poolctl" && s.argv[1] == "pool" && s.what.rfind("+ pool", 0) == 0) {
+				new_pools = true;
+				/* "+ pool NAME: ..." */
+				const std::string name = s.what.substr(7, s.what.find(':') - 7);
+				planned += (planned.empty() ? "" : ",") + name;
+			}
+	}
+	std::string planned; ///< the pools the plan registers, comma-separated
+	bool waits(size_t i) const
+	{
+		const auto &a = plan.steps[i].argv;
+		return new_pools && a[0] == "poolctl" && (a[1] == "vm" || a[1] == "profile");
+	}
+	/*
+	 * Check every step (FINAL false: the steps that wait for new pools
+	 * with those pools taken as planned, their admission left for later),
+	 * or (FINAL true) the waiting steps once the pools exist. Prints a
+	 * line per failure (the command printed its own error above it);
+	 * returns the first failure's exit code, or 0.
+	 */
+	int run_checks(bool final, size_t &passed, size_t &failed)
+	{
+		int first = 0;
+		for (size_t i = 0; i < plan.steps.size(); i++) {
+			const auto &s = plan.steps[i];
+			if (done[i] || (final && !waits(i)))
+				continue;
+			done[i] = final || !waits(i);
+			if (s.argv[0] != "poolctl")
+				continue; /* chown, chmod: nothing to check ahead */
+			std::vector<std::string> argv = s.argv;
+			if (!final && waits(i))
+				argv.insert(argv.begin() + 1, {"--planned-pools", planned});
+			argv.push_back("--check");
+			const int rc = run(argv, g, true);
+			if (!rc) {
+				passed++;
+				continue;
+			}
+			std::printf("x step %zu (%s) would fail with exit code %d\n", i + 1, s.what.c_str(), rc);
+			failed++;
+			if (!first)
+				first = rc;
+		}
+		return first;
+	}
+};
 
 void run_apply(const GlobalOptions &g, const ApplyOptions &o)
 {
@@ -493,16 +577,39 @@ void run_apply(const GlobalOptions &g, const ApplyOptions &o)
 		for (const auto &s : plan.steps)
 			std::printf("%s\n    %s\n", s.what.c_str(), quoted(s.argv).c_str());
 	}
+	Checks checks(plan, g);
+	size_t passed = 0, failed = 0, waiting = 0;
+	for (size_t i = 0; i < plan.steps.size(); i++)
+		waiting += checks.waits(i);
+	if (int rc = checks.run_checks(false, passed, failed); rc || !plan.steps.empty()) {
+		std::printf("checks: %zu passed, %zu failed%s\n", passed, failed,
+			    waiting ? ("; the admission of " + poolmem::plural(waiting, "step") +
+				       " on domains and profiles is checked once the pools this plan registers exist")
+						.c_str()
+				    : "");
+		if (rc)
+			fail_as(rc, o.config, poolmem::plural(failed, "step") + " would fail (x lines above); nothing applied");
+	}
 	if (!o.dry_run) {
+		/* what is done, for the message when a later step fails */
+		auto applied = [&](size_t i) {
+			return i ? "steps 1-" + std::to_string(i) + " applied, " : std::string("nothing applied, ");
+		};
 		for (size_t i = 0; i < plan.steps.size(); i++) {
-			const int rc = run(plan.steps[i].argv, g);
-			if (rc) {
-				throw poolmem::Error::plain(o.config, "step " + std::to_string(i + 1) + " (" + plan.steps[i].what +
-									  ") failed with exit code " + std::to_string(rc) +
-									  "; " + poolmem::plural(plan.steps.size() - i - 1, "step") +
-									  " not run",
-							    rc == EXIT_REFUSED ? EBUSY : rc == EXIT_NOTFOUND ? ENOENT : EIO);
+			if (checks.waits(i) && !checks.done[i]) {
+				size_t p2 = 0, f2 = 0;
+				if (int rc = checks.run_checks(true, p2, f2))
+					fail_as(rc, o.config,
+						poolmem::plural(f2, "step") + " would fail (x lines above): " + applied(i) +
+							std::to_string(i + 1) + "-" + std::to_string(plan.steps.size()) +
+							" not (run apply again once fixed)");
 			}
+			const int rc = run(plan.steps[i].argv, g);
+			if (rc)
+				fail_as(rc, o.config,
+					"step " + std::to_string(i + 1) + " (" + plan.steps[i].what + ") failed with exit code " +
+						std::to_string(rc) + ": " + applied(i) + std::to_string(i + 1) + "-" +
+						std::to_string(plan.steps.size()) + " not (run apply again once fixed)");
 		}
 	}
 	if (!plan.conflicts.empty())

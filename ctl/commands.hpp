@@ -27,6 +27,10 @@ struct GlobalOptions {
 	std::string control = "/dev/poolmem/control";
 	std::string mount = "/run/poolmem"; ///< where the poolmem file system is (mounted on demand)
 	bool human = false;                 ///< -u: sizes in --json as "1.5 GiB" strings
+	/// With --check (apply's plans): pools the plan registers before this
+	/// step. They count as existing, and the kernel's admission, which
+	/// needs them, is left to the step itself.
+	std::vector<std::string> planned_pools;
 };
 
 /// Thrown for a bad value the parser could not catch (exit code 2).

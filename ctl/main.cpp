@@ -165,6 +165,8 @@ int main(int argc, char **argv)
 	app.add_flag("-u,--human", g.human, "with --json: sizes (keys ending in _bytes) as human strings, as daxctl -u");
 	app.add_option("--mount", g.mount, "poolmem file system mount point (mounted when missing)")
 		->default_val("/run/poolmem");
+	/* poolctl apply's, for the --check of a step after pools it registers */
+	app.add_option("--planned-pools", g.planned_pools)->delimiter(',')->group("");
 	/* after --sysfs: option callbacks run in the order they were added */
 	app.set_version_flag("--version", [&g] { return poolctl::version_text(g); },
 			     "poolctl's version and kernel ABI, and the loaded module's");

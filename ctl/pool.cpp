@@ -330,6 +330,27 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		throw UsageError("--error-threshold goes with --on-errors drain");
 	if (o.on_errors == "drain" && o.error_threshold.empty())
 		throw UsageError("--on-errors drain needs --error-threshold N[/PERIOD]");
+	if (o.check) {
+		/*
+		 * The kernel's rule for this pool's own commitment; it also re-runs
+		 * admission of domains spread over several pools, which only the
+		 * write itself can do (then refused with the same message).
+		 */
+		if (pct && p.committed_bytes > p.capacity_bytes * pct / 100)
+			throw poolmem::Error::plain(
+				p.name,
+				"cannot lower the overcommit to " + poolmem::format_overcommit(pct) + ": its domains commit " +
+					poolmem::format_size(p.committed_bytes) + " of pool memory, " +
+					poolmem::format_size(p.capacity_bytes * pct / 100) +
+					" at that ratio (with the other pools they may use: see the kernel log)",
+				ENOSPC);
+		if (!o.zero_reserve.empty() && o.zero_reserve.back() != '%' &&
+		    size_value("--zero-reserve", o.zero_reserve) > p.capacity_bytes)
+			throw UsageError("--zero-reserve " + o.zero_reserve + ": above the pool's capacity " +
+					 poolmem::format_size(p.capacity_bytes));
+		std::printf("%s: would change\n", p.name.c_str());
+		return;
+	}
 	if (pct) {
 		try {
 			write_pool_attr(g, p.name, "overcommit_pct", std::to_string(pct), "cannot set the overcommit");
@@ -408,6 +429,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 			   "memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device "
 			   "where the kernel can)")
 		->check(CLI::IsMember({"auto", "local", "device"}));
+	online->add_flag("--check", on->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
 	online->callback([&g, on] { run_online(g, *on); });
 
 	auto ad = std::make_shared<AddOptions>();
@@ -417,6 +439,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	add->add_option("--overcommit", ad->overcommit,
 			"admission limit: capacity x this ratio, 1 to 10 (e.g. 1.5, or 150%; default 1)");
 	add->add_flag("--force", ad->force, "register a node with CPUs too");
+	add->add_flag("--check", ad->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
 	add->callback([&g, ad] { run_add(g, *ad); });
 
 	auto lo = std::make_shared<NameOptions>();
@@ -466,6 +489,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 		->check(CLI::IsMember({"report", "drain"}));
 	set->add_option("--error-threshold", se->error_threshold,
 			"with --on-errors drain: N errors (1..64), or N within PERIOD (e.g. 3/24h)");
+	set->add_flag("--check", se->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
 	set->callback([&g, se] { run_set(g, *se); });
 
 	auto ev = std::make_shared<EventsOptions>();

@@ -33,6 +33,7 @@ struct OnlineOptions {
 	bool force = false;
 	std::string overcommit = "1"; ///< admission ratio: 1.5 or 150%
 	std::string memmap = "auto"; ///< where kmem puts the struct pages: auto, local, device
+	bool check = false;          ///< --check: the checks before the first side effect, nothing else
 };
 
 struct NameOptions {
@@ -45,6 +46,7 @@ struct AddOptions {
 	int node = -1;
 	std::string overcommit = "1"; ///< admission ratio: 1.5 or 150%
 	bool force = false;
+	bool check = false;
 };
 
 /*
@@ -67,6 +69,7 @@ struct SetOptions {
 	std::string on_errors;	     ///< report or drain
 	std::string error_threshold; ///< N or N/PERIOD (PERIOD: 30s, 10m, 24h, 7d)
 	std::string overcommit;	     ///< a new admission ratio: 1.5 or 150%
+	bool check = false;
 };
 
 /// --overcommit's value as the kernel's percent; a UsageError naming it otherwise.

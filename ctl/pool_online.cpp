@@ -90,6 +90,10 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	/* pool online NAME of a registered pool: its offlined memory back */
 	if (!o.dax.empty() && o.cxl.empty() && o.name.empty() && poolmem::module_sysfs_present(g.sysfs))
 		if (auto p = poolmem::read_pool(g.sysfs, o.dax)) {
+			if (o.check) {
+				std::printf("%s: would online its offline blocks again\n", p->name.c_str());
+				return;
+			}
 			reonline_pool(g, o, *p);
 			return;
 		}
@@ -105,6 +109,12 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 		for (const auto &p : poolmem::read_pools(g.sysfs))
 			if (p.name == name)
 				throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
+	if (o.check) {
+		std::printf("%s: would be onlined from %s\n", name.c_str(),
+			    o.dax.empty() ? ("CXL memdevs " + o.cxl[0] + (o.cxl.size() > 1 ? ",..." : "")).c_str()
+					  : o.dax.c_str());
+		return;
+	}
 
 	poolmem::load_module("kmem");
 	poolmem::load_module("poolmem");
@@ -184,6 +194,20 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 	if (n->has_cpus() && !o.force)
 		throw UsageError("--node " + std::to_string(o.node) +
 				 ": the node has CPUs, so its DRAM is some VMs' local tier; --force to make it a pool anyway");
+	if (poolmem::module_sysfs_present(g.sysfs))
+		for (const auto &p : poolmem::read_pools(g.sysfs)) {
+			if (p.name == o.name)
+				throw poolmem::Error::plain(o.name, "cannot register pool: a pool of that name exists",
+							    EEXIST);
+			if (p.node == o.node)
+				throw poolmem::Error::plain(o.name, "cannot register pool: node " + std::to_string(o.node) +
+									    " is pool " + p.name + " already",
+							    EEXIST);
+		}
+	if (o.check) {
+		std::printf("%s: node %d would be registered as a pool\n", o.name.c_str(), o.node);
+		return;
+	}
 	poolmem::load_module("poolmem");
 	poolmem::Control ctl = open_control(g);
 	ctl.pool_add(o.name, o.node, overcommit_pct(o.overcommit));

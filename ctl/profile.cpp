@@ -13,6 +13,7 @@
 
 #include "policy/pm_policy.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -30,6 +31,7 @@ struct CreateOptions {
 	std::string name, local = "0", pool = "0";
 	PlacementOptions place;
 	bool libvirt = false, znuma = false;
+	bool check = false; ///< --check: every check, nothing made
 	LibvirtVm vm;
 };
 
@@ -224,7 +226,25 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	if (s.znuma && o.libvirt)
 		znuma_split(s, o.vm.size, size_value("--size", o.vm.size));
 
+	if (o.check && !g.planned_pools.empty() && !poolmem::module_sysfs_present(g.sysfs)) {
+		/* the module comes with the planned pools: nothing there to clash with yet */
+		std::printf("%s: would be created (local %s, pool %s)\n", s.name.c_str(), o.local.c_str(),
+			    o.pool.c_str());
+		return;
+	}
 	poolmem::Control ctl = open_control(g);
+	if (o.check) {
+		/* the kernel's own rules are check_profile()'s; its name must be free */
+		const auto taken = [&](const std::vector<std::string> &names) {
+			return std::find(names.begin(), names.end(), s.name) != names.end();
+		};
+		if (taken(ctl.profile_names()) || taken(ctl.domain_names()))
+			throw poolmem::Error::plain(s.name, "cannot create profile: a profile or domain of that name exists",
+						    EEXIST);
+		std::printf("%s: would be created (local %s, pool %s)\n", s.name.c_str(), o.local.c_str(),
+			    o.pool.c_str());
+		return;
+	}
 	poolmem::ensure_mounted(g.mount);
 	ctl.profile_create(s);
 	const std::string dir = g.mount + "/" + s.name;
@@ -366,6 +386,7 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 			 "print the qemu.conf line and <memoryBacking> XML (with --znuma, the <cpu><numa> cells)");
 	create->add_option("--size", c->vm.size, "with --znuma --libvirt: the VM's memory, for its cells");
 	create->add_option("--vcpus", c->vm.vcpus, "with --znuma --libvirt: the VM's CPUs, all on node 0 (default 1)");
+	create->add_flag("--check", c->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();

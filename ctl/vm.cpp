@@ -38,6 +38,7 @@ struct CreateOptions {
 	unsigned vcpus = 1;
 	std::string qemu = "qemu-system-x86_64"; ///< the QEMU the arguments are for
 	unsigned prealloc = 0;                    ///< --prealloc THREADS (0: fault on touch)
+	bool check = false;                       ///< --check: every check, nothing made
 };
 
 struct NameOptions {
@@ -49,6 +50,7 @@ struct SetOptions {
 	std::string name, local, pool, tier_policy, pool_select;
 	std::vector<std::string> pools;
 	TieringOptions tiering;
+	bool check = false;
 };
 
 void add_tiering_options(CLI::App *cmd, TieringOptions &o)
@@ -394,8 +396,10 @@ void check_placement(const GlobalOptions &g, int home_node, const std::vector<st
 					 ": no such node with memory (see poolctl node list)");
 	}
 	const auto pools = poolmem::read_pools(g.sysfs);
+	const auto &planned = g.planned_pools;
 	for (const auto &name : pool_names)
-		if (std::none_of(pools.begin(), pools.end(), [&](const auto &p) { return p.name == name; }))
+		if (std::none_of(pools.begin(), pools.end(), [&](const auto &p) { return p.name == name; }) &&
+		    std::find(planned.begin(), planned.end(), name) == planned.end())
 			throw poolmem::Error::plain(name, "no such pool (--pools; see poolctl pool list)", ENOENT);
 	for (const auto &p : pools)
 		if (home_node >= 0 && p.node == home_node)
@@ -449,6 +453,15 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	 * the plain argument works from QEMU 2.x on. Asking QEMU costs four
 	 * starts of the binary, dear in a guest under emulation, so only then.
 	 */
+	if (o.check) {
+		/* the kernel's checks too, admission included: nothing is made */
+		if (g.planned_pools.empty())
+			open_control(g).domain_create(s, true);
+		std::printf("%s: would be created (%s: local %s, pool %s)%s\n", s.name.c_str(), o.size.c_str(),
+			    o.local.c_str(), o.pool.c_str(),
+			    g.planned_pools.empty() ? "" : "; admission checked once the planned pools exist");
+		return;
+	}
 	const bool ask_qemu = !o.libvirt && (o.znuma || o.prealloc);
 	poolmem::QemuCaps qemu;
 	if (ask_qemu)
@@ -756,6 +769,12 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		     {size, o.local.empty() ? poolmem::format_size(spec.local_quota) : o.local,
 		      o.pool.empty() ? poolmem::format_size(spec.pool_quota) : o.pool,
 		      poolmem::format_size(before.chunk_bytes)});
+	if (o.check && !g.planned_pools.empty()) {
+		/* new pools may be among --pools: the kernel's check waits for them */
+		std::printf("%s: would change; admission checked once the planned pools exist\n", o.name.c_str());
+		return;
+	}
+	c.check = o.check;
 	auto r = ctl.domain_set(o.name, c);
 	const std::string moved = poolmem::format_size(r.moved_bytes);
 	switch (r.err) {
@@ -777,6 +796,10 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 					    EBUSY);
 	default:
 		throw poolmem::Error(o.name, "settings applied, chunks moved " + moved + ", then", r.err);
+	}
+	if (o.check) {
+		std::printf("%s: would change\n", o.name.c_str());
+		return;
 	}
 	auto d = ctl.domain_info(o.name);
 	auto st = poolmem::read_domain(g.sysfs, o.name);
@@ -820,6 +843,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 			   "QEMU touches the whole domain with THREADS threads before the guest starts (on the home "
 			   "node's CPUs where QEMU has thread contexts)")
 		->type_name("THREADS");
+	create->add_flag("--check", c->check, "run every check the command runs (the kernel's admission included) and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();
@@ -849,6 +873,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--tier-policy", so2->tier_policy, "local-first, interleave, pool-first");
 	set->add_option("--pool-select", so2->pool_select, "smart-idle, round-robin, random, nearest");
 	add_tiering_options(set, so2->tiering);
+	set->add_flag("--check", so2->check, "run every check the command runs (the kernel's admission included) and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
 	set->callback([&g, so2] { run_set(g, *so2); });
 
 	auto *destroy = vm->add_subcommand("destroy", "destroy a domain (memory returns with the last mapping)");

@@ -172,15 +172,16 @@ static long pm_ctl_domain_create(unsigned int cmd, union pm_ctl_arg *a)
 	gid = make_kgid(current_user_ns(), c->gid);
 	if (!uid_valid(uid) || !gid_valid(gid))
 		return -EINVAL;
-	d = pm_domain_new(c, NULL, "POOLMEM_DOMAIN_CREATE", &r);
-	if (IS_ERR(d)) {
+	d = pm_domain_new(c, NULL, c->flags & POOLMEM_DOMAIN_CHECK ? "POOLMEM_DOMAIN_CREATE (check)" :
+				    "POOLMEM_DOMAIN_CREATE", &r);
+	if (IS_ERR_OR_NULL(d)) {	/* NULL: a check that passed */
 		/* the figures go back to the caller (copied out on error too) */
 		c->refused = r.why;
 		c->committed_bytes = r.committed;
 		c->limit_bytes = r.limit;
 		if (r.why != POOLMEM_REFUSED_NONE)
 			c->home_node = r.node;
-		return PTR_ERR(d);
+		return PTR_ERR_OR_ZERO(d);
 	}
 	ret = pm_fs_create_domain(d, c->mode, uid, gid);
 	if (ret)
@@ -314,7 +315,8 @@ static const struct pm_ctl_cmd pm_ctl_cmds[] = {
 	{ POOLMEM_POOL_INFO, sizeof(struct poolmem_pool_info), 0, true, pm_ctl_pool_info },
 	{ POOLMEM_POOL_DRAIN, sizeof(struct poolmem_pool_drain), POOLMEM_DRAIN_FLAGS, true,
 	  pm_ctl_pool_drain, true },
-	{ POOLMEM_DOMAIN_CREATE, sizeof(struct poolmem_domain_create), POOLMEM_DOMAIN_FLAGS, true,
+	{ POOLMEM_DOMAIN_CREATE, sizeof(struct poolmem_domain_create),
+	  POOLMEM_DOMAIN_FLAGS | POOLMEM_DOMAIN_CHECK, true,
 	  pm_ctl_domain_create, true },
 	{ POOLMEM_DOMAIN_DESTROY, sizeof(struct poolmem_name_arg), 0, false, pm_ctl_remove },
 	{ POOLMEM_DOMAIN_LIST, sizeof(struct poolmem_list), 0, true, pm_ctl_list },

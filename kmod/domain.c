@@ -333,13 +333,16 @@ policies:
  * requester in log lines. Returns the domain, holding one reference for
  * the caller (to be handed to the domain's file by pm_domain_register(),
  * or dropped by pm_domain_abandon()), or an ERR_PTR: -EINVAL for a bad
- * request, -EEXIST for a name in use, -ENOSPC when it does not fit.
+ * request, -EEXIST for a name in use, -ENOSPC when it does not fit. With
+ * POOLMEM_DOMAIN_CHECK in @arg's flags nothing is made: NULL if it would
+ * be, and a refusal is not counted.
  */
 struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 				struct pm_profile *profile, const char *why,
 				struct pm_refusal *refusal)
 {
 	struct poolmem_domain_create a = *arg;
+	bool check = a.flags & POOLMEM_DOMAIN_CHECK;
 	const char *bad;
 	struct pm_domain *d;
 	u64 mask, m;
@@ -417,12 +420,15 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		goto out_put;
 
 	ret = -ENOMEM;
+	if (check)
+		goto decide;	/* no maps: nothing will be made */
 	d->units = kvcalloc(d->nr_chunks * d->units_per_chunk, sizeof(*d->units), GFP_KERNEL_ACCOUNT);
 	d->meta = kvcalloc(d->nr_chunks, sizeof(*d->meta), GFP_KERNEL_ACCOUNT);
 	d->batch = kmalloc_array(PM_UNIT_PAGES, sizeof(*d->batch), GFP_KERNEL);
 	if (!d->units || !d->meta || !d->batch || pm_should_fail(d->nr_chunks))
 		goto out_put;
 
+decide:
 	mutex_lock(&pm_lock);
 	ret = -EEXIST;
 	if (pm_domain_find(d->name) || pm_profile_find(d->name))
@@ -451,8 +457,8 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	}
 	d->pool_mask = a.quota[PM_TIER_POOL] ? mask : 0;
 	ret = pm_admit(&a, d->pool_mask, NULL, why, refusal);
-	if (ret)
-		goto out_unlock;
+	if (ret || check)
+		goto out_unlock;	/* a check that passed: 0 */
 	for (m = d->pool_mask; m; m &= m - 1) {
 		struct pm_pool *p = pm_pools[__ffs64(m)];
 
@@ -467,10 +473,10 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 out_unlock:
 	mutex_unlock(&pm_lock);
 out_put:
-	if (ret == -ENOSPC)
+	if (ret == -ENOSPC && !check)
 		pm_count(profile, refusals, 1);
 	put_device(&d->dev);
-	return ERR_PTR(ret);
+	return ret ? ERR_PTR(ret) : NULL;
 }
 
 /*

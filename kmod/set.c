@@ -290,9 +290,9 @@ int pm_domain_set(struct poolmem_domain_set *a)
 		ret = pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET", NULL);
 	if (!ret)
 		ret = pm_set_room(d, &c, mask, a);
-	if (ret) {
+	if (ret || (a->flags & POOLMEM_SET_CHECK)) {
 		mutex_unlock(&pm_lock);
-		return ret;
+		return ret;	/* POOLMEM_SET_CHECK: it would apply now */
 	}
 	pending = pm_set_apply(d, &c, mask);
 	h.d = d;

@@ -78,7 +78,8 @@ A device the kernel bound to kmem itself with every block offline (6.5 and later
 CXL RAM) goes back to devdax to be set; with memory online its memmap stays where it is,
 and an explicit --memmap that differs is refused. The summary line says where it went;
 poolctl pool show and the exporter (poolmem_pool_memmap_bytes) report it per pool.""",
- options=[("--cxl MEMDEV[,...]","CXL memdevs to interleave into a new region (instead of DAXDEV)"),
+ options=[("--check","run every check the command runs, the device present, the name free; nothing loaded, reconfigured or onlined, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--cxl MEMDEV[,...]","CXL memdevs to interleave into a new region (instead of DAXDEV)"),
           ("--name NAME","pool name (default: the device name)"),
           ("--zone movable|normal","zone to online into (default movable: can be offlined and unplugged again, but not long-term pinned; normal: what pinnable domains, for VFIO and RDMA, need)"),
           ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show. A device of a dynamic dax region (dax_hmem: memory the firmware marked Soft Reserved) is split first: it shrinks to --first, so that kmem sets up only that much before the pool is usable, and the rest of the region comes as one more device, bound to kmem and onlined block by block. pool remove gives the region back as one device of its old size. Pool offline and remove wait for the background process (they refuse, EBUSY, while it runs)"),
@@ -189,7 +190,8 @@ poolmem drains it while its VMs run, as poolctl pool drain would; the kernel log
 whether it emptied. poolctl pool show says DEGRADED and the exporter's
 poolmem_pool_degraded is 1 until poolctl pool undrain. Setting the policy starts the
 count anew.""",
- options=[("--overcommit RATIO", "admission limit: capacity x RATIO, 1 to 10 (1.5), or 100% to 1000% (150%)"),
+ options=[("--check","run every check the command runs, an overcommit decrease against this pool's commitment (the write itself also re-admits domains spread over several pools), and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--overcommit RATIO", "admission limit: capacity x RATIO, 1 to 10 (1.5), or 100% to 1000% (150%)"),
           ("--zero-reserve SIZE|PCT", "memory kept zeroed ahead: a size, or 0% to 50% of capacity (0: off; default 1%)"),
           ("--on-errors report|drain", "what memory errors do (default report)"),
           ("--error-threshold N[/PERIOD]", "with drain: the errors that degrade the pool")],
@@ -285,7 +287,8 @@ CPU-less node of CXL or HBM memory): registers node N with poolmem as pool NAME,
 nothing else. pool remove then only unregisters it: its memory stays online, as it was
 found. A node with CPUs is refused (exit 2; its DRAM is some VMs' local tier) unless
 --force; a node that is the home node of a live domain is refused by the kernel (exit 4).""",
- options=[("--node N","the NUMA node"),
+ options=[("--check","run every check the command runs, the node's memory and CPUs, the name and node not a pool yet, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--node N","the NUMA node"),
           ("--overcommit RATIO","admission limit: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1)"),
           ("--force","register a node with CPUs too")],
  examples="""# poolctl pool add fw --node 1
@@ -298,10 +301,18 @@ fw: unregistered; node 1's memory stays online""",
  synopsis="poolctl apply [--config FILE] [--dry-run]",
  description="""Reads FILE (default /etc/poolmem/poolmem.toml; TOML), compares it with the host
 and prints the plan: one line per step saying what changes, then the poolctl command (or
-chown/chmod) that does it, as an operator would type it. Without --dry-run the steps run
-in order (pools first, then profiles, then domains), each with its own checks and
-messages; the first that fails stops the rest (exit: that step's). A second apply plans
-nothing. A domain whose quotas, pools, policies or tiering differ is changed live (vm
+chown/chmod) that does it, as an operator would type it. Then every step is checked
+before any runs: each poolctl step runs as itself with --check, which does every check
+the command does (names, sizes, policies, pools, nodes, and the kernel's admission with
+its figures) and changes nothing, so a step that would fail prints the command's own
+message and an "x step" line, and apply exits with the command's exit code (2, 3 or 4)
+having applied nothing. Steps on domains and profiles after pools the plan registers take
+those pools as existing, and their admission is checked once the pools are there, just
+before they run. With --dry-run apply stops after the checks. Otherwise the steps run in
+order (pools first, then profiles, then domains); one that still fails (two new domains
+that each fit but not together, a host that changed meanwhile) stops the rest, and the
+message says which steps were applied and which not: run apply again once fixed, and it
+plans only what is left. A second apply plans nothing. A domain whose quotas, pools, policies or tiering differ is changed live (vm
 set), and so is a pool's overcommit (pool set); what can't change in place (a domain's
 size or chunk, a profile's quotas) is a conflict, printed with ! and left (exit 4). Pools, profiles and domains
 the file does not name are left alone (lines with =). An unknown key or a malformed file
@@ -317,7 +328,7 @@ size), chunk, tier_policy, pool_select, pools, home_node, owner, mode, pinnable;
 [domains.NAME] with size, local, pool, chunk, tier_policy, pool_select, pools,
 home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
  options=[("--config FILE","the file (default /etc/poolmem/poolmem.toml)"),
-          ("--dry-run","print the plan and change nothing")],
+          ("--dry-run","print the plan, check every step, change nothing")],
  examples="""# poolctl apply --dry-run
 /etc/poolmem/poolmem.toml: 2 steps
 + pool pa: online dax0.0
@@ -401,7 +412,8 @@ slower start. For a QEMU with thread contexts (7.2 and later) the threads run in
 the local chunks come from, and on a real host the socket the pool memory hangs off
 (pool nodes have no CPUs of their own). Not with --libvirt: libvirt preallocates with
 <memoryBacking><allocation mode='immediate' threads='N'/>.""",
- options=[("--size SIZE","size of the guest RAM"),
+ options=[("--check","run every check the command runs, the kernel's admission included (POOLMEM_DOMAIN_CHECK: not counted as a refusal), and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--size SIZE","size of the guest RAM"),
           ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
           ("--pool SIZE","quota of the pool tier (default 0)"),
           ("--tier-policy P","local-first (default), interleave, pool-first"),
@@ -484,7 +496,8 @@ each period and timed until touched again) and moves hot chunks from the pools i
 local quota and cold ones the other way, at most --scan-rate bytes a second, always within
 the quotas. --tiering sample only samples: hot and cold counts, and the pools' access
 factor then sees accesses to memory mapped long ago. Counters: poolctl vm show.""",
- options=[("--local SIZE","new local DRAM quota"),
+ options=[("--check","run every check the command runs, the kernel's admission and the room for the chunks that would move included (POOLMEM_SET_CHECK), and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--local SIZE","new local DRAM quota"),
           ("--pool SIZE","new pool quota; --local + --pool must cover the size"),
           ("--pools P1,P2","allowed pools; chunks elsewhere move to them"),
           ("--tier-policy P","local-first, interleave, pool-first (for chunks placed from now on)"),
@@ -535,7 +548,8 @@ cells (distances and HMAT as poolctl-vm-create(8) gives QEMU); poolctl profile s
 NAME --libvirt --size SIZE prints them for another VM size.
 .PP
 Whoever may write the directory (--owner, --mode) may create domains in it.""",
- options=[("--local PCT%|SIZE","local DRAM quota: a percentage of each VM's size, or a byte cap (default 0)"),
+ options=[("--check","run every check the command runs, the name free among profiles and domains, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--local PCT%|SIZE","local DRAM quota: a percentage of each VM's size, or a byte cap (default 0)"),
           ("--pool PCT%|SIZE","pool quota: a percentage or a byte cap (default 0); percentages must add up to 100% or more"),
           ("--tier-policy P","local-first (default), interleave, pool-first"),
           ("--pool-select P","smart-idle (default), round-robin, random, nearest"),

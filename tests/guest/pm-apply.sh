@@ -76,7 +76,55 @@ sed -i 's/^size = "32M"/size = "64M"/' /etc/poolmem/poolmem.toml
 expect_exit 4 "1 conflict left" poolctl apply
 poolctl apply --dry-run 2>&1 | grep -q "^! domain db: size 32.0 MiB, configured 64M" || fail "conflict line"
 check_eq "db size unchanged" $((32 * MiB)) "$(dom_attr db size_bytes)"
-sed -i 's/^size = "64M"/size = "32M"/' /etc/poolmem/poolmem.toml
+sed -i '/^\[domains.db\]/,/^\[/ s/^size = "64M"/size = "32M"/' /etc/poolmem/poolmem.toml
+
+# every step is checked before any runs, as its own command with --check
+# (the kernel's admission included, nothing made): a bad step fails
+# --dry-run and apply with the command's own message and exit code, and
+# apply then applies nothing
+cp /etc/poolmem/poolmem.toml /tmp/good.toml
+cat >> /etc/poolmem/poolmem.toml <<CONF
+
+[domains.small]
+size = "16M"
+local = "16M"
+CONF
+out=$(poolctl apply --dry-run) || fail "dry run of a domain that fits: $out"
+echo "$out" | grep -q "^checks: 1 passed, 0 failed" || fail "checks line: $out"
+[ -e /run/poolmem/small ] && fail "the dry run's check created small (POOLMEM_DOMAIN_CHECK made a domain)"
+refusals=$(cat /sys/kernel/poolmem/admission_refusals)
+cat >> /etc/poolmem/poolmem.toml <<CONF
+
+[domains.zhuge]
+size = "8G"
+pool = "8G"
+pools = ["pa"]
+CONF
+direct=$(poolctl vm create zhuge --size 8G --pool 8G --pools pa 2>&1 >/dev/null) && direct_rc=0 || direct_rc=$?
+check_eq "the direct command's exit code" 4 "$direct_rc"
+echo "$direct" | grep -q "cannot create domain: " || fail "direct: $direct"
+check_eq "admission refusals counted (the direct command)" $((refusals + 1)) "$(cat /sys/kernel/poolmem/admission_refusals)"
+for mode in --dry-run ""; do
+	out=$(poolctl apply $mode 2>&1) && rc=0 || rc=$?
+	echo "$out"
+	check_eq "apply $mode: exit code" 4 "$rc"
+	echo "$out" | grep -qxF "$direct" || fail "apply $mode lacks the command's own line: $direct"
+	echo "$out" | grep -q "^x step 2 (+ domain zhuge: 8G) would fail with exit code 4" || fail "apply $mode: no x line"
+	echo "$out" | grep -q "1 step would fail (x lines above); nothing applied" || fail "apply $mode: $out"
+	[ -e /run/poolmem/small ] && fail "apply $mode applied small though zhuge's check failed"
+done
+check_eq "admission refusals after the checks" $((refusals + 1)) "$(cat /sys/kernel/poolmem/admission_refusals)"
+# a quota change that does not fit the size: vm set's own error, exit 2
+cp /tmp/good.toml /etc/poolmem/poolmem.toml
+sed -i '/^\[domains.web1\]/,/^\[/ { s/^local = "32M"/local = "8M"/; s/^pool = "32M"/pool = "8M"/; }' /etc/poolmem/poolmem.toml
+grep -A3 'domains.web1' /etc/poolmem/poolmem.toml
+direct=$(poolctl vm set web1 --local 8M --pool 8M 2>&1 >/dev/null) && direct_rc=0 || direct_rc=$?
+check_eq "vm set's exit code" 2 "$direct_rc"
+out=$(poolctl apply --dry-run 2>&1) && rc=0 || rc=$?
+echo "$out"
+check_eq "apply --dry-run of a quota change that does not fit: exit code" 2 "$rc"
+echo "$out" | grep -qxF "$direct" || fail "apply lacks vm set's own line: $direct"
+cp /tmp/good.toml /etc/poolmem/poolmem.toml
 
 # a typo is found with its line, before anything happens
 printf '[pools.pc]\ndevice = "x"\nzonee = "normal"\n' > /tmp/bad.toml

@@ -35,7 +35,10 @@ tiering = "on"
 CONF
 out=$(pc apply --config "$t/a.toml" --dry-run 2>&1); rc=$?
 echo "$out"
-[ $rc -eq 0 ] || bad "dry run exit $rc"
+# the fixture has no node 3: the plan is printed, then pool add's own check fails
+[ $rc -eq 2 ] || bad "dry run exit $rc (want 2: pool add --node 3 --check)"
+printf '%s\n' "$out" | grep -qx "x step [0-9]* (+ pool newp: register node 3) would fail with exit code 2" ||
+	bad "no x line for newp's check"
 for want in "= pool cxl1: not in $t/a.toml, left as it is" "+ pool newp: register node 3" \
 	"    poolctl pool add newp --node 3 --overcommit 2" "+ domain fresh: 16G" \
 	"~ pool cxl0: overcommit 1 -> 1.5" "    poolctl pool set cxl0 --overcommit 1.5" \

@@ -293,7 +293,7 @@ std::string refusal_text(const DomainSpec &s, const poolmem_domain_create &a)
 
 } // namespace
 
-void Control::domain_create(const DomainSpec &s)
+void Control::domain_create(const DomainSpec &s, bool check)
 {
 	auto a = arg<poolmem_domain_create>();
 	set_name(a.name, s.name, "domain");
@@ -313,6 +313,8 @@ void Control::domain_create(const DomainSpec &s)
 		a.flags |= POOLMEM_DOMAIN_PINNABLE;
 	if (s.znuma)
 		a.flags |= POOLMEM_DOMAIN_ZNUMA;
+	if (check)
+		a.flags |= POOLMEM_DOMAIN_CHECK;
 	if (ioctl(fd_, POOLMEM_DOMAIN_CREATE, &a)) {
 		int e = errno;
 		switch (e) {
@@ -401,6 +403,8 @@ DomainSetResult Control::domain_set(const std::string &name, const DomainChange 
 		a.scan_rate = c.scan_rate;
 		a.hot_ms = c.hot_ms;
 	}
+	if (c.check)
+		a.flags |= POOLMEM_SET_CHECK;
 	DomainSetResult r;
 	if (ioctl(fd_, POOLMEM_DOMAIN_SET, &a)) {
 		r.err = errno;

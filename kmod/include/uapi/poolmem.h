@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	10	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND */
+#define POOLMEM_ABI_VERSION	10	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -218,6 +218,14 @@ struct poolmem_list {
  */
 #define POOLMEM_DOMAIN_ZNUMA		(1u << 1)
 #define POOLMEM_DOMAIN_FLAGS		(POOLMEM_DOMAIN_PINNABLE | POOLMEM_DOMAIN_ZNUMA)
+/*
+ * POOLMEM_DOMAIN_CHECK (POOLMEM_DOMAIN_CREATE only): every check a create
+ * runs, admission included (refused, committed_bytes and limit_bytes
+ * filled in as for a create), and nothing made: 0 if the domain would be
+ * created now. Not counted in admission_refusals. "poolctl vm create
+ * --check" and "poolctl apply --dry-run" use it.
+ */
+#define POOLMEM_DOMAIN_CHECK		(1u << 2)
 
 struct poolmem_domain_create {
 	__u32 size;
@@ -299,9 +307,11 @@ struct poolmem_domain_info {
 #define POOLMEM_SET_TIER_POLICY		(1u << 2)
 #define POOLMEM_SET_POOL_SELECT		(1u << 3)
 #define POOLMEM_SET_TIERING		(1u << 4)	/* tiering, scan_rate, hot_ms */
+/* every check, admission and room for the moves included; nothing changes */
+#define POOLMEM_SET_CHECK		(1u << 5)
 #define POOLMEM_SET_FLAGS		(POOLMEM_SET_QUOTA | POOLMEM_SET_POOL_MASK | \
 					 POOLMEM_SET_TIER_POLICY | POOLMEM_SET_POOL_SELECT | \
-					 POOLMEM_SET_TIERING)
+					 POOLMEM_SET_TIERING | POOLMEM_SET_CHECK)
 
 /*
  * Tiering of a domain. Each period (module parameter tiering_period_ms)

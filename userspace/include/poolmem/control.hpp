@@ -54,6 +54,9 @@ struct DomainChange {
 	std::optional<uint32_t> tiering;
 	uint64_t scan_rate = 0;
 	uint32_t hot_ms = 0;
+	/// Every check (admission and room for the moves included), nothing
+	/// changed: POOLMEM_SET_CHECK.
+	bool check = false;
 };
 
 struct DomainSetResult {
@@ -190,7 +193,10 @@ public:
 	/// pool_undrain() ends it.
 	void pool_revoke(const std::string &name);
 
-	void domain_create(const DomainSpec &spec);
+	/// Create domain SPEC; with CHECK, run every check the kernel runs
+	/// (admission included) and create nothing (POOLMEM_DOMAIN_CHECK):
+	/// the same errors as a create.
+	void domain_create(const DomainSpec &spec, bool check = false);
 	void domain_destroy(const std::string &name);
 	std::vector<std::string> domain_names();
 	DomainInfo domain_info(const std::string &name);
