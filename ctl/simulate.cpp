@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "policy/pm_policy.h"
+
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -24,7 +26,7 @@ namespace poolctl {
 namespace {
 
 struct SimOptions {
-	std::string scenario, tier_policy, pool_select, compare, tiers, out;
+	std::string scenario, tier_policy, pool_select, compare, tiers, out, rr_start;
 	uint64_t seed = 0;
 	bool json = false, policy_source = false;
 };
@@ -168,6 +170,12 @@ void run_simulate(const GlobalOptions &g, const SimOptions &o)
 	poolmem::sim::Scenario s = poolmem::sim::load_scenario(o.scenario);
 	if (o.seed)
 		s.seed = o.seed;
+	if (!o.rr_start.empty()) {
+		const int i = pm_name_index(pm_rr_start_names, PM_NR_RR_STARTS, o.rr_start.c_str());
+		if (i < 0)
+			throw UsageError("--rr-start: '" + o.rr_start + "' is not zero, random, sequence or salted");
+		s.rr_start = static_cast<uint32_t>(i);
+	}
 	std::vector<uint32_t> tiers, selects;
 	try {
 		for (const auto &t : split(o.tiers.empty() ? o.tier_policy : o.tiers))
@@ -379,6 +387,9 @@ void setup_simulate(CLI::App &app, const GlobalOptions &g)
 	sim->add_option("--compare", o->compare, "pool selections to run side by side, e.g. random,round-robin,nearest,smart-idle");
 	sim->add_option("--tier-policies", o->tiers, "tier policies to run side by side, e.g. local-first,interleave");
 	sim->add_option("--seed", o->seed, "override the scenario's seed");
+	sim->add_option("--rr-start", o->rr_start,
+			"where each domain's round-robin cursor starts: zero (before ABI 10), random, sequence, or "
+			"salted (the module's: the host's domain count plus a per-host random salt)");
 	sim->add_option("--out", o->out, "write results.json, summary.csv and per-run series and CDF CSVs here");
 	sim->add_flag("--json", o->json, "print JSON");
 	sim->add_flag("--policy-source", o->policy_source, "print the SHA-256 of the policy source built in, and exit");

@@ -16,6 +16,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -337,6 +338,24 @@ policies:
  * POOLMEM_DOMAIN_CHECK in @arg's flags nothing is made: NULL if it would
  * be, and a refusal is not counted.
  */
+/*
+ * The round-robin cursor's start (pm_rr_cursor_start(), PM_RR_START_MODULE):
+ * this host's count of domains made, plus a salt drawn once per module load
+ * so that hosts sharing pools start on different ones. With every cursor
+ * at 0, every VM's first pool chunks (its hot ones) share the same pools:
+ * the simulator's round-robin p99 grew 25-100 fold on three seeds of eight
+ * (Documentation/simulation.md).
+ */
+static atomic_t pm_domain_seq = ATOMIC_INIT(0);
+static u32 pm_rr_salt;
+
+static u32 pm_domain_rr_start(void)
+{
+	get_random_once(&pm_rr_salt, sizeof(pm_rr_salt));
+	return pm_rr_cursor_start(PM_RR_START_MODULE, (u32)atomic_inc_return(&pm_domain_seq) - 1,
+				  pm_rr_salt, get_random_u32());
+}
+
 struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 				struct pm_profile *profile, const char *why,
 				struct pm_refusal *refusal)
@@ -380,6 +399,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->win_split = d->znuma ? a.quota[PM_TIER_LOCAL] : 0;
 	d->creator = task_tgid_vnr(current);
 	d->hot_ms = 500;
+	d->rr_cursor = pm_domain_rr_start();
 	d->scan_rate = 64 << 20;
 	d->access_weight = 1;
 	get_task_comm(d->creator_comm, current);

@@ -708,7 +708,8 @@ creation (its size), every chunk that becomes present (first touch) or goes away
 (discard), and each domain's end, from the chunk maps read every --interval seconds
 for --seconds. Accesses themselves are not recorded (the module exports no per-chunk
 access counts), so a replay shows placement and allocation balance.""",
- options=[("--compare SELECT,...","pool selections to run side by side (round-robin, random, nearest, smart-idle)"),
+ options=[("--rr-start zero|random|sequence|salted","where each domain's round-robin cursor starts (pm_rr_cursor_start()): zero (every domain at pool 0, the module before ABI 10), random, sequence (the host's count of domains), salted (that count plus a random salt per host: the module's and the default; rr_start in the scenario)"),
+          ("--compare SELECT,...","pool selections to run side by side (round-robin, random, nearest, smart-idle)"),
           ("--tier-policies TIER,...","tier policies to run side by side (local-first, interleave, pool-first)"),
           ("--tier-policy P, --pool-select P","override the scenario's policy"),
           ("--seed N","override the scenario's seed (the same seed gives the same result)"),

@@ -237,6 +237,22 @@ static int less_allocated(const struct pm_pool_view *a, const struct pm_pool_vie
 	return a->allocated != b->allocated ? a->allocated < b->allocated : a->id < b->id;
 }
 
+const char *const pm_rr_start_names[PM_NR_RR_STARTS] = { "zero", "random", "sequence", "salted" };
+
+u32 pm_rr_cursor_start(u32 how, u32 seq, u32 salt, u32 rnd)
+{
+	switch (how) {
+	case PM_RR_START_ZERO:
+		return 0;
+	case PM_RR_START_RANDOM:
+		return rnd;
+	case PM_RR_START_SEQUENCE:
+		return seq;
+	default:
+		return seq + salt;	/* u32 wrap is harmless: only cursor % n is used */
+	}
+}
+
 unsigned int pm_pool_order(u32 policy, const struct pm_pool_view *v, unsigned int n,
 			   u32 cursor, u32 rnd, u32 *order)
 {

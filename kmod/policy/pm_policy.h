@@ -164,6 +164,26 @@ unsigned int pm_smart_idle_m(unsigned int n);
 unsigned int pm_pool_order(u32 policy, const struct pm_pool_view *v, unsigned int n,
 			   u32 cursor, u32 rnd, u32 *order);
 
+/*
+ * Where a new domain's round-robin cursor starts (pm_rr_cursor_start()).
+ * The module uses PM_RR_START_MODULE; the simulator can run the others:
+ *  zero      0 for every domain (the module before ABI 10): every VM's
+ *            first pool chunks, its hot ones, go to the same pools;
+ *  random    @rnd, a random number per domain;
+ *  sequence  @seq, the host's count of domains made before this one:
+ *            consecutive VMs start on consecutive pools, but every host
+ *            starts at pool 0, so hosts sharing pools collide;
+ *  salted    @seq + @salt, the salt a random number drawn once per host
+ *            (module load): consecutive VMs spread over the pools and
+ *            hosts start at different ones.
+ */
+enum pm_rr_start { PM_RR_START_ZERO, PM_RR_START_RANDOM, PM_RR_START_SEQUENCE, PM_RR_START_SALTED,
+		   PM_NR_RR_STARTS };
+#define PM_RR_START_MODULE	PM_RR_START_SALTED
+extern const char *const pm_rr_start_names[PM_NR_RR_STARTS];
+
+u32 pm_rr_cursor_start(u32 how, u32 seq, u32 salt, u32 rnd);
+
 #ifdef __cplusplus
 }
 #endif

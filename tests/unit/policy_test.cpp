@@ -136,6 +136,19 @@ TEST(PoolOrder, round_robin_rotates_from_cursor)
 	EXPECT_EQ(std::vector<u32>(order, order + 3), (std::vector<u32>{1, 2, 0}));
 }
 
+TEST(PoolOrder, cursor_starts_spread_domains_and_hosts)
+{
+	/* the module's start: consecutive domains on consecutive pools, the host's salt on top */
+	EXPECT_EQ(PM_RR_START_MODULE, PM_RR_START_SALTED);
+	for (u32 seq = 0; seq < 12; seq++)
+		EXPECT_EQ(pm_rr_cursor_start(PM_RR_START_MODULE, seq, 7, 99) % 6, (seq + 7) % 6);
+	EXPECT_EQ(pm_rr_cursor_start(PM_RR_START_SALTED, 0xffffffffu, 2, 0), 1u); /* wraps */
+	EXPECT_EQ(pm_rr_cursor_start(PM_RR_START_ZERO, 5, 7, 99), 0u);
+	EXPECT_EQ(pm_rr_cursor_start(PM_RR_START_RANDOM, 5, 7, 99), 99u);
+	EXPECT_EQ(pm_rr_cursor_start(PM_RR_START_SEQUENCE, 5, 7, 99), 5u);
+	EXPECT_EQ(pm_name_index(pm_rr_start_names, PM_NR_RR_STARTS, "salted"), PM_RR_START_SALTED);
+}
+
 TEST(PoolOrder, random_starts_at_draw)
 {
 	pm_pool_view v[3]{{0, 10, 0, 0}, {1, 10, 0, 0}, {2, 10, 0, 0}};

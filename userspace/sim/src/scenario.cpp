@@ -110,7 +110,7 @@ Scenario load_scenario(const std::string &path)
 	Reader r{path};
 	r.known(root, "", {"name", "seed", "duration_s", "chunk", "hosts", "local_per_host", "overcommit",
 			   "tier_policy", "pool_select", "service", "local", "af", "pools", "pool", "vms", "vm",
-			   "phase", "trace", "series_step_s"});
+			   "phase", "trace", "series_step_s", "rr_start"});
 	Scenario s;
 	s.name = r.str(root, "name", "", std::filesystem::path(path).stem().string());
 	s.seed = static_cast<uint64_t>(r.num(root, "seed", "", 1, 0, 9e15));
@@ -127,6 +127,13 @@ Scenario load_scenario(const std::string &path)
 		s.pool_select = parse_pool_select_name(r.str(root, "pool_select", "", "smart-idle"));
 	} catch (const std::invalid_argument &e) {
 		r.bad("policy", e.what());
+	}
+	{
+		const std::string rs = r.str(root, "rr_start", "", pm_rr_start_names[PM_RR_START_MODULE]);
+		int i = pm_name_index(pm_rr_start_names, PM_NR_RR_STARTS, rs.c_str());
+		if (i < 0)
+			r.bad("rr_start", "'" + rs + "' is not zero, random, sequence or salted");
+		s.rr_start = static_cast<uint32_t>(i);
 	}
 	const std::string service = r.str(root, "service", "", "exponential");
 	if (service != "exponential" && service != "deterministic")

@@ -68,6 +68,7 @@ struct Pool {
 
 struct Host {
 	Server srv;
+	uint32_t seq = 0, salt = 0; // pm_rr_cursor_start(): domains made here, a salt per host
 	uint64_t local_chunks = 0, local_used = 0; // chunks
 	uint64_t committed = 0;			   // bytes of local quotas admitted
 };
@@ -140,7 +141,7 @@ std::vector<TraceRow> read_trace(const std::string &path)
 
 class Engine {
 public:
-	explicit Engine(const Scenario &s) : s_(s), rng_(s.seed), hist_(kHistBins, 0)
+	explicit Engine(const Scenario &s) : s_(s), rng_(s.seed), cursor_rng_(s.seed ^ 0x5a17c0deULL), hist_(kHistBins, 0)
 	{
 		if (s.pools.empty() || s.pools.size() > PM_MAX_POOLS)
 			throw std::runtime_error(s.name + ": 1 to 64 pools");
@@ -153,8 +154,10 @@ public:
 			pools_.push_back(q);
 		}
 		hosts_.resize(std::max(1u, s.hosts));
-		for (auto &h : hosts_)
+		for (auto &h : hosts_) {
 			h.local_chunks = s.local_per_host / s.chunk;
+			h.salt = static_cast<uint32_t>(cursor_rng_()); /* the module's, drawn at load */
+		}
 		double w = 0;
 		for (const auto &c : s.classes)
 			w += c.weight;
@@ -218,6 +221,9 @@ public:
 private:
 	const Scenario &s_;
 	std::mt19937_64 rng_;
+	/* the cursors' random numbers: their own stream, so that the start
+	 * chosen changes nothing else in a run */
+	std::mt19937_64 cursor_rng_;
 	std::priority_queue<Event, std::vector<Event>, std::greater<Event>> q_;
 	uint64_t seq_ = 0, events_ = 0;
 	double now_ = 0, step_ = 0, class_weight_ = 0;
@@ -321,6 +327,8 @@ private:
 		v.cls = cls;
 		v.host = static_cast<uint32_t>(best);
 		v.id = next_id_++;
+		v.cursor = pm_rr_cursor_start(s_.rr_start, hosts_[best].seq++, hosts_[best].salt,
+					      static_cast<u32>(cursor_rng_()));
 		v.nchunks = size / s_.chunk;
 		v.local_quota_bytes = local;
 		v.pool_quota_bytes = pool;

@@ -68,6 +68,7 @@ struct Scenario {
 	bool af_counts_accesses = true; ///< Af counts accesses (seed 003), or only allocations
 	bool deterministic_service = false; ///< M/D/1 instead of M/M/1
 	uint32_t tier_policy = 0, pool_select = 3; ///< PM_TIER_*, PM_SELECT_*
+	uint32_t rr_start = 3;        ///< PM_RR_START_*: where round-robin cursors start (the module's: salted)
 	unsigned initial_vms = 0;     ///< VMs present at t = 0 (admission permitting)
 	double arrival_rate = 0;      ///< more VMs per second (Poisson)
 	double lifetime_s = 0;	      ///< mean VM lifetime (exponential); 0: until the end
