@@ -55,6 +55,7 @@ struct DeviceConf {
 struct Conf {
 	std::string etcd = "http://127.0.0.1:2379", prefix = "/poolmem", host, sysfs = "/sys",
 		    control = "/dev/poolmem/control", state = "/run/poolmem-agent/state.json";
+	poolmem::cluster::Etcd::Tls tls; ///< etcd_cacert, etcd_cert, etcd_key
 	int64_t ttl_s = 10;
 	double fence_margin_s = 3;
 	std::vector<DeviceConf> devices;
@@ -89,7 +90,15 @@ Conf load(const std::string &file)
 	Conf c;
 	for (const auto &[k, v] : t) {
 		const std::string key(k.str());
-		if (key == "etcd" || key == "prefix" || key == "host" || key == "sysfs" || key == "control" ||
+		if (key == "etcd_cacert" || key == "etcd_cert" || key == "etcd_key") {
+			/* TLS to an https:// etcd, as etcdctl's --cacert, --cert, --key */
+			auto s = v.value<std::string>();
+			if (!s || s->empty())
+				bad(file, key, "a file name");
+			if (std::error_code ec; !std::filesystem::exists(*s, ec))
+				throw NoFile(file + ": " + key + ": " + *s + ": no such file");
+			(key == "etcd_cacert" ? c.tls.cacert : key == "etcd_cert" ? c.tls.cert : c.tls.key) = *s;
+		} else if (key == "etcd" || key == "prefix" || key == "host" || key == "sysfs" || key == "control" ||
 		    key == "state") {
 			auto s = v.value<std::string>();
 			if (!s)
@@ -157,6 +166,11 @@ Conf load(const std::string &file)
 			      c.fence_margin_s, static_cast<long long>(c.ttl_s));
 		bad(file, "fence_margin_s", why);
 	}
+	if (c.tls.cert.empty() != c.tls.key.empty())
+		bad(file, c.tls.cert.empty() ? "etcd_cert" : "etcd_key",
+		    c.tls.cert.empty() ? "needed with etcd_key" : "needed with etcd_cert");
+	if (!(c.tls.cacert.empty() && c.tls.cert.empty()) && c.etcd.rfind("https://", 0) != 0)
+		bad(file, "etcd", "TLS files are given, so an https:// endpoint (not " + c.etcd + ")");
 	if (c.host.empty()) {
 		char h[256] = "";
 		gethostname(h, sizeof(h) - 1);
@@ -455,6 +469,7 @@ int main(int argc, char **argv)
 	try {
 		const Conf c = load(config);
 		poolmem::cluster::Etcd etcd(c.etcd, 2000);
+		etcd.set_tls(c.tls);
 		poolmem::cluster::Ledger ledger(etcd, c.prefix);
 		SysfsMemory mem(c, ledger);
 		poolmem::cluster::AgentConfig ac;

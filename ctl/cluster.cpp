@@ -22,6 +22,7 @@ namespace {
 
 struct ClusterOptions {
 	std::string etcd, prefix = "/poolmem";
+	poolmem::cluster::Etcd::Tls tls; ///< --cacert, --cert, --key (as etcdctl)
 };
 
 struct StatusOptions {
@@ -54,6 +55,7 @@ std::string endpoint(const ClusterOptions &c)
 void run_status(const GlobalOptions &g, const ClusterOptions &c, const StatusOptions &o)
 {
 	poolmem::cluster::Etcd etcd(endpoint(c));
+	etcd.set_tls(c.tls);
 	poolmem::cluster::Ledger ledger(etcd, c.prefix);
 	const auto s = ledger.status();
 	const auto load = ledger.load();
@@ -137,6 +139,7 @@ void run_status(const GlobalOptions &g, const ClusterOptions &c, const StatusOpt
 void run_register(const ClusterOptions &c, const RegisterOptions &o)
 {
 	poolmem::cluster::Etcd etcd(endpoint(c));
+	etcd.set_tls(c.tls);
 	poolmem::cluster::Ledger ledger(etcd, c.prefix);
 	poolmem::cluster::Device d{o.device, size_value("--size", o.size), size_value("--extent", o.extent)};
 	if (!d.extent_bytes || d.size_bytes % d.extent_bytes)
@@ -163,6 +166,7 @@ void run_claim(const ClusterOptions &c, const ClaimOptions &o)
 		throw UsageError("--index " + o.index + ": extent numbers, comma-separated");
 	}
 	poolmem::cluster::Etcd etcd(endpoint(c));
+	etcd.set_tls(c.tls);
 	poolmem::cluster::Ledger ledger(etcd, c.prefix);
 	const int64_t lease = ledger.join(o.host, o.ttl);
 	try {
@@ -202,6 +206,7 @@ void run_claim(const ClusterOptions &c, const ClaimOptions &o)
 void run_fence(const ClusterOptions &c, const FenceOptions &o)
 {
 	poolmem::cluster::Etcd etcd(endpoint(c));
+	etcd.set_tls(c.tls);
 	poolmem::cluster::Ledger ledger(etcd, c.prefix);
 	std::string by = o.by;
 	if (by.empty()) {
@@ -221,6 +226,11 @@ void setup_cluster(CLI::App &app, const GlobalOptions &g)
 	auto *cl = app.add_subcommand("cluster", "the ledger of shared devices on etcd: who may online which extent");
 	cl->require_subcommand(1);
 	cl->add_option("--etcd", c->etcd, "etcd endpoint (default $POOLMEM_ETCD or http://127.0.0.1:2379)");
+	cl->add_option("--cacert", c->tls.cacert, "with an https:// endpoint: the CA that signed etcd's certificate")
+		->check(CLI::ExistingFile);
+	cl->add_option("--cert", c->tls.cert, "this client's certificate, for an etcd that requires one")
+		->check(CLI::ExistingFile);
+	cl->add_option("--key", c->tls.key, "the key of --cert")->check(CLI::ExistingFile);
 	cl->add_option("--prefix", c->prefix, "key prefix of the ledger (default /poolmem)");
 
 	auto s = std::make_shared<StatusOptions>();

@@ -85,6 +85,8 @@ PKGS=(
 	python3-matplotlib
 	# the cluster ledger: etcd (tests start their own on loopback), its gateway through libcurl
 	etcd-server etcd-client libcurl4-openssl-dev
+	# the TLS tests: a CA and certificates for etcd and the agent
+	openssl
 )
 
 missing=()

@@ -734,7 +734,7 @@ OVERCOMMIT  VMS  DENSITY  SIGBUS-RISK  POOL-TOUCHED
  see=["poolctl-vm-create","poolctl-status"]),
 "poolctl-cluster": dict(
  summary="the ledger of shared devices on etcd: which host may online which extent",
- synopsis="poolctl cluster [--etcd URL] [--prefix P] status [--json] | register DEV --size SIZE [--extent SIZE] | claim DEV --host H (--count N | --index I,...) [--ttl S] [--hold S] | fence HOST [--by WHO]",
+ synopsis="poolctl cluster [--etcd URL] [--cacert FILE] [--cert FILE --key FILE] [--prefix P] status [--json] | register DEV --size SIZE [--extent SIZE] | claim DEV --host H (--count N | --index I,...) [--ttl S] [--hold S] | fence HOST [--by WHO]",
  description="""Hosts that share a CXL device (multi-headed, multi-logical, dynamic capacity) must
 never online the same extent. The ledger in etcd records each extent's owner; a claim is
 one etcd transaction over a batch of extents (all or none), valid only while the host's
@@ -751,6 +751,7 @@ alive until --hold seconds pass or SIGINT/SIGTERM, then releases them and leaves
 stand-in for a host's agent, for scripts and tests. fence confirms that HOST is down;
 refused (exit 4) while its lease is live.""",
  options=[("--etcd URL","etcd endpoint (default $POOLMEM_ETCD, then http://127.0.0.1:2379)"),
+          ("--cacert FILE, --cert FILE, --key FILE","TLS to an https:// endpoint, as etcdctl: the CA that signed etcd's certificate, and this client's certificate and key for an etcd that requires one (--client-cert-auth). A TLS failure is one line that says TLS, and that no client certificate was given when none was"),
           ("--prefix P","key prefix of the ledger (default /poolmem)"),
           ("register --size SIZE --extent SIZE","the device's capacity and its extent size, whole memory blocks (default 128M)"),
           ("claim --count N | --index I,...","claim N free extents, or these"),
@@ -789,7 +790,10 @@ round it publishes its pools' access factor and allocated bytes for cluster-wide
 idle. SIGHUP reloads the targets ("want"; anything else needs a restart and is refused);
 SIGTERM offlines and releases everything. After every step it writes what it holds to
 the state file (JSON). The configuration (TOML, default /etc/poolmem/agent.toml): etcd,
-prefix, host, ttl_s, fence_margin_s, state (default /run/poolmem-agent/state.json), and
+prefix, host, ttl_s, fence_margin_s, state (default /run/poolmem-agent/state.json),
+etcd_cacert, etcd_cert and etcd_key (TLS to an https:// etcd, as etcdctl's --cacert, --cert and
+--key: each file must exist, the certificate and key go together, and an http:// endpoint with
+them is refused), and
 one [[device]] table per shared device with name (in the ledger), dax (this host's dax
 device), pool, want and zone. See Documentation/cluster.md.""",
  options=[("--config FILE","configuration file (default /etc/poolmem/agent.toml)")],

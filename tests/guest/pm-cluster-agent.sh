@@ -15,6 +15,9 @@
 #     its full HTTP timeout; now no call outlasts the deadline); etcd resumes:
 #     the agent starts a new life and onlines 3 extents again;
 #  4. SIGTERM: the agent offlines and releases everything.
+# The agent talks to etcd over TLS with a client certificate, which etcd's
+# TLS listener requires (a client without one is refused); the test's own
+# poolctl calls use etcd's plain loopback listener.
 . /rig/tests/lib.sh
 command -v etcd >/dev/null || skip "etcd not in the image"
 pm_load
@@ -39,8 +42,13 @@ per=$((ext / bs))
 n=$((nblocks / per))
 
 rm -rf /tmp/etcd
-etcd --name g --data-dir /tmp/etcd --listen-client-urls http://127.0.0.1:2379 \
+# the agent's ledger over TLS: etcd also listens on 2381 with the rig's
+# certificates (scripts/rig/mkimage) and requires a client certificate there
+T=/rig/tls
+[ -f $T/cli.pem ] || skip "no TLS certificates in the image (openssl on the host)"
+etcd --name g --data-dir /tmp/etcd --listen-client-urls http://127.0.0.1:2379,https://127.0.0.1:2381 \
 	--advertise-client-urls http://127.0.0.1:2379 --listen-peer-urls http://127.0.0.1:2380 \
+	--cert-file $T/srv.pem --key-file $T/srv.key --trusted-ca-file $T/ca.pem --client-cert-auth \
 	--initial-advertise-peer-urls http://127.0.0.1:2380 --initial-cluster g=http://127.0.0.1:2380 \
 	> /tmp/etcd.log 2>&1 &
 epid=$!
@@ -52,8 +60,15 @@ opid=$!
 claimed_other() { grep -q claimed /tmp/other.log; }
 wait_for 20 claimed_other || fail "the other host's claim: $(cat /tmp/other.log)"
 
+out=$(poolctl cluster --etcd https://127.0.0.1:2381 --cacert $T/ca.pem status 2>&1) &&
+	fail "etcd's TLS listener took a client without a certificate: $out"
+info "ok: without a client certificate: $out"
 cat > /tmp/agent.toml <<TOML
 host = "g1"
+etcd = "https://127.0.0.1:2381"
+etcd_cacert = "$T/ca.pem"
+etcd_cert = "$T/cli.pem"
+etcd_key = "$T/cli.key"
 ttl_s = 4
 fence_margin_s = 1.5
 [[device]]

@@ -157,13 +157,29 @@ nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
 	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms_, 2000L));
 	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	cu.easy_setopt(c, CURLOPT_NOPROXY, "*"); /* loopback or the operator's etcd: never a proxy */
+	if (!tls_.cacert.empty())
+		cu.easy_setopt(c, CURLOPT_CAINFO, tls_.cacert.c_str());
+	if (!tls_.cert.empty())
+		cu.easy_setopt(c, CURLOPT_SSLCERT, tls_.cert.c_str());
+	if (!tls_.key.empty())
+		cu.easy_setopt(c, CURLOPT_SSLKEY, tls_.key.c_str());
 	const CURLcode rc = cu.easy_perform(c);
 	if (rc != CURLE_OK) {
 		const int e = rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
 			      : rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
 							       : EIO;
+		/* a TLS failure is not an outage: say it is TLS, and which file */
+		const bool https = endpoint_.rfind("https:", 0) == 0;
+		const bool tls = https && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
+				 rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE ||
+				 rc == CURLE_SSL_CIPHER || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR);
 		throw Error::plain("etcd " + endpoint_,
-				   std::string("unreachable (") + cu.easy_strerror(rc) + ") on " + path, e);
+				   std::string(tls ? "TLS failed (" : "unreachable (") + cu.easy_strerror(rc) + ") on " +
+					   path +
+					   (tls && tls_.cert.empty()
+						    ? " (no client certificate given: --cert/--key)"
+						    : ""),
+				   e);
 	}
 	long status = 0;
 	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

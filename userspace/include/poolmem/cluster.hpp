@@ -59,10 +59,20 @@ public:
 	/// The time any one call may take from now on (a deadline's budget).
 	void set_timeout_ms(long ms) { timeout_ms_ = ms; }
 
+	/// TLS to an https:// endpoint, as etcdctl's --cacert, --cert, --key:
+	/// the CA that signed etcd's certificate (empty: the system's), and
+	/// this client's certificate and key for an etcd that requires one
+	/// (--client-cert-auth). Files are read at each connection.
+	struct Tls {
+		std::string cacert, cert, key;
+	};
+	void set_tls(Tls tls) { tls_ = std::move(tls); }
+
 private:
 	std::string endpoint_;
 	long timeout_ms_;
 	void *curl_;
+	Tls tls_;
 };
 
 /// A transaction: compares, then the ops on success (or on failure).
