@@ -25,6 +25,7 @@ public:
 			return;
 		/* a scrape must not hang on a stopped etcd: 2 s per call */
 		poolmem::cluster::Etcd etcd(r.cluster_etcd, 2000);
+		etcd.set_tls({r.cluster_cacert, r.cluster_cert, r.cluster_key});
 		poolmem::cluster::Ledger ledger(etcd, r.cluster_prefix);
 		const auto s = ledger.status();
 		const auto load = ledger.load();

@@ -34,6 +34,7 @@ struct Roots {
 	/// The cluster ledger's etcd (--cluster.etcd); "" = no cluster collector output.
 	std::string cluster_etcd;
 	std::string cluster_prefix = "/poolmem";
+	std::string cluster_cacert, cluster_cert, cluster_key; ///< TLS to an https:// etcd
 	/// --[no-]collector.domain.histograms: each domain's fault latency
 	/// histogram (16 of a domain's series); off on hosts with thousands of VMs
 	bool domain_histograms = true;

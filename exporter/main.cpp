@@ -188,6 +188,13 @@ int main(int argc, char **argv)
 		       "the shared-device ledger's etcd (e.g. http://127.0.0.1:2379): export the cluster view "
 		       "(default: none, the cluster collector is off)");
 	app.add_option("--cluster.prefix", roots.cluster_prefix, "the ledger's key prefix (default /poolmem)");
+	app.add_option("--cluster.etcd.cacert", roots.cluster_cacert,
+		       "with an https:// --cluster.etcd: the CA that signed etcd's certificate")
+		->check(CLI::ExistingFile);
+	app.add_option("--cluster.etcd.cert", roots.cluster_cert, "the exporter's client certificate for that etcd")
+		->check(CLI::ExistingFile);
+	app.add_option("--cluster.etcd.key", roots.cluster_key, "the key of --cluster.etcd.cert")
+		->check(CLI::ExistingFile);
 	app.add_flag("--collector.domain.histograms,!--no-collector.domain.histograms", roots.domain_histograms,
 		     "each domain's fault latency histogram, 16 series per VM (default on; off on hosts with "
 		     "thousands of VMs: the faults, SIGBUS and the rest stay)");

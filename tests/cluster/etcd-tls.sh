@@ -9,9 +9,10 @@
 #  - the agent's configuration: etcd_cert without etcd_key, a missing file,
 #    TLS files with an http:// endpoint: each an error naming the key, before
 #    anything else (exit 2, or 3 for a missing file).
-# usage: etcd-tls.sh POOLCTL AGENT
+# and the exporter's cluster collector reads the ledger over TLS too.
+# usage: etcd-tls.sh POOLCTL AGENT EXPORTER FIXTURE-GENERATOR
 set -u
-ctl=$1 agent=$2
+ctl=$1 agent=$2 exp=$3 gen=$4
 command -v etcd >/dev/null || { echo "SKIP: no etcd"; exit 77; }
 command -v openssl >/dev/null || { echo "SKIP: no openssl"; exit 77; }
 tmp=$(mktemp -d)
@@ -60,6 +61,14 @@ out=$("$ctl" cluster --etcd "$url" --cacert other.pem --cert cli.pem --key cli.k
 echo "$out" | grep -q "TLS failed" || fail "another CA: $out"
 echo "ok: another CA: $out"
 [ $(echo "$out" | wc -l) -eq 1 ] || fail "not one line: $out"
+# the exporter's cluster collector, over TLS
+"$gen" fx 1 1 >/dev/null
+"$exp" --once --path.sysfs fx/sys --path.procfs fx/proc --no-collector.probe --cluster.etcd "$url" \
+	--cluster.etcd.cacert ca.pem --cluster.etcd.cert cli.pem --cluster.etcd.key cli.key > m.prom 2> err ||
+	fail "exporter over TLS: $(cat err)"
+grep -qxF 'poolmem_scrape_collector_success{collector="cluster"} 1' m.prom || fail "the cluster collector failed: $(cat err)"
+grep -qxF 'poolmem_cluster_device_extent_bytes{device="dcd0"} 134217728' m.prom || fail "no dcd0 in: $(grep cluster m.prom)"
+echo "ok: the exporter reads the ledger over TLS"
 # the agent's configuration, checked before anything is done
 conf() { printf '%s\n' "$@" 'host = "h1"' '[[device]]' 'name = "dcd0"' 'dax = "dax0.0"' 'pool = "p"' 'want = 1' > a.toml; }
 expect() { # RC GREP
