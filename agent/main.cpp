@@ -9,7 +9,8 @@
 // SIGHUP reloads the configuration's targets ("want"): the next step claims
 // up to them or gives the surplus back (offline, then release). Any other
 // change needs a restart, and a reload that makes one is refused (logged).
-// SIGTERM offlines and releases everything, then leaves the ledger.
+// SIGTERM keeps the memory for the next start (on_stop = "keep"), which takes
+// the lease over or reclaims the extents; "poolmem-agent release" gives it back.
 //
 // The configuration (TOML):
 //   etcd = "http://127.0.0.1:2379"    prefix = "/poolmem"
@@ -40,6 +41,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sys/stat.h>
 #include <thread>
@@ -58,6 +60,9 @@ struct Conf {
 	poolmem::cluster::Etcd::Tls tls; ///< etcd_cacert, etcd_cert, etcd_key
 	int64_t ttl_s = 10;
 	double fence_margin_s = 3;
+	/// SIGTERM: keep the memory online for the next life (systemctl restart,
+	/// an upgrade) or release it (offline, give back, leave)
+	bool release_on_stop = false;
 	std::vector<DeviceConf> devices;
 };
 
@@ -109,6 +114,11 @@ Conf load(const std::string &file)
 			 : key == "sysfs"  ? c.sysfs
 			 : key == "state"  ? c.state
 					   : c.control) = *s;
+		} else if (key == "on_stop") {
+			auto s = v.value<std::string>();
+			if (!s || (*s != "keep" && *s != "release"))
+				bad(file, key, "keep (the default: the memory stays online for a restart) or release");
+			c.release_on_stop = *s == "release";
 		} else if (key == "ttl_s") {
 			auto i = v.value<int64_t>();
 			if (!i || *i < 2 || *i > 3600)
@@ -302,6 +312,14 @@ public:
 							    (d.revoked ? " (revoked: a chunk there is pinned or referenced)" : ""),
 						    EBUSY);
 	}
+	bool is_online(const std::string &dev, unsigned i) override
+	{
+		for (unsigned b : range(devs_.at(dev), i))
+			if (poolmem::block_state(c_.sysfs, b) != "offline")
+				return true;
+		return false;
+	}
+
 	void revoke(const std::string &dev) override
 	{
 		Dev &d = devs_.at(dev);
@@ -439,6 +457,20 @@ std::string write_remote_load(const Conf &c, const std::string &pool, uint64_t a
 	       " bytes";
 }
 
+/* The lease of this host's last life, from its state file; 0 if none. */
+int64_t previous_lease(const Conf &c)
+{
+	if (c.state.empty())
+		return 0;
+	std::ifstream f(c.state);
+	if (!f)
+		return 0;
+	const auto j = nlohmann::json::parse(f, nullptr, false);
+	if (!j.is_object() || j.value("host", "") != c.host || !j.contains("lease") || !j["lease"].is_number_integer())
+		return 0;
+	return j["lease"].get<int64_t>();
+}
+
 std::string holding(const poolmem::cluster::Agent &agent)
 {
 	std::string s;
@@ -454,6 +486,9 @@ int main(int argc, char **argv)
 	CLI::App app{"poolmem-agent: this host's side of the shared-device ledger on etcd"};
 	std::string config = "/etc/poolmem/agent.toml";
 	app.add_option("--config", config, "configuration file (TOML)");
+	auto *release = app.add_subcommand(
+		"release", "give this host's memory back: take over the last life's lease (or join), offline every "
+			   "extent, release them and leave the ledger; for a host leaving the cluster");
 	app.set_version_flag("--version", "poolmem-agent " POOLMEM_RELEASE);
 	try {
 		app.parse(argc, argv);
@@ -478,6 +513,7 @@ int main(int argc, char **argv)
 		ac.fence_margin_s = c.fence_margin_s;
 		for (const auto &d : c.devices)
 			ac.want[d.name] = d.want;
+		ac.previous_lease = previous_lease(c);
 		poolmem::cluster::Agent agent(etcd, ledger, mem, ac);
 		struct sigaction sa {};
 		sa.sa_handler = [](int sig) {
@@ -490,10 +526,22 @@ int main(int argc, char **argv)
 		for (int sig : {SIGTERM, SIGINT, SIGHUP})
 			sigaction(sig, &sa, nullptr);
 		agent.start();
+		if (release->parsed()) {
+			agent.stop();
+			write_state(c, agent, 0);
+			std::printf("poolmem-agent: %s: every extent offline and released, left the ledger\n",
+				    c.host.c_str());
+			return 0;
+		}
 		unsigned generation = 1;
 		settled_generation = generation;
-		std::printf("poolmem-agent: %s joined (lease %ld), holding %s\n", c.host.c_str(),
+		std::printf("poolmem-agent: %s %s (lease %ld), holding %s", c.host.c_str(),
+			    agent.took_over_lease() ? "took over its last life's lease" : "joined",
 			    static_cast<long>(agent.lease()), holding(agent).c_str());
+		if (agent.kept() || agent.dropped())
+			std::printf("; of its last life's extents %u kept online, %u offlined (fenced or changed since)",
+				    agent.kept(), agent.dropped());
+		std::printf("\n");
 		std::fflush(stdout);
 		write_state(c, agent, generation);
 		bool was_fenced = false;
@@ -614,9 +662,23 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		agent.stop();
 		write_state(c, agent, generation);
-		std::printf("poolmem-agent: %s: every extent offline and released\n", c.host.c_str());
+		if (c.release_on_stop || agent.fenced()) {
+			agent.stop();
+			write_state(c, agent, generation);
+			std::printf("poolmem-agent: %s: every extent offline and released\n", c.host.c_str());
+		} else {
+			/*
+			 * on_stop = "keep": the memory stays online and claimed, the
+			 * lease runs on until its TTL; the next life takes it over
+			 * (or, later, reclaims the extents while unfenced). A host that
+			 * never comes back: its extents turn fencing, never free
+			 * without a fence (Documentation/cluster.md).
+			 */
+			std::printf("poolmem-agent: %s: stopped, %s kept online under lease %ld for the next start "
+				    "(poolmem-agent release gives them back)\n",
+				    c.host.c_str(), holding(agent).c_str(), static_cast<long>(agent.lease()));
+		}
 	} catch (const NoFile &e) {
 		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());
 		return 3;

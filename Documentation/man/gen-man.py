@@ -788,15 +788,19 @@ dropped unread as the memory goes offline, and their domains get memory errors
 (SIGBUS, BUS_MCEERR_AR) on them, since the memory may be another host's by then. Each
 round it publishes its pools' access factor and allocated bytes for cluster-wide smart
 idle. SIGHUP reloads the targets ("want"; anything else needs a restart and is refused);
-SIGTERM offlines and releases everything. After every step it writes what it holds to
+SIGTERM keeps the memory for the next start (on_stop = "keep", the default: a restart
+takes the lease over, or reclaims the extents still recorded for this host, and no tenant
+loses a byte); poolmem-agent release (or on_stop = "release") offlines and releases
+everything and leaves. After every step it writes what it holds to
 the state file (JSON). The configuration (TOML, default /etc/poolmem/agent.toml): etcd,
-prefix, host, ttl_s, fence_margin_s, state (default /run/poolmem-agent/state.json),
+prefix, host, ttl_s, fence_margin_s, on_stop, state (default /run/poolmem-agent/state.json),
 etcd_cacert, etcd_cert and etcd_key (TLS to an https:// etcd, as etcdctl's --cacert, --cert and
 --key: each file must exist, the certificate and key go together, and an http:// endpoint with
 them is refused), and
 one [[device]] table per shared device with name (in the ledger), dax (this host's dax
 device), pool, want and zone. See Documentation/cluster.md.""",
- options=[("--config FILE","configuration file (default /etc/poolmem/agent.toml)")],
+ options=[("--config FILE","configuration file (default /etc/poolmem/agent.toml)"),
+          ("release","take over the last life's lease (or join), offline every extent, release them and leave the ledger: for a host that leaves the cluster")],
  examples="""# poolmem-agent --config /etc/poolmem/agent.toml
 poolmem-agent: gA joined (lease 4267620449842716540), holding nothing
 poolmem-agent: gA: reloaded /etc/poolmem/agent.toml

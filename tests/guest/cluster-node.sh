@@ -14,6 +14,9 @@
 #  stop:   gA holds 2, gB wants 3 and holds 1; the host SIGSTOPs gA past its
 #          lease, fences it, gB takes the 2 and stamps them; gA resumes,
 #          sees the jump, offlines (timed); gB's stamps are intact after.
+#  restart: at the end each agent is restarted (SIGTERM keeps the memory,
+#          the next start takes the lease over): its extents stay online
+#          and its stamps verify after it; then poolmem-agent release.
 #  etcd:   both cycle want 2 / want 0 while the host kills and restarts
 #          etcd; at the end each host's online extents are exactly its
 #          claims in the ledger, and stamps show no extent on both.
@@ -222,12 +225,28 @@ info "$role: sh0 remote_load '$(pool_attr sh0 remote_load)' (the other host's lo
 # (Without this barrier the host that checked first could do just that:
 # the other then read "0 0" to the end, seen in two runs.)
 k barrier /rig/etcd/seen $role 2 120 || fail "etcd phase: the other did not see this host's load"
+# ---- a restart keeps the memory (systemctl restart poolmem-agent: SIGTERM
+# with on_stop = keep, then a new agent that takes the lease over): every
+# extent stays online and the tenant's stamps are all there after it ----
+h=$(held) before=$(online_blocks)
+kill -TERM $apid
+wait $apid || fail "agent exit: $(cat /tmp/agent.log)"
+grep -q "stopped, .* kept online under lease" /tmp/agent.log || fail "$role: the agent did not keep its memory: $(tail -n 3 /tmp/agent.log)"
+check_eq "$role: online blocks after SIGTERM (kept)" "$before" "$(online_blocks)"
+poolmem-agent --config /tmp/agent.toml > /tmp/agent2.log 2>&1 &
+apid=$!
+took() { grep -q "took over its last life's lease" /tmp/agent2.log; }
+wait_for 30 took || fail "$role: the restarted agent did not take the lease over: $(cat /tmp/agent2.log)"
+info "$role: $(head -n 1 /tmp/agent2.log)"
+check_eq "$role: extents held after the restart" "$h" "$(held)"
+check_eq "$role: online blocks after the restart" "$before" "$(online_blocks)"
 verify fin $((me * 1000000 + 999))
 say etcd-held "extents ${h:-none} (its agent saw $(field unreachable_rounds) rounds without etcd)"
 k barrier /rig/etcd/done $role 2 120 || fail "etcd phase: the other did not finish"
 
 kill -TERM $apid
-wait $apid || fail "agent exit: $(cat /tmp/agent.log)"
-check_eq "$role: online blocks after the agent stopped" "" "$(online_blocks)"
+wait $apid || fail "agent exit: $(cat /tmp/agent2.log)"
+poolmem-agent --config /tmp/agent.toml release > /tmp/release.log 2>&1 || fail "$role: release: $(cat /tmp/release.log)"
+check_eq "$role: online blocks after release" "" "$(online_blocks)"
 info "$role: agent log: $(grep -v reloaded /tmp/agent.log | tail -n 8 | tr '\n' '|')"
 info "$role: ok"

@@ -14,7 +14,10 @@
 #     out (a first version did so only after 6.8 s: each step waited out
 #     its full HTTP timeout; now no call outlasts the deadline); etcd resumes:
 #     the agent starts a new life and onlines 3 extents again;
-#  4. SIGTERM: the agent offlines and releases everything.
+#  4. a restart: SIGTERM keeps the memory online (on_stop = keep, the
+#     default), the next start takes the lease over; a tenant's stamps on
+#     every page of the extents are intact after it;
+#  5. poolmem-agent release: every extent offline and given back.
 # The agent talks to etcd over TLS with a client certificate, which etcd's
 # TLS listener requires (a client without one is refused); the test's own
 # poolctl calls use etcd's plain loopback listener.
@@ -120,10 +123,32 @@ set -- $(mine)
 check_eq "after the pause: online blocks are g1's extents" "$(blocks_of "$@")" "$(online_blocks_of_node)"
 grep -q "back in the ledger" /tmp/agent.log || fail "agent did not say it is back: $(cat /tmp/agent.log)"
 
+# a restart (SIGTERM, on_stop keep: systemctl restart) keeps the memory
+# online, and the next start takes the lease over: a tenant's stamps on
+# every page of the 3 extents are all there after it
+held_blocks=$(online_blocks_of_node)
+pmtest domain-create tenant 240M 0 240M chunk=2M pools=sh0 >/dev/null || fail "tenant domain"
+pmtest host-stamp tenant 4242 >/dev/null || fail "stamping the tenant"
 kill -TERM $apid
 wait $apid || fail "agent exit: $(cat /tmp/agent.log)"
-check_eq "online blocks after the agent stopped" "" "$(online_blocks_of_node)"
-check_eq "g1's extents after it stopped" "" "$(mine)"
+grep -q "stopped, .* kept online under lease" /tmp/agent.log || fail "agent did not keep its memory: $(tail -n 3 /tmp/agent.log)"
+check_eq "online blocks after SIGTERM (kept for the next start)" "$held_blocks" "$(online_blocks_of_node)"
+poolmem-agent --config /tmp/agent.toml > /tmp/agent2.log 2>&1 &
+apid=$!
+took() { grep -q "took over its last life's lease" /tmp/agent2.log; }
+wait_for 30 took || fail "the restarted agent did not take the lease over: $(cat /tmp/agent2.log)"
+info "$(head -n 1 /tmp/agent2.log)"
+check_eq "g1's extents after the restart" "$*" "$(mine)"
+check_eq "online blocks after the restart" "$held_blocks" "$(online_blocks_of_node)"
+out=$(pmtest host-verify tenant 4242) || fail "the tenant's stamps changed across the restart: $out"
+info "ok: restart: $out"
+pmtest domain-destroy tenant >/dev/null
+# poolmem-agent release: the host gives its memory back and leaves
+kill -TERM $apid
+wait $apid || fail "agent exit: $(cat /tmp/agent2.log)"
+poolmem-agent --config /tmp/agent.toml release > /tmp/release.log 2>&1 || fail "release: $(cat /tmp/release.log)"
+check_eq "online blocks after release" "" "$(online_blocks_of_node)"
+check_eq "g1's extents after release" "" "$(mine)"
 kill -TERM $opid 2>/dev/null; wait $opid 2>/dev/null || true
 poolctl pool remove sh0 >/dev/null || fail "pool sh0: remove"
 kill $epid; wait $epid 2>/dev/null || true

@@ -4,6 +4,7 @@
 // lease ran out leaves its extents fencing (never free) until a confirmed
 // fence, a returning host finds its stale claims, and an etcd restart
 // during claims loses or doubles none.
+#include <algorithm>
 #include <poolmem/agent.hpp>
 #include <poolmem/cluster.hpp>
 #include <poolmem/error.hpp>
@@ -299,6 +300,11 @@ public:
 		std::lock_guard<std::mutex> g(b_.mu);
 		b_.online[i].erase(host_);
 	}
+	bool is_online(const std::string &, unsigned i) override
+	{
+		std::lock_guard<std::mutex> g(b_.mu);
+		return b_.online.count(i) && b_.online[i].count(host_);
+	}
 	size_t count()
 	{
 		std::lock_guard<std::mutex> g(b_.mu);
@@ -381,7 +387,104 @@ TEST(ClusterAgent, FencesItselfBeforeItsLeaseCanRunOut)
 	a.stop();
 }
 
-TEST(ClusterAgent, OfflinesAPastLifesMemoryFirst)
+namespace {
+/* Memory that logs what the agent does to it, in order. */
+struct Spy : BoardMemory {
+	using BoardMemory::BoardMemory;
+	std::vector<std::string> log;
+	void online(const std::string &d, unsigned i) override
+	{
+		log.push_back("on" + std::to_string(i));
+		BoardMemory::online(d, i);
+	}
+	void offline(const std::string &d, unsigned i) override
+	{
+		log.push_back("off" + std::to_string(i));
+		BoardMemory::offline(d, i);
+	}
+	bool offlined() const
+	{
+		return std::any_of(log.begin(), log.end(), [](const std::string &x) { return x.rfind("off", 0) == 0; });
+	}
+};
+
+std::set<unsigned> indexes(Ledger &l)
+{
+	std::set<unsigned> s;
+	for (const auto &x : l.status().extents)
+		s.insert(x.index);
+	return s;
+}
+} // namespace
+
+TEST(ClusterAgent, RestartTakesOverTheLeaseAndKeepsTheMemory)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url());
+	Ledger l(e);
+	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	BoardMemory m(board, "a");
+	int64_t lease;
+	{
+		Agent a(e, l, m, {"a", 10, 3, {{"dcd0", 4}}});
+		a.start();
+		ASSERT_EQ(m.count(), 4u);
+		lease = a.lease();
+		/* SIGTERM with on_stop = keep: no stop(), the memory stays online */
+	}
+	const auto before = indexes(l);
+	Spy spy(board, "a");
+	AgentConfig c{"a", 10, 3, {{"dcd0", 4}}};
+	c.previous_lease = lease;
+	Agent a2(e, l, spy, c);
+	a2.start();
+	EXPECT_TRUE(a2.took_over_lease());
+	EXPECT_EQ(a2.lease(), lease);
+	EXPECT_EQ(a2.kept(), 4u);
+	EXPECT_EQ(a2.dropped(), 0u);
+	EXPECT_FALSE(spy.offlined()) << "memory went offline across a restart";
+	EXPECT_EQ(spy.count(), 4u);
+	EXPECT_EQ(indexes(l), before);
+	EXPECT_EQ(board.violations, 0);
+	a2.stop();
+}
+
+TEST(ClusterAgent, ReclaimsAPastLifesExtentsAfterItsLeaseRanOut)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url());
+	Ledger l(e);
+	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	BoardMemory m(board, "a");
+	{
+		Agent a(e, l, m, {"a", 2, 1, {{"dcd0", 4}}});
+		a.start();
+		ASSERT_EQ(m.count(), 4u);
+		/* gone for longer than its lease: no stop(), the memory stays online */
+	}
+	for (int i = 0; i < 100 && !l.status().hosts.empty(); i++)
+		std::this_thread::sleep_for(100ms);
+	const auto before = indexes(l);
+	ASSERT_EQ(before.size(), 4u);
+	for (const auto &x : l.status().extents)
+		ASSERT_FALSE(x.live) << "extent " << x.index << " should be fencing";
+	Spy spy(board, "a");
+	Agent a2(e, l, spy, {"a", 10, 3, {{"dcd0", 4}}}); /* no state file: a new lease */
+	a2.start();
+	EXPECT_FALSE(a2.took_over_lease());
+	EXPECT_EQ(a2.kept(), 4u);
+	EXPECT_FALSE(spy.offlined()) << "unfenced extents went offline";
+	EXPECT_EQ(indexes(l), before);
+	for (const auto &x : l.status().extents) {
+		EXPECT_EQ(x.lease, a2.lease()) << "extent " << x.index;
+		EXPECT_TRUE(x.live) << "extent " << x.index;
+	}
+	a2.stop();
+}
+
+TEST(ClusterAgent, OfflinesAPastLifesMemoryFirstOnceFenced)
 {
 	EtcdServer srv;
 	Board board;
@@ -397,29 +500,15 @@ TEST(ClusterAgent, OfflinesAPastLifesMemoryFirst)
 	}
 	for (int i = 0; i < 100 && !l.status().hosts.empty(); i++)
 		std::this_thread::sleep_for(100ms);
-	std::set<unsigned> before;
-	for (const auto &x : l.status().extents)
-		before.insert(x.index);
-	ASSERT_EQ(before.size(), 4u);
-	struct Spy : BoardMemory {
-		using BoardMemory::BoardMemory;
-		std::vector<std::string> log;
-		void online(const std::string &d, unsigned i) override
-		{
-			log.push_back("on" + std::to_string(i));
-			BoardMemory::online(d, i);
-		}
-		void offline(const std::string &d, unsigned i) override
-		{
-			log.push_back("off" + std::to_string(i));
-			BoardMemory::offline(d, i);
-		}
-	} spy(board, "a");
+	ASSERT_EQ(l.fence("a", "test").size(), 4u);
+	Spy spy(board, "a");
 	Agent a2(e, l, spy, {"a", 10, 3, {{"dcd0", 4}}});
 	a2.start();
 	ASSERT_GE(spy.log.size(), 8u);
 	for (size_t i = 0; i < 4; i++)
 		EXPECT_EQ(spy.log[i].rfind("off", 0), 0u) << "step " << i << ": " << spy.log[i];
+	EXPECT_EQ(a2.dropped(), 4u);
+	EXPECT_EQ(a2.kept(), 0u);
 	EXPECT_EQ(spy.count(), 4u);
 	a2.stop();
 }

@@ -15,21 +15,93 @@ Agent::Agent(Etcd &etcd, Ledger &ledger, ExtentMemory &mem, AgentConfig cfg)
 
 void Agent::start()
 {
-	lease_ = ledger_.join(cfg_.host, cfg_.ttl_s);
-	renewed_ = Clock::now();
 	fenced_ = false;
 	lease_lost_ = false;
+	kept_ = dropped_ = 0;
+	took_over_ = false;
 	/*
-	 * A past life's claims (another lease) are stale: their memory may
-	 * still be online here, from before a crash or a pause. Offline it
-	 * before anything else, then give the claims back; one that a fence
-	 * or another host changed meanwhile is not ours to release.
+	 * A restart (systemctl restart, an upgrade) within the lease: the last
+	 * life's lease still holds hosts/<host>, and so every extent it
+	 * claimed is still ours. Take the lease over, renewing it at once
+	 * (renewed_ is taken before the request, as in step()), and keep the
+	 * memory online.
 	 */
+	const int64_t prev = cfg_.previous_lease;
+	if (prev) {
+		renewed_ = Clock::now();
+		if (ledger_.host_lease(cfg_.host) == prev && etcd_.lease_keepalive(prev) > 0) {
+			lease_ = prev;
+			took_over_ = true;
+		}
+	}
+	if (!took_over_) {
+		lease_ = ledger_.join(cfg_.host, cfg_.ttl_s);
+		renewed_ = Clock::now();
+	}
+	/*
+	 * Per device, what the last life left: extents the ledger still
+	 * records for this host under our lease (taken over), or under an
+	 * older one that ran out (a restart that took longer, a crash: they
+	 * turned fencing, which no other host can claim without a fence).
+	 * Those we take over with our lease (reclaim, guarded by each being
+	 * as read): the memory stays online and no tenant loses a byte.
+	 *
+	 * If anything of the device was fenced or changed meanwhile (a
+	 * reclaim refused, or memory online here that the ledger no longer
+	 * records for us), that memory may be another host's by now: the
+	 * whole device's memory goes offline unread (revoke: its chunks are
+	 * dropped, their tenants get memory errors) and its claims are given
+	 * back. A revoked pool can't take chunks again while any of its memory
+	 * is online, so the device is dropped whole, not extent by extent.
+	 */
+	for (const auto &[dev, want] : cfg_.want) {
+		(void)want;
+		std::set<unsigned> recorded;
+		bool tainted = false;
+		for (const auto &e : ledger_.held(cfg_.host, lease_))
+			if (e.device == dev)
+				recorded.insert(e.index);
+		for (const auto &e : ledger_.held(cfg_.host, lease_, true)) {
+			if (e.device != dev)
+				continue;
+			try {
+				ledger_.reclaim(e, cfg_.host, lease_);
+				recorded.insert(e.index);
+			} catch (const Error &err) {
+				if (err.code() != ESTALE)
+					throw;
+				tainted = true;
+			}
+		}
+		const unsigned n = ledger_.device(dev).extents();
+		for (unsigned i = 0; i < n; i++)
+			if (!recorded.count(i) && mem_.is_online(dev, i))
+				tainted = true;
+		if (!tainted) {
+			for (unsigned i : recorded) {
+				mem_.online(dev, i); /* online already: blocks are left as they are */
+				online_.insert({dev, i});
+				kept_++;
+			}
+			continue;
+		}
+		mem_.revoke(dev);
+		for (unsigned i = 0; i < n; i++)
+			if (mem_.is_online(dev, i)) {
+				mem_.offline(dev, i);
+				dropped_++;
+			}
+		for (const auto &e : ledger_.held(cfg_.host, lease_, false))
+			if (e.device == dev)
+				try {
+					ledger_.release(e);
+				} catch (const Error &) {
+				}
+	}
+	/* claims on devices no longer configured: the old way, offline and give back */
 	for (const auto &e : ledger_.held(cfg_.host, lease_, true)) {
-		/* it may be fenced and another host's by now: nothing of it is read */
-		mem_.revoke(e.device);
-		mem_.offline(e.device, e.index);
-		online_.erase({e.device, e.index});
+		if (cfg_.want.count(e.device))
+			continue;
 		try {
 			ledger_.release(e);
 		} catch (const Error &) {

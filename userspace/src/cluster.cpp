@@ -463,6 +463,23 @@ void Ledger::release(const Extent &e)
 				   "changed since it was read (fenced, or released already)", ESTALE);
 }
 
+void Ledger::reclaim(const Extent &e, const std::string &host, int64_t lease)
+{
+	const std::string k = key(extent_key_suffix(e.device, e.index));
+	const std::string value = nlohmann::json({{"host", host}, {"lease", std::to_string(lease)}}).dump();
+	Txn t;
+	t.lease_is(key("hosts/" + host), lease).mod_is(k, e.mod_revision).put(k, value);
+	if (!run(etcd_, t).ok)
+		throw Error::plain(e.device + " extent " + std::to_string(e.index),
+				   "changed since it was read (fenced, released, or this host's lease is gone)", ESTALE);
+}
+
+int64_t Ledger::host_lease(const std::string &host)
+{
+	const auto h = etcd_.range(key("hosts/" + host));
+	return h.empty() ? 0 : h[0].lease;
+}
+
 std::vector<Extent> Ledger::held(const std::string &host, int64_t lease, bool stale)
 {
 	std::vector<Extent> out;

@@ -32,6 +32,9 @@ public:
 	/// so without a renewal): the next offline of DEV's memory must not
 	/// read it, and drops what tenants hold there. Default: nothing.
 	virtual void revoke(const std::string & /*dev*/) {}
+	/// Whether any of extent INDEX's memory is online here (a past life
+	/// left it so). Default: no.
+	virtual bool is_online(const std::string & /*dev*/, unsigned /*index*/) { return false; }
 };
 
 struct AgentConfig {
@@ -41,6 +44,9 @@ struct AgentConfig {
 	double fence_margin_s = 3;
 	/// Extents wanted per registered device.
 	std::map<std::string, unsigned> want;
+	/// The lease of this host's last life (its state file), 0 if none: a
+	/// restart takes it over while it holds the ledger.
+	int64_t previous_lease = 0;
 };
 
 class Agent {
@@ -48,8 +54,10 @@ public:
 	using Clock = std::chrono::steady_clock;
 	Agent(Etcd &etcd, Ledger &ledger, ExtentMemory &mem, AgentConfig cfg);
 
-	/// Join (the ledger must be reachable), offline and release what a
-	/// past life held (stale epochs), then claim and online.
+	/// Take over the last life's lease if it still holds the ledger, or
+	/// join (the ledger must be reachable); keep what a past life held
+	/// where the ledger still records it for this host (reclaim), offline
+	/// and drop what was fenced or changed since; then claim and online.
 	void start();
 	/// One round, every ttl/3 or so: renew; if the ledger is unreachable,
 	/// keep what we hold and claim nothing; fence ourselves before the
@@ -57,6 +65,12 @@ public:
 	void step();
 	/// Give everything back: offline, release, leave.
 	void stop();
+	/// What start() found of the last life: extents taken over with its
+	/// lease or reclaimed under a new one (kept online), and extents that
+	/// were gone (offlined, their chunks revoked).
+	unsigned kept() const { return kept_; }
+	unsigned dropped() const { return dropped_; }
+	bool took_over_lease() const { return took_over_; }
 	/// No network: fence ourselves if the last renewal is too old. Call it
 	/// often (every 100 ms) between steps: a step can't fence while it waits.
 	void watchdog();
@@ -86,6 +100,8 @@ private:
 	AgentConfig cfg_;
 	int64_t lease_ = 0;
 	Clock::time_point renewed_;
+	unsigned kept_ = 0, dropped_ = 0;
+	bool took_over_ = false;
 	std::set<std::pair<std::string, unsigned>> online_;
 	bool fenced_ = false;
 	bool lease_lost_ = false;

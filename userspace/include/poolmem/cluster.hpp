@@ -139,6 +139,14 @@ public:
 	std::vector<unsigned> claim_free(const std::string &host, int64_t lease, const std::string &dev, unsigned count);
 	/// Give back an extent HOST holds (guarded by its owner and revision).
 	void release(const Extent &e);
+	/// Take over extent E, recorded for HOST under an older lease (a past
+	/// life's, claimed or fencing), with LEASE: guarded by E being as read
+	/// (not fenced, released or claimed since) and by LEASE holding
+	/// hosts/<host>. Nobody else could have had it meanwhile: a fencing
+	/// extent is never free without a fence. ESTALE when it changed.
+	void reclaim(const Extent &e, const std::string &host, int64_t lease);
+	/// The lease that holds hosts/<host> now, 0 when none (the host is down).
+	int64_t host_lease(const std::string &host);
 
 	/// Extents recorded for HOST: with LEASE (its own, e.g. after etcd came
 	/// back: reconcile) or, with stale = true, any other lease: a past
