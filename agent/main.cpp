@@ -63,6 +63,9 @@ struct Conf {
 	/// SIGTERM: keep the memory online for the next life (systemctl restart,
 	/// an upgrade) or release it (offline, give back, leave)
 	bool release_on_stop = false;
+	/// past the self-fence deadline without etcd: keep the memory online
+	/// (reclaimed when etcd answers) or offline it (the default)
+	bool keep_through_outage = false;
 	std::vector<DeviceConf> devices;
 };
 
@@ -119,6 +122,11 @@ Conf load(const std::string &file)
 			if (!s || (*s != "keep" && *s != "release"))
 				bad(file, key, "keep (the default: the memory stays online for a restart) or release");
 			c.release_on_stop = *s == "release";
+		} else if (key == "on_outage") {
+			auto s = v.value<std::string>();
+			if (!s || (*s != "keep" && *s != "offline"))
+				bad(file, key, "offline (the default: self-fence before the lease can run out) or keep");
+			c.keep_through_outage = *s == "keep";
 		} else if (key == "ttl_s") {
 			auto i = v.value<int64_t>();
 			if (!i || *i < 2 || *i > 3600)
@@ -514,6 +522,7 @@ int main(int argc, char **argv)
 		for (const auto &d : c.devices)
 			ac.want[d.name] = d.want;
 		ac.previous_lease = previous_lease(c);
+		ac.keep_through_outage = c.keep_through_outage;
 		poolmem::cluster::Agent agent(etcd, ledger, mem, ac);
 		struct sigaction sa {};
 		sa.sa_handler = [](int sig) {
@@ -545,6 +554,7 @@ int main(int argc, char **argv)
 		std::fflush(stdout);
 		write_state(c, agent, generation);
 		bool was_fenced = false;
+		int64_t lease_said = agent.lease();
 		std::string held = holding(agent);
 		std::map<std::string, std::string> remote_said; /* per device: the last remote_load line logged */
 		std::string publish_failed;			 /* the last publish error logged */
@@ -584,6 +594,14 @@ int main(int argc, char **argv)
 				std::fflush(stdout);
 				was_fenced = agent.fenced();
 			}
+			if (agent.lease() != lease_said && !agent.fenced() && c.keep_through_outage && !was_fenced) {
+				/* on_outage = keep: the lease ran out while etcd was away, and was replaced */
+				std::printf("poolmem-agent: %s: new lease %ld (the last ran out while etcd was out of reach); "
+					    "of its extents %u kept online, %u offlined (fenced or changed since)\n",
+					    c.host.c_str(), static_cast<long>(agent.lease()), agent.kept(), agent.dropped());
+				std::fflush(stdout);
+			}
+			lease_said = agent.lease();
 			if (holding(agent) != held) {
 				held = holding(agent);
 				std::printf("poolmem-agent: %s: holding %s\n", c.host.c_str(), held.c_str());

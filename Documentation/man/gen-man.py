@@ -793,7 +793,9 @@ takes the lease over, or reclaims the extents still recorded for this host, and 
 loses a byte); poolmem-agent release (or on_stop = "release") offlines and releases
 everything and leaves. After every step it writes what it holds to
 the state file (JSON). The configuration (TOML, default /etc/poolmem/agent.toml): etcd,
-prefix, host, ttl_s, fence_margin_s, on_stop, state (default /run/poolmem-agent/state.json),
+prefix, host, ttl_s, fence_margin_s, on_stop, on_outage ("offline", the default: self-fence
+before the lease can run out; "keep": the memory stays online while etcd is away, and the
+extents are reclaimed when it answers), state (default /run/poolmem-agent/state.json),
 etcd_cacert, etcd_cert and etcd_key (TLS to an https:// etcd, as etcdctl's --cacert, --cert and
 --key: each file must exist, the certificate and key go together, and an http:// endpoint with
 them is refused), and

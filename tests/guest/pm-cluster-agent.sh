@@ -17,7 +17,10 @@
 #  4. a restart: SIGTERM keeps the memory online (on_stop = keep, the
 #     default), the next start takes the lease over; a tenant's stamps on
 #     every page of the extents are intact after it;
-#  5. poolmem-agent release: every extent offline and given back.
+#  5. on_outage = "keep": etcd stopped for twice the lease; every block
+#     stays online throughout, then the agent replaces its lease and
+#     reclaims the same extents, and the stamps are all there;
+#  6. poolmem-agent release: every extent offline and given back.
 # The agent talks to etcd over TLS with a client certificate, which etcd's
 # TLS listener requires (a client without one is refused); the test's own
 # poolctl calls use etcd's plain loopback listener.
@@ -142,10 +145,34 @@ check_eq "g1's extents after the restart" "$*" "$(mine)"
 check_eq "online blocks after the restart" "$held_blocks" "$(online_blocks_of_node)"
 out=$(pmtest host-verify tenant 4242) || fail "the tenant's stamps changed across the restart: $out"
 info "ok: restart: $out"
+# on_outage = keep: etcd gone for twice the lease (8 s), the memory stays
+# online throughout; once etcd answers the agent replaces its lease and
+# reclaims the same extents: the tenant's stamps are all there
+kill -TERM $apid
+wait $apid || fail "agent exit: $(cat /tmp/agent2.log)"
+{ echo 'on_outage = "keep"'; cat /tmp/agent.toml; } > /tmp/agent.toml.new && mv /tmp/agent.toml.new /tmp/agent.toml
+poolmem-agent --config /tmp/agent.toml > /tmp/agent3.log 2>&1 &
+apid=$!
+took3() { grep -q "took over its last life's lease" /tmp/agent3.log; }
+wait_for 30 took3 || fail "the agent (on_outage keep) did not take the lease over: $(cat /tmp/agent3.log)"
+kill -STOP $epid
+t0=$(uptime_s)
+while awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { exit !(b - a < 8) }'; do
+	[ "$(online_blocks_of_node)" = "$held_blocks" ] || fail "on_outage keep: blocks went offline $(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { print b - a }') s into the outage: $(cat /tmp/agent3.log)"
+	sleep 0.5
+done
+kill -CONT $epid
+relet() { grep -q "new lease .* 3 kept online, 0 offlined" /tmp/agent3.log; }
+wait_for 30 relet || fail "the agent did not reclaim its extents after the outage: $(cat /tmp/agent3.log)"
+info "$(grep 'new lease' /tmp/agent3.log)"
+check_eq "g1's extents after the outage" "$*" "$(mine)"
+check_eq "online blocks after the outage" "$held_blocks" "$(online_blocks_of_node)"
+out=$(pmtest host-verify tenant 4242) || fail "the tenant's stamps changed across the outage: $out"
+info "ok: outage of 2x the lease with on_outage keep: $out"
 pmtest domain-destroy tenant >/dev/null
 # poolmem-agent release: the host gives its memory back and leaves
 kill -TERM $apid
-wait $apid || fail "agent exit: $(cat /tmp/agent2.log)"
+wait $apid || fail "agent exit: $(cat /tmp/agent3.log)"
 poolmem-agent --config /tmp/agent.toml release > /tmp/release.log 2>&1 || fail "release: $(cat /tmp/release.log)"
 check_eq "online blocks after release" "" "$(online_blocks_of_node)"
 check_eq "g1's extents after release" "" "$(mine)"

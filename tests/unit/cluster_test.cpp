@@ -545,6 +545,76 @@ TEST(ClusterAgent, FencesItselfInTimeWhenEtcdHangs)
 }
 
 /*
+ * on_outage = "keep": etcd hangs for twice the lease; the memory stays
+ * online the whole time (no self-fence), and once etcd answers the agent
+ * replaces its lease and reclaims the same extents (fencing, unfenced),
+ * offlining nothing. Then the same with a fence during the outage (by a
+ * second client that reaches etcd: a partition): the agent drops the
+ * fenced device's memory, unread, before using the ledger again.
+ */
+TEST(ClusterAgent, KeepsItsMemoryThroughAnOutageAndReclaimsIt)
+{
+	EtcdServer srv;
+	Board board;
+	Etcd e(srv.url(), 500); /* a hung call gives up after 0.5 s */
+	Ledger l(e);
+	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+	Spy spy(board, "a");
+	AgentConfig c{"a", 4, 1.5, {{"dcd0", 3}}};
+	c.keep_through_outage = true;
+	Agent a(e, l, spy, c);
+	a.start();
+	ASSERT_EQ(spy.count(), 3u);
+	const auto before = indexes(l);
+	const int64_t lease = a.lease();
+	srv.pause();
+	for (int i = 0; i < 80; i++) { /* 8 s: twice the lease */
+		if (i % 11 == 0)
+			a.step();
+		else
+			a.watchdog();
+		ASSERT_EQ(spy.count(), 3u) << "memory went offline " << i * 100 << " ms into the outage";
+		std::this_thread::sleep_for(100ms);
+	}
+	srv.resume();
+	for (int i = 0; i < 30 && a.lease() == lease; i++) {
+		a.step();
+		std::this_thread::sleep_for(100ms);
+	}
+	EXPECT_NE(a.lease(), lease) << "the lease ran out in the outage: a new one was due";
+	EXPECT_FALSE(spy.offlined()) << "memory went offline across the outage";
+	EXPECT_EQ(a.kept(), 3u);
+	EXPECT_EQ(indexes(l), before);
+	for (const auto &x : l.status().extents)
+		EXPECT_EQ(x.lease, a.lease()) << "extent " << x.index;
+	EXPECT_EQ(board.violations, 0);
+
+	/* a partition: etcd is away for us, and someone fences us meanwhile */
+	srv.pause();
+	for (int i = 0; i < 60; i++) {
+		if (i % 11 == 0)
+			a.step();
+		else
+			a.watchdog();
+		std::this_thread::sleep_for(100ms);
+	}
+	srv.resume();
+	Etcd e2(srv.url(), 2000);
+	Ledger l2(e2);
+	for (int i = 0; i < 100 && !l2.status().hosts.empty(); i++)
+		std::this_thread::sleep_for(100ms);
+	ASSERT_EQ(l2.fence("a", "test").size(), 3u);
+	const size_t offs = std::count_if(spy.log.begin(), spy.log.end(), [](const std::string &x) { return x.rfind("off", 0) == 0; });
+	EXPECT_EQ(offs, 0u);
+	a.step();
+	EXPECT_EQ(a.dropped(), 3u) << "the fenced device's memory was not dropped";
+	const size_t offs2 = std::count_if(spy.log.begin(), spy.log.end(), [](const std::string &x) { return x.rfind("off", 0) == 0; });
+	EXPECT_EQ(offs2, 3u);
+	EXPECT_EQ(board.violations, 0);
+	a.stop();
+}
+
+/*
  * A reload lowers the targets: the surplus goes back offline first, then
  * released (so no other host can be given an extent still online here),
  * and a racing host takes it; raising them again claims what is free.

@@ -164,7 +164,7 @@ std::chrono::milliseconds Agent::time_left() const
 
 void Agent::watchdog()
 {
-	if (!fenced_ && lease_ && Clock::now() >= deadline())
+	if (!fenced_ && lease_ && !cfg_.keep_through_outage && Clock::now() >= deadline())
 		fence_self();
 }
 
@@ -179,7 +179,12 @@ void Agent::offline_all()
 
 void Agent::rejoin()
 {
-	/* a new life; the old lease's claims are stale and handled by start() */
+	/*
+	 * A new life: our own lease first, if it still holds the ledger (etcd
+	 * back within the TTL); else a new lease, and the old one's claims are
+	 * reclaimed or dropped by start()'s rules.
+	 */
+	cfg_.previous_lease = lease_;
 	start();
 }
 
@@ -251,7 +256,8 @@ void Agent::step()
 		return;
 	}
 	auto now = Clock::now();
-	if (now >= deadline()) {
+	const bool past = now >= deadline();
+	if (past && !cfg_.keep_through_outage) {
 		fence_self();
 		return;
 	}
@@ -267,7 +273,9 @@ void Agent::step()
 	} restore{etcd_, timeout_ms_};
 	auto budget = [&] {
 		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline() - Clock::now()).count();
-		etcd_.set_timeout_ms(std::max<long>(50, std::min<long>(timeout_ms_, static_cast<long>(left))));
+		/* keeping through an outage, past the deadline: no deadline to keep */
+		etcd_.set_timeout_ms(past ? timeout_ms_
+					  : std::max<long>(50, std::min<long>(timeout_ms_, static_cast<long>(left))));
 	};
 	budget();
 	int64_t ttl = 0;
@@ -280,6 +288,18 @@ void Agent::step()
 		return;
 	}
 	if (ttl <= 0) {
+		if (cfg_.keep_through_outage) {
+			/*
+			 * The lease ran out while etcd was away (or we were paused):
+			 * our extents turned fencing, never free without a fence.
+			 * A new lease, and start() reclaims what is still ours and
+			 * drops (revoke, offline) any device that was fenced.
+			 */
+			budget();
+			cfg_.previous_lease = 0;
+			start();
+			return;
+		}
 		/* the lease is gone (a pause longer than the TTL): stop using the memory now */
 		lease_lost_ = true;
 		fence_self(true);

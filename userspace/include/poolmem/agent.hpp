@@ -47,6 +47,12 @@ struct AgentConfig {
 	/// The lease of this host's last life (its state file), 0 if none: a
 	/// restart takes it over while it holds the ledger.
 	int64_t previous_lease = 0;
+	/// on_outage = "keep": past the self-fence deadline with etcd out of
+	/// reach, keep the memory online instead of offlining it; once etcd
+	/// answers, a lease that ran out is replaced and the extents reclaimed
+	/// where unfenced (start()'s rules). Safe as long as a fence cuts the
+	/// host off, which the ledger requires of it (Documentation/cluster.md).
+	bool keep_through_outage = false;
 };
 
 class Agent {
