@@ -781,6 +781,11 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 	case 0:
 		break;
 	case ENOSPC:
+		if (!r.need_bytes) /* admission, not room: pm_admit() logged the figures */
+			throw poolmem::Error::plain(o.name, "cannot change: the new quotas do not fit the pools' admission "
+							    "limits (capacity x overcommit; the kernel log has the figures); "
+							    "nothing changed",
+						    ENOSPC);
 		throw poolmem::Error::plain(o.name, "cannot change: " + poolmem::format_size(r.need_bytes) +
 							    " of chunks must move, but only " +
 							    poolmem::format_size(r.room_bytes) +

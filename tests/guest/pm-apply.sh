@@ -125,6 +125,15 @@ echo "$out"
 check_eq "apply --dry-run of a quota change that does not fit: exit code" 2 "$rc"
 echo "$out" | grep -qxF "$direct" || fail "apply lacks vm set's own line: $direct"
 cp /tmp/good.toml /etc/poolmem/poolmem.toml
+# a quota change that admission refuses: vm set says so (not "0 B must move")
+cap=$(pool_attr pa capacity_bytes)
+# all of pa that is not committed: web1's 32 MiB there, grown to 64, is then 32 MiB too many
+hog=$(( (cap - $(pool_attr pa committed_bytes)) / (2 * MiB) * 2 ))
+poolctl vm create hog --size ${hog}M --pool ${hog}M --pools pa >/dev/null || fail "hog of ${hog}M on pa"
+out=$(poolctl vm set web1 --local 0 --pool 64M --pools pa 2>&1) && fail "vm set past pa's admission limit: $out"
+echo "$out" | grep -q "cannot change: the new quotas do not fit the pools' admission limits" || fail "vm set refusal: $out"
+info "ok: $out"
+poolctl vm destroy hog >/dev/null
 
 # a typo is found with its line, before anything happens
 printf '[pools.pc]\ndevice = "x"\nzonee = "normal"\n' > /tmp/bad.toml
