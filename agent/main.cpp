@@ -43,6 +43,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -511,6 +512,24 @@ int main(int argc, char **argv)
 	}
 	try {
 		const Conf c = load(config);
+		/*
+		 * One agent per host and state file: a second one (a manual run,
+		 * poolmem-agent release beside the service) would take the live
+		 * lease over and manage the same extents. The lock goes with the
+		 * process, however it ends.
+		 */
+		if (!c.state.empty()) {
+			const auto slash = c.state.rfind('/');
+			if (slash != std::string::npos && slash > 0)
+				mkdir(c.state.substr(0, slash).c_str(), 0755);
+			const std::string lock = c.state + ".lock";
+			const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+			if (fd < 0)
+				throw poolmem::Error(lock, "cannot open", errno);
+			if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+				throw poolmem::Error::plain(lock, "another poolmem-agent runs with this state file (stop it first)",
+							    EBUSY);
+		}
 		poolmem::cluster::Etcd etcd(c.etcd, 2000);
 		etcd.set_tls(c.tls);
 		poolmem::cluster::Ledger ledger(etcd, c.prefix);

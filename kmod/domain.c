@@ -399,7 +399,6 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	d->win_split = d->znuma ? a.quota[PM_TIER_LOCAL] : 0;
 	d->creator = task_tgid_vnr(current);
 	d->hot_ms = 500;
-	d->rr_cursor = pm_domain_rr_start();
 	d->scan_rate = 64 << 20;
 	d->access_weight = 1;
 	get_task_comm(d->creator_comm, current);
@@ -479,6 +478,8 @@ decide:
 	ret = pm_admit(&a, d->pool_mask, NULL, why, refusal);
 	if (ret || check)
 		goto out_unlock;	/* a check that passed: 0 */
+	/* counted only for domains made: a check or a refusal moves no cursor */
+	d->rr_cursor = pm_domain_rr_start();
 	for (m = d->pool_mask; m; m &= m - 1) {
 		struct pm_pool *p = pm_pools[__ffs64(m)];
 

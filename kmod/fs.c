@@ -285,6 +285,14 @@ static int pm_bind_take(struct dentry *dentry, struct pm_dir *pd)
 	 */
 	if (list_empty_careful(&pm_binds))
 		return 0;
+	/*
+	 * Only a privileged mkdir (libvirtd's) takes a binding: a tenant who
+	 * may write in some profile directory must not claim another VM's
+	 * binding, and with it a profile whose directory it can't write in,
+	 * by making the predictable <id>-<vm> name first.
+	 */
+	if (!ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
+		return 0;
 	mutex_lock(&pm_bind_lock);
 	pm_bind_expire(&gone);
 	b = pm_bind_find(dentry->d_name.name, dentry->d_name.len);
@@ -673,6 +681,14 @@ static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struc
 
 	if (!pr)
 		return -EINVAL;	/* named domains are born sized */
+	/*
+	 * A directory bound to another profile (POOLMEM_VM_BIND) may outlive
+	 * that profile's own directory: no new domain of a removed profile.
+	 */
+	if (list_empty_careful(&pr->list)) {
+		pr_warn_ratelimited("%pd: profile %s was removed: no new domain of it\n", dentry, pr->conf.name);
+		return -ENOENT;
+	}
 	buf = pm_should_fail(PATH_MAX) ? NULL : kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

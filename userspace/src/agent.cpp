@@ -19,6 +19,7 @@ void Agent::start()
 	lease_lost_ = false;
 	kept_ = dropped_ = 0;
 	took_over_ = false;
+	online_.clear(); /* rebuilt below from the ledger and the memory */
 	/*
 	 * A restart (systemctl restart, an upgrade) within the lease: the last
 	 * life's lease still holds hosts/<host>, and so every extent it
@@ -38,6 +39,19 @@ void Agent::start()
 		lease_ = ledger_.join(cfg_.host, cfg_.ttl_s);
 		renewed_ = Clock::now();
 	}
+	/*
+	 * Claims on a device no longer configured: its memory may still be
+	 * online here, and this agent can't reach it to offline it; giving
+	 * the claims back would free it for another host. Refuse: the lease
+	 * runs out, the claims turn fencing (never free without a fence).
+	 */
+	for (bool stale : {false, true})
+		for (const auto &e : ledger_.held(cfg_.host, lease_, stale))
+			if (!cfg_.want.count(e.device))
+				throw Error::plain(cfg_.host, "holds extent " + std::to_string(e.index) + " of " + e.device +
+								      ", which the configuration no longer names: run "
+								      "poolmem-agent release with the configuration that named it first",
+						   EBUSY);
 	/*
 	 * Per device, what the last life left: extents the ledger still
 	 * records for this host under our lease (taken over), or under an
@@ -97,15 +111,6 @@ void Agent::start()
 					ledger_.release(e);
 				} catch (const Error &) {
 				}
-	}
-	/* claims on devices no longer configured: the old way, offline and give back */
-	for (const auto &e : ledger_.held(cfg_.host, lease_, true)) {
-		if (cfg_.want.count(e.device))
-			continue;
-		try {
-			ledger_.release(e);
-		} catch (const Error &) {
-		}
 	}
 	top_up();
 }
