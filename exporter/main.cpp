@@ -1,16 +1,17 @@
 // poolmem-exporter: Prometheus metrics for poolmem pools, domains and NUMA
 // nodes, read from sysfs and procfs only, built fresh on every scrape.
 //
-// HTTP is civetweb's (the server prometheus-cpp's Exposer wraps), used
-// directly: the Exposer adds its own exposer_* metrics to every scrape and
-// can't serve a landing page, while an exporter should serve only its own
-// metrics (node_exporter's conventions).
+// HTTP is libmicrohttpd's (web.cpp): IPv6 and dual stack, TLS and basic
+// auth from a --web.config.file of node_exporter's format. prometheus-cpp
+// serialises; its Exposer is not used: it adds its own exposer_* metrics
+// to every scrape and can't serve a landing page, while an exporter should
+// serve only its own metrics (node_exporter's conventions).
 #include "registry.hpp"
+#include "web.hpp"
 
 #include <poolmem/size.hpp>
 
 #include <CLI/CLI.hpp>
-#include <CivetServer.h>
 #include <prometheus/text_serializer.h>
 #include <zlib.h>
 
@@ -20,7 +21,8 @@
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
-#include <mutex>
+
+#include <unistd.h>
 
 #ifndef POOLMEM_VERSION
 #define POOLMEM_VERSION "unknown"
@@ -28,29 +30,12 @@
 
 namespace {
 
-/* civetweb's own account of a failed start ("cannot bind to ...: 98
- * (Address already in use)"), for the one-line error */
-std::mutex log_mu;
-std::string last_log;
-
-int log_message(const mg_connection *, const char *message)
-{
-	std::lock_guard lock(log_mu);
-	/* the first is the cause; "Failed to setup server ports" follows it */
-	if (last_log.empty())
-		last_log = message;
-	return 1; /* handled: civetweb prints nothing itself */
-}
-
 /*
  * Whether the client takes gzip (Accept-Encoding, RFC 9110): a "gzip" or
  * "*" coding whose q is not 0.
  */
-bool accepts_gzip(mg_connection *conn)
+bool accepts_gzip(const std::string &h)
 {
-	const char *h = mg_get_header(conn, "Accept-Encoding");
-	if (!h)
-		return false;
 	std::string v(h);
 	for (char &c : v)
 		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -87,74 +72,35 @@ std::string gzip(const std::string &in)
 }
 
 /*
- * /metrics: GET, and HEAD (the same headers, no body), gzipped when the
- * client asks for it, as node_exporter does.
+ * / (a landing page linking /metrics) and /metrics, gzipped when the
+ * client asks for it, as node_exporter does; anything else is 404. HEAD
+ * gets GET's headers without the body (libmicrohttpd leaves it out).
  */
-class MetricsHandler : public CivetHandler {
-public:
-	explicit MetricsHandler(std::shared_ptr<exporter::Registry> r) : registry_(std::move(r)) {}
-	bool handleGet(CivetServer *, mg_connection *conn) override { return reply(conn, true); }
-	bool handleHead(CivetServer *, mg_connection *conn) override { return reply(conn, false); }
-
-private:
-	bool reply(mg_connection *conn, bool with_body)
-	{
-		std::string body = prometheus::TextSerializer().Serialize(registry_->Collect());
-		const char *encoding = "";
-		if (accepts_gzip(conn)) {
-			std::string z = gzip(body);
+exporter::web::Response serve(const exporter::Registry &registry, const exporter::web::Request &req)
+{
+	exporter::web::Response r;
+	if (req.path == "/metrics") {
+		r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+		r.body = prometheus::TextSerializer().Serialize(registry.Collect());
+		r.headers.emplace_back("Vary", "Accept-Encoding");
+		if (accepts_gzip(req.accept_encoding)) {
+			std::string z = gzip(r.body);
 			if (!z.empty()) {
-				body = std::move(z);
-				encoding = "Content-Encoding: gzip\r\n";
+				r.body = std::move(z);
+				r.headers.emplace_back("Content-Encoding", "gzip");
 			}
 		}
-		mg_printf(conn,
-			  "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-			  "%sVary: Accept-Encoding\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-			  encoding, body.size());
-		if (with_body)
-			mg_write(conn, body.data(), body.size());
-		return true;
+	} else if (req.path == "/") {
+		r.content_type = "text/html; charset=utf-8";
+		r.body = "<!DOCTYPE html>\n<html><head><title>poolmem exporter</title></head><body>\n"
+			 "<h1>poolmem exporter</h1>\n<p>Version " POOLMEM_VERSION
+			 ". Prometheus metrics of poolmem's pools, VM domains and NUMA nodes.</p>\n"
+			 "<ul><li><a href=\"/metrics\">Metrics</a></li></ul>\n</body></html>\n";
+	} else {
+		r.status = 404;
+		r.body = "404 page not found: metrics are at /metrics\n";
 	}
-
-	std::shared_ptr<exporter::Registry> registry_;
-};
-
-/* "/" only: other paths get 404 */
-class LandingHandler : public CivetHandler {
-public:
-	bool handleGet(CivetServer *, mg_connection *conn) override { return reply(conn, true); }
-	bool handleHead(CivetServer *, mg_connection *conn) override { return reply(conn, false); }
-
-private:
-	bool reply(mg_connection *conn, bool with_body)
-	{
-		const mg_request_info *ri = mg_get_request_info(conn);
-		if (std::string(ri->local_uri ? ri->local_uri : "/") != "/") {
-			static const char nf[] = "404 page not found: metrics are at /metrics\n";
-			mg_printf(conn,
-				  "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n"
-				  "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-				  sizeof(nf) - 1, with_body ? nf : "");
-			return true;
-		}
-		static const std::string page =
-			"<!DOCTYPE html>\n<html><head><title>poolmem exporter</title></head><body>\n"
-			"<h1>poolmem exporter</h1>\n<p>Version " POOLMEM_VERSION
-			". Prometheus metrics of poolmem's pools, VM domains and NUMA nodes.</p>\n"
-			"<ul><li><a href=\"/metrics\">Metrics</a></li></ul>\n</body></html>\n";
-		mg_printf(conn,
-			  "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %zu\r\n"
-			  "Connection: close\r\n\r\n%s",
-			  page.size(), with_body ? page.c_str() : "");
-		return true;
-	}
-};
-
-/* ":9788" (node_exporter's form) -> "9788"; "HOST:PORT" and "[::]:PORT" as given */
-std::string civet_ports(const std::string &listen)
-{
-	return !listen.empty() && listen[0] == ':' ? listen.substr(1) : listen;
+	return r;
 }
 
 } // namespace
@@ -164,12 +110,18 @@ int main(int argc, char **argv)
 	CLI::App app{"poolmem-exporter: Prometheus metrics for poolmem (pools, VM domains, NUMA nodes)",
 		     "poolmem-exporter"};
 	app.set_version_flag("--version", "poolmem-exporter " POOLMEM_VERSION);
-	std::string listen = "0.0.0.0:9788";
+	std::vector<std::string> listen = {"localhost:9788"};
+	std::string web_config;
 	exporter::Roots roots;
 	std::string sysfs = "/sys", procfs = "/proc";
 	bool once = false;
 	app.add_option("--web.listen-address", listen,
-		       "address:port to serve / and /metrics on (default 0.0.0.0:9788; :PORT for every address)");
+		       "ADDRESS:PORT to serve / and /metrics on, repeatable (default localhost:9788: [::1] and "
+		       "127.0.0.1; :PORT for every address, IPv6 and IPv4; [ADDR]:PORT for an IPv6 one)")
+		->take_all();
+	app.add_option("--web.config.file", web_config,
+		       "TLS and basic auth (bcrypt), in node_exporter's web configuration format")
+		->check(CLI::ExistingFile);
 	app.add_option("--path.sysfs", sysfs, "sysfs root (default /sys)");
 	app.add_option("--path.procfs", procfs, "procfs root (default /proc)");
 	std::string resctrl = "/sys/fs/resctrl";
@@ -233,37 +185,62 @@ int main(int argc, char **argv)
 		if (en && (name != "cluster" || !roots.cluster_etcd.empty()))
 			enabled.insert(name);
 
-	auto registry = std::make_shared<exporter::Registry>(roots, enabled);
 	if (once) {
-		prometheus::TextSerializer().Serialize(std::cout, registry->Collect());
+		prometheus::TextSerializer().Serialize(std::cout, exporter::Registry(roots, enabled).Collect());
 		return 0;
 	}
+
+	/* what would stop the server, before the collectors' threads start */
+	exporter::web::Config web;
+	std::vector<exporter::web::Listener> listeners;
+	try {
+		if (!web_config.empty())
+			web = exporter::web::load_config(web_config);
+	} catch (const std::runtime_error &e) {
+		std::fprintf(stderr, "poolmem-exporter: --web.config.file %s\n", e.what());
+		return 2;
+	}
+	try {
+		for (const auto &address : listen) {
+			auto ls = exporter::web::listen_on(address);
+			listeners.insert(listeners.end(), ls.begin(), ls.end());
+		}
+	} catch (const std::runtime_error &e) {
+		for (auto &l : listeners)
+			close(l.fd);
+		std::fprintf(stderr, "poolmem-exporter: %s\n", e.what());
+		return 1;
+	}
+
+	auto registry = std::make_shared<exporter::Registry>(roots, enabled);
 
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, nullptr); /* the server's threads inherit this */
-	mg_init_library(0);
-	int rc = 0;
+	std::string where;
+	bool open_to_all = false;
+	for (const auto &l : listeners) {
+		where += (where.empty() ? "" : ", ") + l.text;
+		open_to_all |= !l.loopback;
+	}
 	try {
-		CivetCallbacks cb;
-		cb.log_message = log_message;
-		CivetServer server({"listening_ports", civet_ports(listen), "num_threads", "4"}, &cb);
-		MetricsHandler metrics(registry);
-		LandingHandler landing;
-		server.addHandler("/metrics", metrics);
-		server.addHandler("/", landing);
-		std::fprintf(stderr, "poolmem-exporter %s: serving / and /metrics on %s\n", POOLMEM_VERSION,
-			     listen.c_str());
+		exporter::web::Server server(std::move(listeners), web,
+					     [registry](const exporter::web::Request &req) { return serve(*registry, req); });
+		std::fprintf(stderr, "poolmem-exporter %s: serving / and /metrics on %s (%s%s)\n", POOLMEM_VERSION,
+			     where.c_str(), web.tls() ? "TLS" : "plain HTTP",
+			     web.auth() ? ", basic auth" : ", no authentication");
+		/* the metrics name tenant VMs, which poolmem's sysfs shows only to its group */
+		if (open_to_all && !web.auth())
+			std::fprintf(stderr, "poolmem-exporter: warning: tenant VM names are served to anyone who can "
+					     "reach %s: set basic_auth_users in --web.config.file\n",
+				     where.c_str());
 		int sig;
 		sigwait(&set, &sig);
-	} catch (const CivetException &) {
-		std::lock_guard lock(log_mu);
-		std::fprintf(stderr, "poolmem-exporter: %s: cannot listen: %s\n", listen.c_str(),
-			     last_log.empty() ? "civetweb could not start" : last_log.c_str());
-		rc = 1;
+	} catch (const std::runtime_error &e) {
+		std::fprintf(stderr, "poolmem-exporter: %s\n", e.what());
+		return 1;
 	}
-	mg_exit_library();
-	return rc;
+	return 0;
 }

@@ -69,6 +69,10 @@ PKGS=(
 	libcli11-dev prometheus-cpp-dev nlohmann-json3-dev libgtest-dev uuid-dev libtomlplusplus-dev zlib1g-dev
 	# libxml2: the libvirt hook reads the domain XML libvirt gives it
 	libxml2-dev
+	# the exporter's HTTP server: libmicrohttpd (IPv6, dual stack, TLS
+	# through GnuTLS), its --web.config.file (yaml-cpp), basic auth's
+	# bcrypt hashes through libcrypt (libxcrypt)
+	libmicrohttpd-dev libyaml-cpp-dev libcrypt-dev
 	# the QEMU rig and what goes into the guest image
 	# (qemu-system-x86 10 from backports, by the preferences above)
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio

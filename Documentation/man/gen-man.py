@@ -847,7 +847,7 @@ memory block size 128.0 MiB, 46 blocks""",
  see=["poolctl-pool-online"]),
 "poolmem-exporter": dict(
  summary="Prometheus exporter for poolmem pools, VM domains and NUMA nodes",
- synopsis="poolmem-exporter [--web.listen-address ADDR:PORT] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--cluster.etcd URL] [--once] [--version]",
+ synopsis="poolmem-exporter [--web.listen-address ADDR:PORT]... [--web.config.file FILE] [--path.sysfs DIR] [--path.procfs DIR] [--[no-]collector.NAME]... [--cluster.etcd URL] [--once] [--version]",
  description="""Serves /metrics for Prometheus, and a landing page at / (other paths: 404).
 /metrics carries poolmem's metrics only. Reads only sysfs and procfs (no control
 device; domain attributes need group stats_gid, see poolmem-exporter.service), builds every metric afresh on each scrape, and runs its collectors
@@ -866,8 +866,23 @@ the cause (exit 1); a bad option exits 2.
 Without the poolmem module the module collector reports poolmem_module_loaded 0, the
 pools and domains collectors report failure and the nodes collector keeps working.
 A Grafana dashboard ships as exporter/grafana/poolmem.json; the systemd unit is
-poolmem-exporter.service. The default port is 9788.""",
- options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics (default 0.0.0.0:9788; :PORT for every address; the metrics name tenant VMs: bind to the address your Prometheus scrapes). /metrics is gzipped when asked (Accept-Encoding); HEAD answers as GET without a body"),
+poolmem-exporter.service. The default address is localhost:9788 ([::1] and 127.0.0.1):
+the metrics name tenant VMs, which poolmem's sysfs shows only to group stats_gid. To expose
+the exporter, give the address Prometheus scrapes and a web configuration with TLS and
+basic_auth_users; a listener beyond loopback without basic auth logs a warning at start.
+.PP
+The web configuration file has node_exporter's format (Prometheus exporter-toolkit's):
+tls_server_config (cert_file, key_file, relative to the file's directory;
+min_version, default TLS12; max_version), http_server_config (headers:
+Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, X-XSS-Protection,
+Strict-Transport-Security; http2 is accepted and HTTP/1.1 served) and basic_auth_users
+(user: bcrypt hash, as htpasswd -nBC 10 USER makes it). An unknown key, client_auth_type
+other than NoClientCert, client_ca_file, cipher_suites and curve_preferences are refused
+with one line naming the file and the key (exit 2): client certificates are not
+supported. The file is read once, at start. Each authenticated request costs one bcrypt
+(1.2 ms at cost 4, 70 ms at cost 10 on the 2-core machine of Documentation/performance.md).""",
+ options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics, repeatable: localhost:PORT (the default, localhost:9788) is [::1] and 127.0.0.1; :PORT and [::]:PORT every address, IPv6 and IPv4 on one socket (IPv4 alone on a host without IPv6); [ADDR]:PORT an IPv6 address; A.B.C.D:PORT an IPv4 one; NAME:PORT every address NAME resolves to. /metrics is gzipped when asked (Accept-Encoding); HEAD answers as GET without a body; other methods get 405"),
+          ("--web.config.file FILE","TLS and basic auth, in node_exporter's web configuration format (above)"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl (all on by default), cluster (on with --cluster.etcd)"),
