@@ -14,6 +14,8 @@
 #include <poolmem/size.hpp>
 #include <nlohmann/json.hpp>
 #include <chrono>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -322,8 +324,10 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		f.close();
 		/* tenants' names: root and the exporter's group, as sysfs shows them */
 		fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
-		if (const struct group *gr = ::getgrnam("poolmem"))
-			(void)::chown(tmp.c_str(), 0, gr->gr_gid);
+		if (const struct group *gr = ::getgrnam("poolmem"); gr && ::chown(tmp.c_str(), 0, gr->gr_gid))
+			std::fprintf(stderr, "poolctl: warning: %s: cannot give it to group poolmem: %s (the exporter "
+					     "will not read it)\n",
+				     media_errors_file.c_str(), std::strerror(errno));
 		fs::rename(tmp, media_errors_file);
 	}
 	if (o.json) {

@@ -91,6 +91,9 @@ PKGS=(
 	etcd-server etcd-client libcurl4-openssl-dev
 	# the TLS tests: a CA and certificates for etcd and the agent
 	openssl
+	# the Debian packages (debian/, scripts/pkg-test): build, lint; their
+	# test root is made by mmdebstrap (above) and booted by QEMU
+	dpkg-dev debhelper dh-dkms lintian
 )
 
 missing=()
