@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """End to end: a real Prometheus scrapes poolmem-exporter on loopback.
 
-usage: e2e.py EXPORTER FIXTURE-GENERATOR DASHBOARD
+usage: e2e.py EXPORTER FIXTURE-GENERATOR DASHBOARD POOLCTL
 
-Starts the exporter over a generated fixture (3 pools, 4 domains) and a
+Starts an etcd on loopback holding a shared-device ledger (poolctl cluster:
+device dcd0 of 4 extents, host h1 holding 2 on a live lease, host h2's one
+fencing, h1's published load), the exporter over a generated fixture
+(3 pools, 4 domains) with --cluster.etcd, and a
 Prometheus (the Debian package's binary) scraping it every second, waits for
 scrapes, then checks through Prometheus' HTTP API that the values arrived as
 the fixture says, that every collector is up, and that every query of every
@@ -71,15 +74,40 @@ def wait_for(what, fn, timeout):
 
 
 def main():
-    exporter, gen, dashboard = sys.argv[1:4]
+    exporter, gen, dashboard, poolctl = sys.argv[1:5]
     tmp = tempfile.mkdtemp(prefix="poolmem-e2e-")
     procs = []
     try:
         subprocess.run([sys.executable, gen, f"{tmp}/fx", "3", "4"], check=True)
+        # the shared-device ledger the Cluster row shows
+        cp, cpp = free_port(), free_port()
+        etcd = f"http://127.0.0.1:{cp}"
+        procs.append(subprocess.Popen(["etcd", "--name", "x", "--data-dir", f"{tmp}/etcd",
+                                       "--listen-client-urls", etcd, "--advertise-client-urls", etcd,
+                                       "--listen-peer-urls", f"http://127.0.0.1:{cpp}",
+                                       "--initial-advertise-peer-urls", f"http://127.0.0.1:{cpp}",
+                                       "--initial-cluster", f"x=http://127.0.0.1:{cpp}"],
+                                      stdout=subprocess.DEVNULL, stderr=open(f"{tmp}/etcd.log", "w")))
+        ctl = [poolctl, "cluster", "--etcd", etcd]
+        check(wait_for("etcd", lambda: subprocess.run(ctl + ["status"], capture_output=True).returncode == 0, 30),
+              "etcd up")
+        subprocess.run(ctl + ["register", "dcd0", "--size", "512M", "--extent", "128M"], check=True,
+                       stdout=subprocess.DEVNULL)
+        h1 = subprocess.Popen(ctl + ["claim", "dcd0", "--host", "h1", "--index", "0,1", "--ttl", "30"],
+                              stdout=open(f"{tmp}/h1", "w"), stderr=subprocess.STDOUT)
+        procs.append(h1)
+        h2 = subprocess.Popen(ctl + ["claim", "dcd0", "--host", "h2", "--index", "3", "--ttl", "2"],
+                              stdout=open(f"{tmp}/h2", "w"), stderr=subprocess.STDOUT)
+        check(wait_for("claims", lambda: "claimed" in open(f"{tmp}/h1").read() and "claimed" in open(f"{tmp}/h2").read(), 30),
+              "h1 and h2 claimed extents")
+        h2.kill()  # no release: once its lease runs out, h2's extent is fencing
+        h2.wait()
+        subprocess.run(["etcdctl", "--endpoints", etcd, "put", "/poolmem/load/h1/dcd0",
+                        json.dumps({"af": 120, "allocated_bytes": 6 * 1048576})], check=True, stdout=subprocess.DEVNULL)
         ep, pp = free_port(), free_port()
         procs.append(subprocess.Popen([exporter, f"--web.listen-address=127.0.0.1:{ep}",
                                        f"--path.sysfs={tmp}/fx/sys", f"--path.procfs={tmp}/fx/proc",
-                                       f"--path.poolctl-state={tmp}/fx/run/poolctl"],
+                                       f"--path.poolctl-state={tmp}/fx/run/poolctl", f"--cluster.etcd={etcd}"],
                                       stderr=open(f"{tmp}/exporter.log", "w")))
         with open(f"{tmp}/prometheus.yml", "w") as f:
             f.write(f"global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
@@ -114,6 +142,10 @@ def main():
         check(value('count(poolmem_domain_size_bytes)') == 4, "4 domains")
         check(value('min(poolmem_scrape_collector_success)') == 1, "every collector succeeds")
         check(value('poolmem_node_hmat_read_latency_seconds{node="2"}') == 200e-9, "node 2 HMAT latency 200 ns")
+        check(wait_for("h2's lease to run out", lambda: value('poolmem_cluster_extents{device="dcd0",state="fencing"}') == 1, 30),
+              "ledger: dcd0 has 1 extent fencing (h2's lease ran out)")
+        check(value('poolmem_cluster_extents{device="dcd0",state="claimed"}') == 2, "ledger: dcd0 has 2 extents claimed")
+        check(value('poolmem_cluster_device_allocated_bytes{device="dcd0"}') == 6 * 1048576, "ledger: h1's published load")
 
         # malformed requests must not take the exporter down
         for junk in (b"GARBAGE\r\n\r\n", b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
@@ -151,8 +183,8 @@ def main():
             vals = {m["metric"].get(label.strip()) for m in r.get("data", {}).get("result", [])} - {None}
             check(bool(vals), f"variable {v['name']}: {q} -> {sorted(vals)}")
         rows = [p["title"] for p in dash["panels"] if p["type"] == "row"]
-        check({"Pools", "VMs", "Probe", "Host"} <= set(rows) and dash["panels"][0]["type"] == "row",
-              f"dashboard rows Pools, VMs, Probe, Host, the first panel a row: {rows}")
+        check({"Pools", "VMs", "Cluster", "Probe", "Host"} <= set(rows) and dash["panels"][0]["type"] == "row",
+              f"dashboard rows Pools, VMs, Cluster, Probe, Host, the first panel a row: {rows}")
         for panel in dash["panels"]:
             if panel["type"] == "row":
                 continue
@@ -177,7 +209,7 @@ def main():
             except subprocess.TimeoutExpired:
                 p.kill()
         if failed:
-            for log in ("exporter.log", "prometheus.log"):
+            for log in ("exporter.log", "prometheus.log", "etcd.log"):
                 path = os.path.join(tmp, log)
                 if os.path.exists(path):
                     print(f"--- {log} (tail)")
