@@ -20,6 +20,10 @@
 #  etcd:   both cycle want 2 / want 0 while the host kills and restarts
 #          etcd; at the end each host's online extents are exactly its
 #          claims in the ledger, and stamps show no extent on both.
+#  outage: after the restart (whose new agent has on_outage = "keep") the
+#          host kills etcd for twice the lease: every online block stays
+#          online throughout, the stamps verify, and the ledger still gives
+#          each host exactly its extents.
 # Each phase's result goes to etcd under /rig/<role>/; the host checks the
 # ledger's whole history (scripts/rig/cluster2).
 . /rig/tests/lib.sh
@@ -233,6 +237,9 @@ kill -TERM $apid
 wait $apid || fail "agent exit: $(cat /tmp/agent.log)"
 grep -q "stopped, .* kept online under lease" /tmp/agent.log || fail "$role: the agent did not keep its memory: $(tail -n 3 /tmp/agent.log)"
 check_eq "$role: online blocks after SIGTERM (kept)" "$before" "$(online_blocks)"
+# the new agent rides out etcd outages (the outage phase below)
+{ sed -n '1,/^fence_margin_s/p' /tmp/agent.toml; echo 'on_outage = "keep"'; sed '1,/^fence_margin_s/d' /tmp/agent.toml; } > /tmp/agent.toml.new
+mv /tmp/agent.toml.new /tmp/agent.toml
 poolmem-agent --config /tmp/agent.toml > /tmp/agent2.log 2>&1 &
 apid=$!
 took() { grep -q "took over its last life's lease" /tmp/agent2.log; }
@@ -242,6 +249,37 @@ check_eq "$role: extents held after the restart" "$h" "$(held)"
 check_eq "$role: online blocks after the restart" "$before" "$(online_blocks)"
 verify fin $((me * 1000000 + 999))
 say etcd-held "extents ${h:-none} (its agent saw $(field unreachable_rounds) rounds without etcd)"
+
+# ---- etcd gone for twice the lease, on_outage = "keep": every extent stays
+# online through it (sampled every 0.3 s), the tenant's stamps are intact,
+# and once etcd is back the ledger still gives this host exactly its
+# extents (no other host could claim them meanwhile: no fence) ----
+stamp out $((me * 1000000 + 777))
+# the online blocks every 0.3 s, whatever etcd does (pmcluster retries an
+# unreachable etcd for 30 s, so the sampler does not touch it)
+rm -f /tmp/outage-stop
+( while [ ! -e /tmp/outage-stop ]; do online_blocks; sleep 0.3; done ) > /tmp/outage-samples &
+sampler=$!
+k barrier /rig/outage/ready $role 3 300 || fail "outage phase: no start"
+# the host kills etcd now, for twice the lease, and joins this barrier once
+# it is back
+k barrier /rig/outage/back $role 3 300 || fail "outage phase: etcd did not come back"
+touch /tmp/outage-stop
+wait $sampler
+samples=$(wc -l < /tmp/outage-samples)
+changed=$(grep -cvx "$before" /tmp/outage-samples || true)
+check_eq "$role: samples with other online blocks during the outage" 0 $changed
+ledger_mine() {
+	poolctl cluster --etcd "$E" status --json 2>/dev/null | tr -d ' \n' |
+		grep -o "\"device\":\"dcd0\",\"epoch\":[0-9]*,\"host\":\"$role\",\"index\":[0-9]*" | sed 's/.*"index"://' | sort -n | xargs
+}
+back_in() { [ "$(field fenced)" = false ] && [ "$(ledger_mine)" = "$h" ]; }
+wait_for 30 back_in || fail "$role: after the outage the ledger gives $(ledger_mine), the agent held $h: $(tail -n 6 /tmp/agent2.log)"
+check_eq "$role: online blocks after the outage" "$before" "$(online_blocks)"
+! grep -qE "fenced itself|[1-9][0-9]* offlined" /tmp/agent2.log ||
+	fail "$role: memory went offline in the outage: $(grep -E 'fenced itself|offlined' /tmp/agent2.log)"
+verify out $((me * 1000000 + 777))
+say outage "${samples} samples, every one with blocks $before online (its agent saw $(field unreachable_rounds) rounds without etcd); extents ${h:-none} still this host's in the ledger; agent: $(grep -E 'new lease|kept online' /tmp/agent2.log | tail -n 1 | sed 's/^poolmem-agent: //')"
 k barrier /rig/etcd/done $role 2 120 || fail "etcd phase: the other did not finish"
 
 kill -TERM $apid
