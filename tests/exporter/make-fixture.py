@@ -72,10 +72,12 @@ def main():
         w(f"{dd}/size", str(15 * block))
         w(f"{dd}/memmap_on_memory", "1" if n == 1 else "0")
         os.symlink("../../drivers/kmem", f"{dd}/driver")
-    # a device in devdax mode: no memmap of kmem's
-    w(f"{sysd}/bus/dax/devices/dax9.0/target_node", "1")
-    w(f"{sysd}/bus/dax/devices/dax9.0/size", str(4 * block))
-    os.symlink("../../drivers/device_dax", f"{sysd}/bus/dax/devices/dax9.0/driver")
+    # a device in devdax mode: no memmap of kmem's (dax9.0, or past the
+    # kmem devices of a fixture of more than 9 pools)
+    dd = f"{sysd}/bus/dax/devices/dax{max(9, nnodes)}.0"
+    w(f"{dd}/target_node", "1")
+    w(f"{dd}/size", str(4 * block))
+    os.symlink("../../drivers/device_dax", f"{dd}/driver")
     # memory tiers as kmem and HMAT make them: DRAM in tier 4, pool nodes below
     tiers = "/devices/virtual/memory_tiering"
     w(f"{sysd}{tiers}/memory_tier4/nodelist", "0")
