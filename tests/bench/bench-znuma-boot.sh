@@ -19,8 +19,8 @@ boot() { # APPEND: prints "POOL_MIB LOCAL_MIB"
 	rm -f /tmp/inner.log
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 -accel tcg,tb-size=128 -nodefaults -display none -L /rig/qemu-data \
-		$arg -kernel /rig/inner/vmlinuz -initrd /rig/inner/initrd.cpio \
-		-append "console=ttyS0 quiet panic=-1 inner=idle $1" \
+		$arg -kernel /rig/inner/kernel -initrd /rig/inner/initrd.cpio \
+		-append "console=ttyS0 quiet panic=-1 cryptomgr.notests=1 init_on_alloc=0 mitigations=off inner=idle $1" \
 		-serial file:/tmp/inner.log -no-reboot > /tmp/qemu-zb.log 2>&1 &
 	qpid=$!
 	wait_for 400 sh -c "grep -q 'INNER BOOTED' /tmp/inner.log || ! kill -0 $qpid" || true

@@ -48,8 +48,8 @@ lv_mount() {
 	# labels them for the VM's user and back (a copy per user: libvirt
 	# refuses to relabel a kernel another VM's user is using)
 	mkdir -p $LV/var/lib/libvirt/boot/tenant
-	cp /rig/inner/vmlinuz /rig/inner/initrd.cpio $LV/var/lib/libvirt/boot/
-	cp /rig/inner/vmlinuz /rig/inner/initrd.cpio $LV/var/lib/libvirt/boot/tenant/
+	cp /rig/inner/kernel /rig/inner/initrd.cpio $LV/var/lib/libvirt/boot/
+	cp /rig/inner/kernel /rig/inner/initrd.cpio $LV/var/lib/libvirt/boot/tenant/
 }
 
 # lv_up [QEMU.CONF-LINE]: the daemons running, with that line (poolctl's

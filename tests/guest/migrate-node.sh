@@ -73,7 +73,7 @@ base_used=$(used_mib)
 poolctl profile create gold --local 25% --pool 75% --tier-policy interleave >/dev/null
 
 MEM=256M
-APPEND="console=ttyS0 quiet panic=-1 init_on_free=0 inner=migrate writer=48,500"
+APPEND="console=ttyS0 quiet panic=-1 cryptomgr.notests=1 init_on_alloc=0 mitigations=off init_on_free=0 inner=migrate writer=48,500"
 # inner NAME [QEMU ARGS...]: a guest with QMP on /tmp/NAME.qmp and its
 # console in /tmp/NAME.log; the same devices on both hosts
 inner() {
@@ -81,7 +81,7 @@ inner() {
 	shift
 	rm -f /tmp/$n.qmp /tmp/$n.log
 	exec qemu-system-x86_64 -accel tcg,tb-size=64 -nodefaults -display none -L /rig/qemu-data -smp 1 \
-		"$@" -kernel /rig/inner/vmlinuz -initrd /rig/inner/initrd.cpio -append "$APPEND" \
+		"$@" -kernel /rig/inner/kernel -initrd /rig/inner/initrd.cpio -append "$APPEND" \
 		-serial file:/tmp/$n.log -qmp unix:/tmp/$n.qmp,server=on,wait=off -no-reboot
 }
 GOLD="-object memory-backend-file,id=mem0,mem-path=/run/poolmem/gold,size=268435456,share=on,align=2097152 -machine memory-backend=mem0 -m $MEM"

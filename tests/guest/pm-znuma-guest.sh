@@ -27,8 +27,8 @@ info "poolctl printed: $arg"
 rm -f /tmp/inner.log
 # shellcheck disable=SC2086
 qemu-system-x86_64 -accel tcg,tb-size=128 -nodefaults -display none -L /rig/qemu-data \
-	$arg -kernel /rig/inner/vmlinuz -initrd /rig/inner/initrd.cpio \
-	-append "console=ttyS0 quiet panic=-1 nokaslr inner=znuma" \
+	$arg -kernel /rig/inner/kernel -initrd /rig/inner/initrd.cpio \
+	-append "console=ttyS0 quiet panic=-1 cryptomgr.notests=1 init_on_alloc=0 mitigations=off nokaslr inner=znuma" \
 	-serial file:/tmp/inner.log -no-reboot > /tmp/qemu-z.log 2>&1 &
 qpid=$!
 inner() { grep -q "$1" /tmp/inner.log 2>/dev/null || ! kill -0 $qpid 2>/dev/null; }

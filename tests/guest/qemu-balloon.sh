@@ -22,8 +22,8 @@ info "poolctl printed: $arg"
 rm -f /tmp/inner.log
 # shellcheck disable=SC2086
 qemu-system-x86_64 -accel tcg,tb-size=128 -nodefaults -display none -L /rig/qemu-data -smp 1 \
-	$arg -kernel /rig/inner/vmlinuz -initrd /rig/inner/initrd.cpio \
-	-append "console=ttyS0 quiet panic=-1 init_on_free=0 page_reporting.page_reporting_order=9" \
+	$arg -kernel /rig/inner/kernel -initrd /rig/inner/initrd.cpio \
+	-append "console=ttyS0 quiet panic=-1 cryptomgr.notests=1 init_on_alloc=0 mitigations=off init_on_free=0 page_reporting.page_reporting_order=9" \
 	-serial file:/tmp/inner.log -device virtio-balloon-pci,free-page-reporting=on \
 	-no-reboot > /tmp/qemu-b.log 2>&1 &
 qpid=$!
