@@ -3,6 +3,11 @@
 # Idempotent: packages already installed are left alone. Run as root on
 # Debian 12 (sudo is used only when it is there and we are not root).
 #
+# usage: scripts/deps.sh [--debug-kernel]
+#   --debug-kernel  only what scripts/rig/debug-kernel builds with (the
+#                   source and a compiler): .ci/run starts that build, which
+#                   is all CPU, while the rest downloads and unpacks
+#
 # Two stacks: Debian 12's own Linux 6.1, and the current one, Linux 6.12 LTS
 # (Debian 12 security/backports builds, "+deb12"), QEMU 10 and libvirt 11
 # from bookworm-backports. backports is added as a deb822 source, and an
@@ -10,6 +15,10 @@
 # its firmware and libvirt); everything else stays on bookworm.
 set -euo pipefail
 
+case "${1:-}" in
+'' | --debug-kernel) ;;
+*) echo "usage: scripts/deps.sh [--debug-kernel]" >&2; exit 2 ;;
+esac
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
@@ -95,6 +104,8 @@ PKGS=(
 	# test root is made by mmdebstrap (above) and booted by QEMU
 	dpkg-dev debhelper dh-dkms lintian
 )
+
+[ "${1:-}" != --debug-kernel ] || PKGS=(gcc make linux-source-6.12 bc flex bison libelf-dev xz-utils)
 
 missing=()
 for p in "${PKGS[@]}"; do

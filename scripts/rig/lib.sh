@@ -122,3 +122,12 @@ PY
 		return 1
 	fi
 }
+
+# Copy the module's sources (kmod/: Kbuild, *.c, *.h) to directory $1 (an
+# absolute path), no
+# build products: builds elsewhere (make check's parallel jobs: the unit
+# tests' install round trip rebuilds kmod/ in place) may be writing them.
+rig_kmod_src() {
+	mkdir -p "$1"
+	(cd "$RIG_SRC/kmod" && find . \( -name Kbuild -o -name '*.[ch]' \) ! -name '*.mod.c' | cpio -pdm --quiet "$1")
+}

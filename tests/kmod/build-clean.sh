@@ -14,8 +14,7 @@ for rel in ${KVERS:-6.1 6.12}; do
 	kver=$(KVER=$rel rig_debian_kver) || { echo "$rel: no kernel installed"; rc=1; continue; }
 	kdir=/lib/modules/$kver/build
 	rm -rf "$tmp/kmod"
-	cp -r kmod "$tmp/"
-	find "$tmp/kmod" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
+	rig_kmod_src "$tmp/kmod"
 	out=$(make -C "$kdir" M="$tmp/kmod" W=1 C=2 modules 2>&1)
 	mrc=$?
 	checked=$(echo "$out" | grep -c '^  CHECK')

@@ -12,8 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/src/poolmem-$ver
 mkdir -p "$src" "$tmp/tree"
-cp -r dkms.conf kmod "$src/"
-find "$src" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
+cp dkms.conf "$src/"
+rig_kmod_src "$src/kmod"
 rc=0
 for rel in 6.1 6.12; do
 	kver=$(KVER=$rel rig_debian_kver) || { echo "$rel: no kernel installed"; rc=1; continue; }
