@@ -777,6 +777,22 @@ static void find_pool_nodes(void)
 		closedir(pd);
 }
 
+/*
+ * A control ioctl of the clean-up: under fault injection its argument's
+ * allocation fails now and then (ENOMEM); retry it as an operator would.
+ */
+static int ioctl_retry(int fd, unsigned long req, void *arg)
+{
+	int ret = -1;
+
+	for (int i = 0; i < 1000; i++) {
+		ret = ioctl(fd, req, arg);
+		if (ret == 0 || errno != ENOMEM)
+			break;
+	}
+	return ret;
+}
+
 /* Remove every domain and file the fuzzer may have made, and the profile. */
 static void clean_up(void)
 {
@@ -793,13 +809,13 @@ static void clean_up(void)
 		unlink(path);
 	}
 	set_name(a.name, PROFILE);
-	ioctl(ctl, POOLMEM_PROFILE_REMOVE, &a);
+	ioctl_retry(ctl, POOLMEM_PROFILE_REMOVE, &a);
 	for (int i = 0; i < 2; i++) {
 		struct poolmem_pool_drain dr = { .size = sizeof(dr), .flags = POOLMEM_DRAIN_CANCEL };
 
 		snprintf(path, sizeof(path), "p%d", i);
 		set_name(dr.name, path);
-		ioctl(ctl, POOLMEM_POOL_DRAIN, &dr);	/* op_migrate's drains */
+		ioctl_retry(ctl, POOLMEM_POOL_DRAIN, &dr);	/* op_migrate's drains */
 	}
 	close(ctl);
 	/* every block of the pools' nodes online again */
@@ -829,6 +845,34 @@ static void clean_up(void)
 		if (dir)
 			closedir(dir);
 	}
+}
+
+/* Every pool's state is "online" (no drain left running). */
+static int check_pools_online(void)
+{
+	DIR *pd = opendir("/sys/kernel/poolmem/pools");
+	struct dirent *p;
+	int bad = 0;
+
+	while (pd && (p = readdir(pd))) {
+		char path[512], buf[32] = "";
+		int fd;
+
+		if (p->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/poolmem/pools/%s/state", p->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0 || strncmp(buf, "online", 6)) {
+			printf("pmfuzz: pool %s: state %s after the clean-up: a drain was not cancelled\n",
+			       p->d_name, buf[0] ? strtok(buf, "\n") : "unreadable");
+			bad++;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (pd)
+		closedir(pd);
+	return bad;
 }
 
 /* Bytes all pools hold in chunks. */
@@ -935,6 +979,8 @@ int main(int argc, char **argv)
 	usleep(300000);	/* retired chunks whose pipes closed */
 	bad += check_pools();
 	clean_up();
+	/* every drain was cancelled: a pool left draining takes no chunk */
+	bad += check_pools_online();
 	/* named domains' memory goes with their last mapping: all are gone now */
 	for (int i = 0; i < 50 && pools_allocated() != base_alloc; i++)
 		usleep(100000);
