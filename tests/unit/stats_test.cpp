@@ -229,3 +229,35 @@ TEST(Stats, stat_fields_match_the_single_value_files)
 	EXPECT_EQ(d[0].scan_rate, 67108864u);
 	EXPECT_EQ(d[0].cold_chunks, 7u);
 }
+
+/* Over 512 domains the reader splits them among threads (shards): every
+ * domain comes back once, sorted, each with its own figures; the cache
+ * keeps them all; an error in any shard reaches the caller. */
+TEST(DomainReader, many_domains_are_read_in_shards)
+{
+	TreeCopy t;
+	const auto base = t.root / "class/poolmem";
+	const int n = 1200;
+	for (int i = 0; i < n; i++) {
+		const auto dir = base / ("d" + std::to_string(10000 + i));
+		std::filesystem::copy(base / "web1", dir, std::filesystem::copy_options::recursive);
+		t.write(dir / "stat", "16777216 50331648 32 " + std::to_string(i) +
+					      " 1 3 41000000 0 7 1 0 100 60 4 2 1500000 5 4");
+	}
+	std::filesystem::remove_all(base / "web1");
+	DomainReader r;
+	for (int round = 0; round < 2; round++) {	/* cold cache, then warm */
+		auto d = r.read(t.root);
+		ASSERT_EQ(d.size(), static_cast<size_t>(n));
+		for (int i = 0; i < n; i++) {
+			ASSERT_EQ(d[i].name, "d" + std::to_string(10000 + i));
+			ASSERT_EQ(d[i].faults, static_cast<uint64_t>(i));
+			ASSERT_EQ(d[i].size_bytes, 67108864u);
+		}
+	}
+	/* without histograms the histogram file is not read */
+	EXPECT_TRUE(r.read(t.root, nullptr, false).at(7).fault_latency_histogram.empty());
+	EXPECT_FALSE(r.read(t.root, nullptr, true).at(7).fault_latency_histogram.empty());
+	t.write(base / "d11111/stat", "1 2 3");
+	EXPECT_THROW(r.read(t.root), std::invalid_argument);
+}

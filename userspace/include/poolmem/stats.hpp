@@ -155,8 +155,9 @@ public:
 	/// Every domain; one whose directory is there but a file of which
 	/// can't be read (EACCES: not in group stats_gid) is left out and, with
 	/// ERRORS, named there ("web1/stat: cannot read: Permission denied").
+	/// Without HISTOGRAMS, fault_latency_histogram is left empty (not read).
 	std::vector<DomainStats> read(const std::filesystem::path &sysfs = "/sys",
-				      std::vector<std::string> *errors = nullptr);
+				      std::vector<std::string> *errors = nullptr, bool histograms = true);
 
 private:
 	struct Entry;
