@@ -2423,6 +2423,60 @@ static int cmd_anon_hold(int argc, char **argv)
 	return 0;
 }
 
+/* MIB of anonymous THP memory bound to @node (mbind MPOL_BIND), touched. */
+static uint8_t *node_buffer(uint64_t len, int node)
+{
+	unsigned long mask[4] = { 0 };
+	uint8_t *p = mmap(NULL, len + (2 << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap anonymous");
+	if (node < 0 || node >= (int)(sizeof(mask) * 8)) {
+		fprintf(stderr, "pmtest: node %d out of range\n", node);
+		exit(2);
+	}
+	p = (uint8_t *)(((uintptr_t)p + (2 << 20) - 1) & ~((uintptr_t)(2 << 20) - 1));
+	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+	/* MPOL_BIND (2): the buffer's pages come from @node only */
+	if (syscall(SYS_mbind, p, len, 2, mask, sizeof(mask) * 8, 0))
+		die("mbind");
+	madvise(p, len, MADV_HUGEPAGE);
+	memset(p, 0x5a, len);
+	return p;
+}
+
+/*
+ * memcpy-nodes MIB FROM TO [ROUNDS]: the copy limit of a drain. MIB of
+ * anonymous THP memory on node FROM copied to MIB on node TO, 2 MiB (a
+ * chunk's unit) at a time with memcpy, both sides faulted in before the
+ * clock starts. Prints the fastest of ROUNDS (default 3) copies:
+ * "memcpy-nodes: MIB MiB node FROM -> TO: S s (M MiB/s)".
+ */
+static int cmd_memcpy_nodes(int argc, char **argv)
+{
+	if (argc < 3)
+		usage();
+	uint64_t len = size_arg(argv[0]) << 20;
+	int rounds = argc > 3 ? atoi(argv[3]) : 3;
+	uint8_t *src = node_buffer(len, atoi(argv[1])), *dst = node_buffer(len, atoi(argv[2]));
+	double best = 1e30;
+
+	for (int r = 0; r < (rounds > 0 ? rounds : 1); r++) {
+		double t0 = now(), t;
+
+		for (uint64_t off = 0; off < len; off += 2 << 20)
+			memcpy(dst + off, src + off, 2 << 20);
+		t = now() - t0;
+		if (t < best)
+			best = t;
+	}
+	if (dst[len - 1] != 0x5a)
+		die("memcpy-nodes: the copy is wrong");
+	printf("memcpy-nodes: %" PRIu64 " MiB node %s -> %s: %.6f s (%.0f MiB/s)\n", len >> 20, argv[1], argv[2],
+	       best, (len >> 20) / best);
+	return 0;
+}
+
 /*
  * anon-hammer MIB SECONDS: MIB of anonymous memory, touched, "anon-hammer:
  * ready" printed, then read and written a page at a time for SECONDS: the
@@ -2596,6 +2650,165 @@ static int cmd_elapsed(int argc, char **argv)
 		die("waitpid");
 	printf("elapsed: %.6f\n", now() - t0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/*
+ * Host scale (make bench, bench-scale): many domains made, touched and
+ * destroyed from one process, so that the bench measures poolmem, not a
+ * fork and exec per domain.
+ *
+ * scale-create PREFIX FROM TO SIZE LOCAL POOL: named domains PREFIX<i>,
+ *   FROM <= i < TO, one POOLMEM_DOMAIN_CREATE each.
+ * scale-files DIR FROM TO SIZE: profile domains DIR/f<i>, each made by
+ *   open(O_CREAT) and sized by ftruncate().
+ * scale-destroy PREFIX FROM TO: POOLMEM_DOMAIN_DESTROY of each.
+ * Each prints "scale: <what> N in S s (U us each)".
+ */
+static void scale_report(const char *what, long n, double t0)
+{
+	double t = now() - t0;
+
+	printf("scale: %s %ld in %.3f s (%.1f us each)\n", what, n, t, n ? t * 1e6 / n : 0.0);
+}
+
+static int cmd_scale_create(int argc, char **argv)
+{
+	struct poolmem_domain_create a = { .size = sizeof(a) };
+	int fd = ctl();
+	long from, to, i;
+	double t0;
+	char name[POOLMEM_NAME_MAX];
+
+	if (argc < 6)
+		usage();
+	from = atol(argv[1]);
+	to = atol(argv[2]);
+	t0 = now();
+	for (i = from; i < to; i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		snprintf(name, sizeof(name), "%s%ld", argv[0], i);
+		set_name(a.name, name);
+		a.bytes = size_arg(argv[3]);
+		a.quota[POOLMEM_TIER_LOCAL] = size_arg(argv[4]);
+		a.quota[POOLMEM_TIER_POOL] = size_arg(argv[5]);
+		if (ioctl(fd, POOLMEM_DOMAIN_CREATE, &a))
+			die(name);
+	}
+	scale_report("domains created", to - from, t0);
+	return 0;
+}
+
+static int cmd_scale_files(int argc, char **argv)
+{
+	long from, to, i;
+	char path[256];
+	double t0;
+
+	if (argc < 4)
+		usage();
+	from = atol(argv[1]);
+	to = atol(argv[2]);
+	t0 = now();
+	for (i = from; i < to; i++) {
+		snprintf(path, sizeof(path), "%s/f%ld", argv[0], i);
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd < 0 || ftruncate(fd, size_arg(argv[3])))
+			die(path);
+		close(fd);
+	}
+	scale_report("profile files created", to - from, t0);
+	return 0;
+}
+
+static int cmd_scale_destroy(int argc, char **argv)
+{
+	struct poolmem_name_arg a = { .size = sizeof(a) };
+	int fd = ctl();
+	long from, to, i;
+	char name[POOLMEM_NAME_MAX];
+	double t0;
+
+	if (argc < 3)
+		usage();
+	from = atol(argv[1]);
+	to = atol(argv[2]);
+	t0 = now();
+	for (i = from; i < to; i++) {
+		snprintf(name, sizeof(name), "%s%ld", argv[0], i);
+		set_name(a.name, name);
+		if (ioctl(fd, POOLMEM_DOMAIN_DESTROY, &a))
+			die(name);
+	}
+	scale_report("domains destroyed", to - from, t0);
+	return 0;
+}
+
+/*
+ * scale-fault PATHPREFIX FROM TO STEP MODE: for every STEPth i in
+ * [FROM, TO), maps the domain file PATHPREFIX<i> (its first 2 MiB) and
+ * times the first store to it: one fault, which places and maps a chunk.
+ * MODE: "hold" keeps the chunk; "punch" returns it after the store (so
+ * that thousands of domains can each fault without holding their memory);
+ * "cycle" returns the chunk first, times the fault, and keeps it (a
+ * sample of domains that already hold one). Prints the faults' p50, p99
+ * and max in microseconds, and each latency in FILE with out=FILE.
+ */
+static int cmd_scale_fault(int argc, char **argv)
+{
+	const char *out = opt(argc, argv, "out", NULL);
+	long from, to, step, i, n = 0;
+	const char *mode;
+	double *lat;
+	char path[256];
+	FILE *f = NULL;
+
+	if (argc < 5)
+		usage();
+	from = atol(argv[1]);
+	to = atol(argv[2]);
+	step = atol(argv[3]);
+	mode = argv[4];
+	if (step < 1 || to <= from || (strcmp(mode, "hold") && strcmp(mode, "punch") && strcmp(mode, "cycle")))
+		usage();
+	lat = calloc((to - from) / step + 1, sizeof(*lat));
+	if (!lat)
+		die("calloc");
+	for (i = from; i < to; i += step) {
+		snprintf(path, sizeof(path), "%s%ld", argv[0], i);
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		volatile char *p;
+		double t0;
+
+		if (fd < 0)
+			die(path);
+		p = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			die("mmap");
+		if (!strcmp(mode, "cycle") && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 2 << 20))
+			die("punch");
+		t0 = now();
+		p[0] = 1;
+		lat[n++] = (now() - t0) * 1e6;
+		if (!strcmp(mode, "punch") && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 2 << 20))
+			die("punch");
+		munmap((void *)p, 2 << 20);
+		close(fd);
+	}
+	if (out) {
+		f = fopen(out, "w");
+		if (!f)
+			die(out);
+		for (i = 0; i < n; i++)
+			fprintf(f, "%.1f\n", lat[i]);
+		fclose(f);
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("scale: %ld faults (%s): p50 %.1f us, p99 %.1f us, max %.1f us\n", n, mode,
+	       lat[(n - 1) / 2], lat[(n * 99 + 99) / 100 - 1], lat[n - 1]);
+	free(lat);
+	return 0;
 }
 
 /*
@@ -2774,6 +2987,16 @@ int main(int argc, char **argv)
 		return cmd_memerr(argc, argv);
 	if (!strcmp(c, "phys"))
 		return cmd_phys(argc, argv);
+	if (!strcmp(c, "memcpy-nodes"))
+		return cmd_memcpy_nodes(argc, argv);
+	if (!strcmp(c, "scale-create"))
+		return cmd_scale_create(argc, argv);
+	if (!strcmp(c, "scale-files"))
+		return cmd_scale_files(argc, argv);
+	if (!strcmp(c, "scale-destroy"))
+		return cmd_scale_destroy(argc, argv);
+	if (!strcmp(c, "scale-fault"))
+		return cmd_scale_fault(argc, argv);
 	if (!strcmp(c, "splice-evict"))
 		return cmd_splice_evict(argc, argv);
 	if (!strcmp(c, "uffd-list"))

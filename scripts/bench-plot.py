@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Curves of make bench's scale runs: cost against the number of domains.
+
+usage: bench-plot.py CSVDIR OUTDIR
+Reads CSVDIR/scale.csv (bench-scale: fault p50/p99, poolctl vm list and
+status, a scrape of the live sysfs, one sysfs file of each domain, kernel
+memory per domain) and CSVDIR/scrape.csv (host-scrape.py --curve: the
+exporter on a fixture, histograms on and off), whichever are there, and
+writes OUTDIR/scale-{fault,time,memory}.{svg,png} and
+OUTDIR/scrape.{svg,png}.
+"""
+import csv
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams["svg.hashsalt"] = "poolmem"  # the same SVG for the same data
+plt.rcParams["svg.fonttype"] = "none"
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(v):
+    return float(v) if v not in (None, "", "-") else None
+
+
+def save(fig, d, name):
+    fig.tight_layout()
+    for ext in ("svg", "png"):
+        fig.savefig(os.path.join(d, f"{name}.{ext}"), dpi=110, metadata={"Date": None} if ext == "svg" else None)
+    plt.close(fig)
+    print(f"bench-plot: {os.path.join(d, name)}.svg, .png")
+
+
+def series(rs, key):
+    pts = [(num(r["domains"]), num(r.get(key))) for r in rs]
+    return [p for p in pts if p[1] is not None]
+
+
+def line(ax, pts, label, style="o-"):
+    if pts:
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=label)
+
+
+def scale(rs, out):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    line(ax, series(rs, "fault_p50_us"), "p50")
+    line(ax, series(rs, "fault_p99_us"), "p99", "s-")
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("named domains on the host")
+    ax.set_ylabel("fault (place, zero, map a chunk), us")
+    ax.set_title("Fault latency against domains (QEMU TCG: compare sizes only)")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    save(fig, out, "scale-fault")
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    line(ax, series(rs, "vm_list_s"), "poolctl vm list")
+    line(ax, series(rs, "status_s"), "poolctl status", "s-")
+    line(ax, series(rs, "scrape_s"), "exporter scrape (histograms off)", "^-")
+    line(ax, series(rs, "one_file_each_s"), "cat of one sysfs file per domain", "x--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("named domains on the host")
+    ax.set_ylabel("seconds (TCG)")
+    ax.set_title("Listing and scraping against domains")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    save(fig, out, "scale-time")
+
+    pts = series(rs, "kernel_kib_per_domain")
+    if pts:
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        line(ax, pts, "kernel memory per domain")
+        ax.axhline(4, color="gray", ls=":", label="4 KiB (goal, besides sysfs)")
+        ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("named domains on the host")
+        ax.set_ylabel("KiB per domain (after drop_caches)")
+        ax.set_title("Kernel memory per domain")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+        save(fig, out, "scale-memory")
+
+
+def scrape(rs, out):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for hist, label, style in (("1", "histograms on", "o-"), ("0", "histograms off", "s-")):
+        line(ax, [(num(r["domains"]), num(r["median_ms"])) for r in rs if r["histograms"] == hist], label, style)
+    ax.plot([1000], [100], "k+", ms=12, label="goals: 100 ms at 1,000 (on), 1 s at 10,000 (off)")
+    ax.plot([10000], [1000], "k+", ms=12)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("domains (64 pools), sysfs fixture on the host")
+    ax.set_ylabel("scrape, median ms")
+    ax.set_title("poolmem-exporter scrape against domains")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    save(fig, out, "scrape")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    src, out = sys.argv[1:]
+    os.makedirs(out, exist_ok=True)
+    done = 0
+    if os.path.exists(os.path.join(src, "scale.csv")):
+        scale(rows(os.path.join(src, "scale.csv")), out)
+        done += 1
+    if os.path.exists(os.path.join(src, "scrape.csv")):
+        scrape(rows(os.path.join(src, "scrape.csv")), out)
+        done += 1
+    if not done:
+        sys.exit(f"bench-plot: {src}: no scale.csv or scrape.csv (run make bench)")
+
+
+if __name__ == "__main__":
+    main()
