@@ -4,12 +4,12 @@
 # poolmem draining BENCH_MIB of a live domain from pool p0's node to p1's,
 # against the kernel's own migratepages moving as much anonymous THP
 # memory between the same two nodes, and against the limit: a memcpy of
-# as many bytes from one node to the other, 2 MiB at a time. Rounds
-# alternate the kernel and poolmem with drain_batch 1, the default and 16
-# (chunks per unmap and TLB flush). The guest has one CPU (RIG_SMP=1):
-# with two, a round that sends a TLB-flush IPI to a vCPU the loaded host
-# has preempted runs several times slower, on both sides, and the
-# comparison drowns in that noise.
+# as many bytes from one node to the other, 2 MiB at a time (the faster
+# of memcpy() and rep movsb). Rounds alternate the kernel and poolmem with
+# drain_batch 1, the default and 16 (chunks per unmap and TLB flush). The
+# guest has one CPU (RIG_SMP=1): with two, a round that sends a TLB-flush
+# IPI to a vCPU the loaded host has preempted runs several times slower,
+# on both sides, and the comparison drowns in that noise.
 # Under TCG only the ratios mean anything.
 . /rig/tests/lib.sh
 pm_pools_up
@@ -62,9 +62,10 @@ for r in $(seq $ROUNDS); do
 	done
 	echo $batch0 > $BATCH
 	# the limit: memcpy of the same bytes between the two nodes, 2 MiB at a time
-	mt=$(pmtest memcpy-nodes $MIB $n0 $n1 1 | sed -n 's/.*: \([0-9.]*\) s .*/\1/p')
-	[ -n "$mt" ] || fail "memcpy-nodes: no figure"
-	echo "bench: round $r: migratepages $kt s ($thp MiB THP, $left pages left on node $n0), poolmem drain $pt s (drain_batch 1: $t1 s, 16: $t16 s), memcpy $mt s"
+	mc=$(pmtest memcpy-nodes $MIB $n0 $n1 1)
+	mt=$(echo "$mc" | sed -n 's/.*: \([0-9.]*\) s (.*/\1/p')
+	[ -n "$mt" ] || fail "memcpy-nodes: no figure: $mc"
+	echo "bench: round $r: migratepages $kt s ($thp MiB THP, $left pages left on node $n0), poolmem drain $pt s (drain_batch 1: $t1 s, 16: $t16 s), copy limit $mt s (${mc#*; })"
 	# a round whose anonymous memory was not all THP, or did not all move,
 	# measured something else: left out
 	if [ "${thp%.*}" -lt $MIB ] || [ "$left" -gt 0 ]; then
@@ -81,7 +82,7 @@ kt=$(median < /tmp/kernel.s); pt=$(median < /tmp/poolmem.s)
 echo "bench: drain $MIB MiB: poolmem $pt s ($(awk -v m=$MIB -v t=$pt 'BEGIN { printf "%.0f", m / t }') MiB/s), migratepages (anonymous THP) $kt s ($(awk -v m=$MIB -v t=$kt 'BEGIN { printf "%.0f", m / t }') MiB/s): ratio of medians $(awk -v a=$kt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x, median of the rounds' ratios $(median < /tmp/ratio.s | awk '{ printf "%.2f", $1 }')x ($ROUNDS rounds, drain_batch $batch0)"
 echo "bench: drain_batch 1: $(median < /tmp/b1.s) s, 16: $(median < /tmp/b16.s) s (medians)"
 mt=$(median < /tmp/memcpy.s)
-echo "bench: drain against the copy limit: memcpy $MIB MiB node $n0 -> $n1 $mt s ($(awk -v m=$MIB -v t=$mt 'BEGIN { printf "%.0f", m / t }') MiB/s), poolmem drain $pt s: drain at $(awk -v a=$mt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x memcpy's bandwidth (ratio of medians; median of the rounds' ratios $(median < /tmp/mratio.s | awk '{ printf "%.2f", $1 }')x; goal 0.8x), migratepages at $(awk -v a=$mt -v b=$kt 'BEGIN { printf "%.2f", a / b }')x, 1 CPU"
+echo "bench: drain against the copy limit: copy of $MIB MiB node $n0 -> $n1 $mt s ($(awk -v m=$MIB -v t=$mt 'BEGIN { printf "%.0f", m / t }') MiB/s), poolmem drain $pt s: drain at $(awk -v a=$mt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x the copy's bandwidth (ratio of medians; median of the rounds' ratios $(median < /tmp/mratio.s | awk '{ printf "%.2f", $1 }')x; goal 0.8x), migratepages at $(awk -v a=$mt -v b=$kt 'BEGIN { printf "%.2f", a / b }')x, 1 CPU"
 # The rig shares a loaded 2-core host: a round that waits on a preempted
 # vCPU (TLB-flush IPIs) runs several times slower, for both sides. The
 # fastest round of each is the least disturbed one.

@@ -106,7 +106,7 @@ echo "bench: kernel memory per idle domain: $per KiB (slab, percpu, vmalloc, pag
 echo "bench: per domain by /proc/meminfo field (bytes): $(awk -v n=$(( last - 10 )) 'FNR == NR { a[$1] = $2; next } { printf "%s%s %.0f", c, $1, ($2 - a[$1]) * 1024 / n; c = ", " }' /tmp/mi10 /tmp/mi1)"
 awk -v n=$(( last - 10 )) 'FNR == NR { a[$1] = $2; next } { d = ($2 - a[$1]) / n; if (d > 16) printf "%s %.0f\n", $1, d }' /tmp/slab10 /tmp/slab1 |
 	sort -k2 -nr | head -n 12 > /tmp/slabd
-echo "bench: per domain by slab cache (bytes, over 16): $(awk '{ printf "%s%s %s", NR > 1 ? ", " : "", $1, $2 }' /tmp/slabd)"
+echo "bench: per domain by slab cache (bytes, over 16): $(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' /tmp/slabd)"
 sysfs=$(awk '/^kernfs/ { s += $2 } END { print s + 0 }' /tmp/slabd)
 echo "bench: of which the sysfs directory (kernfs caches): $sysfs bytes; the rest $(awk -v p=$per -v s=$sysfs 'BEGIN { printf "%.0f", p * 1024 - s }') bytes (goal: at most 4096 besides sysfs)"
 echo "csv:kmem.csv:domains,kib_per_domain,sysfs_bytes_per_domain"
