@@ -323,7 +323,7 @@ void plan_domains(const std::string &file, const toml::table &root, const Global
 {
 	const toml::table *doms = root["domains"].as_table();
 	const bool loaded = poolmem::module_sysfs_present(g.sysfs);
-	const auto have = loaded ? poolmem::read_domains(g.sysfs) : std::vector<poolmem::DomainStats>{};
+	const auto have = loaded ? read_domains(g) : std::vector<poolmem::DomainStats>{};
 	const auto pools = loaded ? poolmem::read_pools(g.sysfs) : std::vector<poolmem::PoolStats>{};
 	std::set<std::string> named;
 	if (doms) {
@@ -684,7 +684,7 @@ void run_export(const GlobalOptions &g, const ExportOptions &o)
 			t.insert("pinnable", true);
 		tpr.insert(name, std::move(t));
 	}
-	for (const auto &d : poolmem::read_domains(g.sysfs)) {
+	for (const auto &d : read_domains(g)) {
 		if (!d.profile.empty())
 			continue; /* made by QEMU or libvirt in a profile directory */
 		const auto info = ctl.domain_info(d.name);

@@ -24,6 +24,9 @@ enum Exit : int {
 /// Options every subcommand shares.
 struct GlobalOptions {
 	std::string sysfs = "/sys"; ///< sysfs root (fixtures in tests)
+	/// procfs root for /proc/poolmem/domains; empty: poolmem::procfs_for(sysfs).
+	/// A root without the table (--procfs /nonexistent) reads sysfs only.
+	std::string procfs;
 	std::string control = "/dev/poolmem/control";
 	std::string mount = "/run/poolmem"; ///< where the poolmem file system is (mounted on demand)
 	bool human = false;                 ///< -u: sizes in --json as "1.5 GiB" strings
@@ -43,6 +46,12 @@ struct UsageError : std::runtime_error {
 poolmem::Control open_control(const GlobalOptions &g);
 /// What --version prints: poolctl's release and ABI, and the loaded module's.
 std::string version_text(const GlobalOptions &g);
+
+/// Every domain (poolmem::read_domains) from the roots @g names.
+inline std::vector<poolmem::DomainStats> read_domains(const GlobalOptions &g)
+{
+	return g.procfs.empty() ? poolmem::read_domains(g.sysfs) : poolmem::read_domains(g.sysfs, g.procfs);
+}
 
 void setup_node(CLI::App &app, const GlobalOptions &g);
 void setup_pool(CLI::App &app, const GlobalOptions &g);

@@ -161,6 +161,8 @@ int main(int argc, char **argv)
 	app.fallthrough();
 	poolctl::GlobalOptions g;
 	app.add_option("--sysfs", g.sysfs, "sysfs root (for testing)")->default_val("/sys");
+	/* the table of every domain, /proc/poolmem/domains; tests point it elsewhere */
+	app.add_option("--procfs", g.procfs)->group("");
 	app.add_option("--control", g.control, "control device")->default_val("/dev/poolmem/control");
 	app.add_flag("-u,--human", g.human, "with --json: sizes (keys ending in _bytes) as human strings, as daxctl -u");
 	app.add_option("--mount", g.mount, "poolmem file system mount point (mounted when missing)")

@@ -140,7 +140,7 @@ void run_list(const GlobalOptions &g, bool json)
 std::map<std::string, uint64_t> holders(const GlobalOptions &g, const std::string &pool)
 {
 	std::map<std::string, uint64_t> out;
-	for (const auto &d : poolmem::read_domains(g.sysfs)) {
+	for (const auto &d : read_domains(g)) {
 		auto it = d.pool_chunks.find(pool);
 		if (it != d.pool_chunks.end() && it->second)
 			out[d.name] = it->second;

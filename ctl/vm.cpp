@@ -559,7 +559,7 @@ void run_list(const GlobalOptions &g, bool json)
 {
 	if (!poolmem::module_sysfs_present(g.sysfs))
 		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
-	auto doms = poolmem::read_domains(g.sysfs);
+	auto doms = read_domains(g);
 	if (json) {
 		nlohmann::json out = nlohmann::json::array();
 		for (const auto &d : doms)

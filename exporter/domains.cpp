@@ -1,5 +1,6 @@
 // domains: per-VM tier usage and quota, faults, denials, discards and the
-// fault latency histogram, from /sys/class/poolmem/<domain>.
+// fault latency histogram, from /proc/poolmem/domains (and
+// domain_histograms), or /sys/class/poolmem/<domain> with an older module.
 #include "collector.hpp"
 
 #include <poolmem/stats.hpp>
@@ -47,7 +48,7 @@ public:
 		Family wsize("poolmem_domain_window_bytes", "Size of each zNUMA window of the domain (window=local|pool; files <name>.local and <name>.pool, the guest's NUMA nodes 0 and 1), from windows. Only znuma domains.", MetricType::Gauge);
 		Family wtouched("poolmem_domain_window_touched_bytes", "Bytes of each zNUMA window the guest has touched (poolmem allocates a chunk at its first touch; discards give it back): the pool window's is Pond's measure of how much far memory a VM really uses; its rate is the first-touch rate. From local_bytes and pool_bytes of znuma domains.", MetricType::Gauge);
 		std::vector<std::string> errors;
-		for (const auto &d : reader_.read(r.sysfs, &errors, r.domain_histograms)) {
+		for (const auto &d : reader_.read(r.sysfs, &errors, r.domain_histograms, r.procfs)) {
 			Labels l{{"domain", d.name}};
 			info.add({{"domain", d.name}, {"profile", d.profile}, {"file", d.file}, {"tier_policy", d.tier_policy},
 				  {"pool_select", d.pool_select}, {"home_node", std::to_string(d.home_node)},

@@ -92,7 +92,7 @@ public:
 			return; /* no resctrl, or no monitoring: nothing to say */
 		std::set<std::string> domains;
 		if (poolmem::module_sysfs_present(r.sysfs))
-			for (const auto &d : poolmem::read_domains(r.sysfs))
+			for (const auto &d : poolmem::read_domains(r.sysfs, r.procfs))
 				domains.insert(d.name);
 		/* the root group, control groups, and the monitor groups of each */
 		std::vector<std::pair<std::string, fs::path>> groups{{"/", r.resctrl}};

@@ -121,6 +121,7 @@ static void pm_domain_release(struct device *dev)
 			p->committed -= d->committed[PM_TIER_POOL];
 		}
 		list_del(&d->list);
+		xa_erase(&pm_domain_ids, d->id);
 		mutex_unlock(&pm_lock);
 		pm_count(d->profile, destroyed, 1);
 		pr_info("domain %s: memory returned\n", d->name);
@@ -478,6 +479,10 @@ decide:
 	ret = pm_admit(&a, d->pool_mask, NULL, why, refusal);
 	if (ret || check)
 		goto out_unlock;	/* a check that passed: 0 */
+	ret = pm_should_fail(0) ? -ENOMEM :
+	      xa_alloc(&pm_domain_ids, &d->id, d, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto out_unlock;
 	/* counted only for domains made: a check or a refusal moves no cursor */
 	d->rr_cursor = pm_domain_rr_start();
 	for (m = d->pool_mask; m; m &= m - 1) {

@@ -231,15 +231,21 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_mf;
 
-	ret = pm_ctl_init();
+	ret = pm_proc_init();
 	if (ret)
 		goto out_fs;
+
+	ret = pm_ctl_init();
+	if (ret)
+		goto out_proc;
 	pm_debugfs_init();	/* debugging aids only: their failure is not fatal */
 	pm_pinwatch_start();
 
 	pr_info("ABI %d ready: /dev/poolmem/control, file system \"poolmem\"\n", POOLMEM_ABI_VERSION);
 	return 0;
 
+out_proc:
+	pm_proc_exit();
 out_fs:
 	pm_fs_exit();
 out_mf:
@@ -268,6 +274,7 @@ static void __exit pm_exit(void)
 	pm_pinwatch_stop();
 	debugfs_remove_recursive(pm_debugfs);
 	pm_ctl_exit();
+	pm_proc_exit();
 	pm_fs_exit();
 	pm_chunk_exit();
 	pm_mf_exit();		/* no memory error reaches the reverse map after this */

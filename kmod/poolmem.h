@@ -237,6 +237,7 @@ struct pm_domain {
 	bool dead;			/* unlinked (named) or evicted: not listed; pm_lock */
 	bool registered;		/* sysfs device added; pm_lock */
 	struct list_head list;		/* pm_domains; pm_lock */
+	u32 id;				/* in pm_domain_ids while listed; pm_lock */
 	/*
 	 * pm_linger_list (chunk.c) while, evicted, it holds a shared chunk
 	 * that has no retire record yet; pm_retired_lock.
@@ -416,6 +417,12 @@ static inline bool pm_poison_in(struct pm_domain *d, u64 off, u64 len)
 extern struct mutex pm_lock;
 extern struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
 extern struct list_head pm_domains;
+/*
+ * Every listed domain by id (the lowest free at its admission): where a
+ * reader of /proc/poolmem/domains resumes. Written under pm_lock, with
+ * pm_domains.
+ */
+extern struct xarray pm_domain_ids;
 /* domain.c */
 extern struct list_head pm_profiles;
 extern struct class *pm_class;
@@ -617,7 +624,9 @@ void pm_unit_hold(struct page *unit);
 int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
 			  unsigned long pfn);
 
-/* sysfs.c: /sys/class/poolmem/<name>/ */
+/* sysfs.c: /sys/class/poolmem/<name>/ and /proc/poolmem/ */
 extern const struct attribute_group *pm_domain_groups[];
+int pm_proc_init(void);
+void pm_proc_exit(void);
 
 #endif /* POOLMEM_INTERNAL_H */

@@ -15,3 +15,11 @@ if [ "${4:-}" = --update ]; then
 fi
 diff -u "$golden" "$tmp/out.prom"
 echo "golden: $(grep -vc '^#' "$golden") samples match"
+# the same domains in /proc/poolmem/domains (read instead of sysfs): the same output
+python3 "$gen" "$tmp/fxt" 2 2 --table
+for f in stat faults size_bytes fault_latency_histogram; do
+	for d in "$tmp"/fxt/sys/class/poolmem/*/; do echo garbage > "$d/$f"; done
+done
+"$exp" --once --no-collector.probe --path.sysfs "$tmp/fxt/sys" --path.procfs "$tmp/fxt/proc" --path.resctrl "$tmp/fxt/sys/fs/resctrl" --path.poolctl-state "$tmp/fxt/run/poolctl" | sh "$(dirname "$0")/filter.sh" > "$tmp/table.prom"
+diff -u "$golden" "$tmp/table.prom"
+echo "golden: the same from /proc/poolmem/domains"

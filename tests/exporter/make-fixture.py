@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Write a deterministic sysfs + procfs fixture tree for poolmem-exporter.
 
-usage: make-fixture.py OUT NPOOLS NDOMAINS [--no-module]
+usage: make-fixture.py OUT NPOOLS NDOMAINS [--no-module] [--table]
 
 OUT/sys holds NUMA nodes (node 0 with CPUs, one CPU-less node per pool),
 memory blocks, HMAT attributes, /sys/kernel/poolmem/pools/* and
 /sys/class/poolmem/*, /sys/module/poolmem; OUT/proc/buddyinfo. Values
 follow simple formulas of the pool/domain index, so tests can predict them.
+With --table, the domains are also in OUT/proc/poolmem/domains and
+domain_histograms, as the module prints them (kmod/sysfs.c).
 """
 import os
 import sys
@@ -114,6 +116,10 @@ def main():
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
         for k, v in attrs.items():
             w(f"{pd}/{k}", str(v))
+    table = ["# name size_bytes chunk_bytes local_quota_bytes pool_quota_bytes home_node pinnable"
+             " tier_policy pool_select tiering scan_rate hot_ms hot_chunks cold_chunks " +
+             " ".join(DOMAIN_STAT) + " pool_chunks windows profile file creator_pid creator_comm"]
+    hists = ["# name fault_latency_histogram"]
     for d in range(ndoms):
         dd = f"{sysd}/class/poolmem/vm{d}"
         hist = ["0"] * 40
@@ -138,6 +144,18 @@ def main():
         # every pool is allowed (listed); the domain holds chunks in two of them
         held = {d % npools: 1 + d % 3, (d + 1) % npools: 2} if npools else {}
         w(f"{dd}/pool_chunks", "".join(f"pool{p} {held.get(p, 0)}\n" for p in range(npools)))
+        wins = ",".join(":".join(x.split()) for x in attrs["windows"].splitlines())
+        pid, comm = attrs["creator"].split(" ", 1)
+        table.append(" ".join(str(x) for x in (
+            f"vm{d}", attrs["size_bytes"], attrs["chunk_bytes"], attrs["local_quota_bytes"],
+            attrs["pool_quota_bytes"], attrs["home_node"], attrs["pinnable"], attrs["tier_policy"],
+            attrs["pool_select"], attrs["tiering"], *attrs["heat"].split(), attrs["stat"],
+            ",".join(f"pool{p}:{held.get(p, 0)}" for p in range(npools)) or "-", wins or "-",
+            attrs["profile"] or "-", attrs["file"], pid, comm)))
+        hists.append(f"vm{d} " + attrs["fault_latency_histogram"])
+    if "--table" in sys.argv:
+        w(f"{procd}/poolmem/domains", "\n".join(table))
+        w(f"{procd}/poolmem/domain_histograms", "\n".join(hists))
     # poolctl pool poison-scan's last result (OUT/run/poolctl): mem0 behind
     # pool0 with one poisoned range in vm1 and one in no domain's memory
     if npools and ndoms > 1:

@@ -261,3 +261,115 @@ TEST(DomainReader, many_domains_are_read_in_shards)
 	t.write(base / "d11111/stat", "1 2 3");
 	EXPECT_THROW(r.read(t.root), std::invalid_argument);
 }
+
+namespace {
+
+/* the header the module prints (kmod/sysfs.c, pm_table_show) */
+const char *const table_header =
+	"# name size_bytes chunk_bytes local_quota_bytes pool_quota_bytes home_node pinnable tier_policy pool_select"
+	" tiering scan_rate hot_ms hot_chunks cold_chunks local_bytes pool_bytes chunks faults sigbus discards"
+	" fault_latency_sum_ns retired_chunks moves move_retries move_pins samples sample_hits promotions demotions"
+	" tiering_scan_ns revoked_chunks memory_errors pool_chunks windows profile file creator_pid creator_comm\n";
+/* the fixture's web1 (tests/unit/fixtures/sysfs-poolmem/class/poolmem/web1) as a table line */
+const char *const web1_line =
+	"web1 67108864 2097152 16777216 50331648 0 0 interleave round-robin sample 67108864 500 3 7"
+	" 16777216 50331648 32 32 1 3 41000000 0 5 1 0 100 60 4 2 1500000 2 1 cxl0:24,cxl1:0 - - /web1 4242"
+	" qemu-system-x86\n";
+const char *const web1_hist = "# name fault_latency_histogram\n"
+			      "web1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 5 27 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+
+} // namespace
+
+TEST(DomainTable, a_table_line_reads_as_the_sysfs_files_do)
+{
+	TreeCopy t;
+	const auto proc = t.root / "proc";
+	std::filesystem::create_directories(proc / "poolmem");
+	const auto sysfs = DomainReader().read(t.root, nullptr, true, "");
+	ASSERT_EQ(sysfs.size(), 1u);
+	t.write(proc / "poolmem/domains", std::string(table_header) + web1_line);
+	t.write(proc / "poolmem/domain_histograms", web1_hist);
+	/* the sysfs files say otherwise: only the table is read */
+	t.write(t.dom("faults"), "1");
+	t.write(t.dom("stat"), "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18");
+	const auto table = DomainReader().read(t.root, nullptr, true, proc);
+	ASSERT_EQ(table.size(), 1u);
+	EXPECT_EQ(table[0], sysfs[0]);
+	EXPECT_EQ(table[0].faults, 32u);
+	EXPECT_EQ(table[0].fault_latency_histogram.at(21), 27u);
+	EXPECT_EQ(table[0].pool_chunks.at("cxl0"), 24u);
+	EXPECT_EQ(table[0].creator, "4242 qemu-system-x86");
+	/* without histograms, domain_histograms is not needed */
+	std::filesystem::remove(proc / "poolmem/domain_histograms");
+	EXPECT_TRUE(DomainReader().read(t.root, nullptr, false, proc).at(0).fault_latency_histogram.empty());
+	/* and with them but no such file (an older module): sysfs */
+	EXPECT_EQ(DomainReader().read(t.root, nullptr, true, proc).at(0).faults, 4u);
+	/* no table at all: sysfs */
+	std::filesystem::remove_all(proc);
+	EXPECT_EQ(DomainReader().read(t.root, nullptr, true, proc).at(0).faults, 4u);
+}
+
+TEST(DomainTable, strings_windows_and_empty_values)
+{
+	const std::string line = "p.17 1073741824 2097152 536870912 536870912 -1 1 local-first nearest off 0 0 0 0"
+				 " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 - local:0:536870912,pool:536870912:536870912"
+				 " p /vms/my\\040vm\\134x 77 \\055\n";
+	const auto d = parse_domain_table(std::string(table_header) + line);
+	ASSERT_TRUE(d);
+	ASSERT_EQ(d->size(), 1u);
+	const DomainStats &s = d->front();
+	EXPECT_EQ(s.name, "p.17");
+	EXPECT_EQ(s.home_node, -1);
+	EXPECT_TRUE(s.pinnable);
+	EXPECT_TRUE(s.pool_chunks.empty());
+	ASSERT_EQ(s.windows.size(), 2u);
+	EXPECT_EQ(s.windows[1], (DomainStats::Window{"pool", 536870912, 536870912}));
+	EXPECT_EQ(s.profile, "p");
+	EXPECT_EQ(s.file, "/vms/my vm\\x");
+	EXPECT_EQ(s.creator, "77 -");
+	EXPECT_TRUE(s.fault_latency_histogram.empty());
+}
+
+TEST(DomainTable, columns_are_found_by_name)
+{
+	/* a later module's extra column, anywhere: ignored */
+	std::string header = table_header, line = web1_line;
+	header.insert(header.find(" size_bytes"), " future");
+	line.insert(line.find(' '), " 99");
+	auto d = parse_domain_table(header + line, std::string_view(web1_hist));
+	ASSERT_TRUE(d);
+	EXPECT_EQ(d->at(0).size_bytes, 67108864u);
+	EXPECT_EQ(d->at(0).file, "/web1");
+	/* a column this library reads is missing: not this table (read sysfs) */
+	std::string old = table_header;
+	old.erase(old.find(" memory_errors"), std::string(" memory_errors").size());
+	EXPECT_FALSE(parse_domain_table(old));
+	/* a domain made between the two reads has an all-zero histogram */
+	d = parse_domain_table(std::string(table_header) + web1_line,
+			       std::string_view("# name fault_latency_histogram\nother 1 2 3\n"));
+	ASSERT_TRUE(d);
+	EXPECT_EQ(d->at(0).fault_latency_histogram, (std::vector<uint64_t>{0, 0, 0}));
+}
+
+TEST(DomainTable, malformed_tables_are_errors)
+{
+	EXPECT_THROW(parse_domain_table(""), std::invalid_argument);
+	EXPECT_THROW(parse_domain_table("web1 1 2\n"), std::invalid_argument); /* no header */
+	std::string line = web1_line;
+	EXPECT_THROW(parse_domain_table(std::string(table_header) + "web1 67108864 2097152\n"), std::invalid_argument);
+	line.replace(line.find("67108864"), 8, "6710886x");
+	EXPECT_THROW(parse_domain_table(std::string(table_header) + line), std::invalid_argument);
+	line = web1_line;
+	line.replace(line.find("cxl0:24"), 7, "cxl0=24");
+	EXPECT_THROW(parse_domain_table(std::string(table_header) + line), std::invalid_argument);
+	EXPECT_THROW(parse_domain_table(std::string(table_header) + web1_line, std::string_view("web1 1 2\n")),
+		     std::invalid_argument);
+}
+
+TEST(DomainTable, procfs_goes_with_its_sysfs)
+{
+	EXPECT_EQ(procfs_for("/sys"), "/proc");
+	EXPECT_EQ(procfs_for("/sys/"), "/proc");
+	EXPECT_EQ(procfs_for("/tmp/fixture/sys"), "/tmp/fixture/proc");
+	EXPECT_EQ(procfs_for("/tmp/fixture/sys/"), "/tmp/fixture/proc");
+}

@@ -12,6 +12,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace poolmem {
@@ -342,6 +345,251 @@ std::vector<PoolStats> read_pools(const fs::path &sysfs, std::vector<std::string
 	return out;
 }
 
+fs::path procfs_for(const fs::path &sysfs)
+{
+	fs::path p = sysfs.lexically_normal();
+	if (!p.has_filename())
+		p = p.parent_path(); /* "DIR/sys/" */
+	if (p == "/sys")
+		return "/proc";
+	return p.parent_path() / "proc";
+}
+
+namespace {
+
+/// A whole procfs file: a seq_file gives a buffer's worth per read(), so
+/// unlike sysfs::read() a short read is not the end. nullopt (errno set)
+/// if it can't be opened or read.
+std::optional<std::string> read_all(const fs::path &p)
+{
+	const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return std::nullopt;
+	std::string s;
+	std::vector<char> buf(256 << 10);
+	ssize_t n;
+	while ((n = ::read(fd, buf.data(), buf.size())) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			const int e = errno;
+			::close(fd);
+			errno = e;
+			return std::nullopt;
+		}
+		s.append(buf.data(), static_cast<size_t>(n));
+	}
+	::close(fd);
+	return s;
+}
+
+/// The words of @line, split at single spaces (the tables' separator).
+std::vector<std::string_view> words(std::string_view line)
+{
+	std::vector<std::string_view> out;
+	size_t at = 0;
+	while (at <= line.size()) {
+		const size_t sp = std::min(line.find(' ', at), line.size());
+		out.push_back(line.substr(at, sp - at));
+		at = sp + 1;
+	}
+	return out;
+}
+
+/// The lines of @text that are not empty, without their '\n'.
+std::vector<std::string_view> lines(std::string_view text)
+{
+	std::vector<std::string_view> out;
+	size_t at = 0;
+	while (at < text.size()) {
+		const size_t nl = std::min(text.find('\n', at), text.size());
+		if (nl > at)
+			out.push_back(text.substr(at, nl - at));
+		at = nl + 1;
+	}
+	return out;
+}
+
+/// A table's string: "-" is empty, "\ooo" an escaped byte (/proc/mounts).
+std::string unescape(std::string_view s)
+{
+	if (s == "-")
+		return "";
+	std::string out;
+	out.reserve(s.size());
+	auto octal = [](char c) { return c >= '0' && c <= '7'; };
+	for (size_t i = 0; i < s.size(); i++) {
+		if (s[i] == '\\' && i + 3 < s.size() && octal(s[i + 1]) && octal(s[i + 2]) && octal(s[i + 3])) {
+			out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+		} else {
+			out += s[i];
+		}
+	}
+	return out;
+}
+
+/// The column names of a table's header line "# name ...", by position.
+std::map<std::string, size_t, std::less<>> header(std::string_view line, std::string_view what)
+{
+	auto w = words(line);
+	if (w.size() < 2 || w[0] != "#" || w[1] != "name")
+		throw std::invalid_argument(std::string(what) + ": no header line");
+	std::map<std::string, size_t, std::less<>> col;
+	for (size_t i = 1; i < w.size(); i++)
+		col.emplace(std::string(w[i]), i - 1);
+	return col;
+}
+
+struct U64Column {
+	const char *name;
+	uint64_t DomainStats::*field;
+};
+
+/* the numbers of /proc/poolmem/domains (Documentation/ABI/testing/procfs-poolmem) */
+const U64Column domain_u64_columns[] = {
+	{"size_bytes", &DomainStats::size_bytes},
+	{"chunk_bytes", &DomainStats::chunk_bytes},
+	{"local_quota_bytes", &DomainStats::local_quota_bytes},
+	{"pool_quota_bytes", &DomainStats::pool_quota_bytes},
+	{"scan_rate", &DomainStats::scan_rate},
+	{"hot_ms", &DomainStats::hot_ms},
+	{"hot_chunks", &DomainStats::hot_chunks},
+	{"cold_chunks", &DomainStats::cold_chunks},
+	{"local_bytes", &DomainStats::local_bytes},
+	{"pool_bytes", &DomainStats::pool_bytes},
+	{"chunks", &DomainStats::chunks},
+	{"faults", &DomainStats::faults},
+	{"sigbus", &DomainStats::sigbus},
+	{"discards", &DomainStats::discards},
+	{"fault_latency_sum_ns", &DomainStats::fault_latency_sum_ns},
+	{"retired_chunks", &DomainStats::retired_chunks},
+	{"moves", &DomainStats::moves},
+	{"move_retries", &DomainStats::move_retries},
+	{"move_pins", &DomainStats::move_pins},
+	{"samples", &DomainStats::samples},
+	{"sample_hits", &DomainStats::sample_hits},
+	{"promotions", &DomainStats::promotions},
+	{"demotions", &DomainStats::demotions},
+	{"tiering_scan_ns", &DomainStats::tiering_scan_ns},
+	{"revoked_chunks", &DomainStats::revoked_chunks},
+	{"memory_errors", &DomainStats::memory_errors},
+};
+
+const char *const domain_other_columns[] = {"home_node", "pinnable", "tier_policy", "pool_select", "tiering",
+					    "pool_chunks", "windows", "profile", "file", "creator_pid", "creator_comm"};
+
+/// "a:1,b:2" -> {{a, 1}, {b, 2}} (split at ',' then ':'); "-" is none.
+std::vector<std::vector<std::string_view>> items(std::string_view s)
+{
+	std::vector<std::vector<std::string_view>> out;
+	if (s == "-")
+		return out;
+	size_t at = 0;
+	while (at <= s.size()) {
+		const size_t comma = std::min(s.find(',', at), s.size());
+		auto item = s.substr(at, comma - at);
+		std::vector<std::string_view> parts;
+		size_t p = 0;
+		while (p <= item.size()) {
+			const size_t colon = std::min(item.find(':', p), item.size());
+			parts.push_back(item.substr(p, colon - p));
+			p = colon + 1;
+		}
+		out.push_back(std::move(parts));
+		at = comma + 1;
+	}
+	return out;
+}
+
+} // namespace
+
+std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view table,
+							   std::optional<std::string_view> histograms)
+{
+	const auto tl = lines(table);
+	if (tl.empty())
+		throw std::invalid_argument("/proc/poolmem/domains: no header line");
+	const auto col = header(tl[0], "/proc/poolmem/domains");
+	for (const auto &c : domain_u64_columns)
+		if (!col.count(c.name))
+			return std::nullopt;
+	for (const char *c : domain_other_columns)
+		if (!col.count(c))
+			return std::nullopt;
+	const size_t ncols = col.size();
+
+	std::map<std::string, std::vector<uint64_t>, std::less<>> hist;
+	size_t buckets = 0;
+	if (histograms) {
+		const auto hl = lines(*histograms);
+		if (hl.empty())
+			throw std::invalid_argument("/proc/poolmem/domain_histograms: no header line");
+		header(hl[0], "/proc/poolmem/domain_histograms");
+		for (size_t i = 1; i < hl.size(); i++) {
+			const auto sp = hl[i].find(' ');
+			if (sp == std::string_view::npos || sp == 0)
+				throw std::invalid_argument("malformed domain_histograms line '" + std::string(hl[i]) + "'");
+			auto v = parse_u64_list(hl[i].substr(sp + 1));
+			buckets = v.size();
+			hist.emplace(std::string(hl[i].substr(0, sp)), std::move(v));
+		}
+	}
+
+	std::vector<DomainStats> out;
+	out.reserve(tl.size() - 1);
+	for (size_t i = 1; i < tl.size(); i++) {
+		const std::string_view line = tl[i];
+		const auto w = words(line);
+		if (w.size() < ncols || w[0].empty())
+			throw std::invalid_argument("malformed /proc/poolmem/domains line '" + std::string(line) + "'");
+		auto at = [&](const char *name) { return w[col.find(name)->second]; };
+		auto num = [&](const char *name) { return to_u64(at(name), line); };
+		DomainStats d;
+		d.name = std::string(w[0]);
+		for (const auto &c : domain_u64_columns)
+			d.*c.field = num(c.name);
+		{
+			int node = 0;
+			const auto s = at("home_node");
+			auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), node);
+			if (ec != std::errc() || p != s.data() + s.size())
+				throw std::invalid_argument("malformed home_node in '" + std::string(line) + "'");
+			d.home_node = node;
+		}
+		d.pinnable = num("pinnable") != 0;
+		d.tier_policy = std::string(at("tier_policy"));
+		d.pool_select = std::string(at("pool_select"));
+		d.tiering = std::string(at("tiering"));
+		for (const auto &it : items(at("pool_chunks"))) {
+			if (it.size() != 2 || it[0].empty())
+				throw std::invalid_argument("malformed pool_chunks in '" + std::string(line) + "'");
+			d.pool_chunks[std::string(it[0])] = to_u64(it[1], line);
+		}
+		for (const auto &it : items(at("windows"))) {
+			if (it.size() != 3 || it[0].empty())
+				throw std::invalid_argument("malformed windows in '" + std::string(line) + "'");
+			d.windows.push_back({std::string(it[0]), to_u64(it[1], line), to_u64(it[2], line)});
+		}
+		d.profile = unescape(at("profile"));
+		d.file = unescape(at("file"));
+		d.creator = std::string(at("creator_pid")) + " " + unescape(at("creator_comm"));
+		if (histograms) {
+			if (auto h = hist.find(d.name); h != hist.end())
+				d.fault_latency_histogram = std::move(h->second);
+			else
+				d.fault_latency_histogram.assign(buckets, 0); /* made between the two reads */
+		}
+		out.push_back(std::move(d));
+	}
+	return out;
+}
+
+std::vector<DomainStats> read_domains(const fs::path &sysfs, const fs::path &procfs)
+{
+	return DomainReader().read(sysfs, nullptr, true, procfs);
+}
+
 std::optional<DomainStats> read_domain(const fs::path &sysfs, const std::string &name)
 {
 	try {
@@ -366,7 +614,33 @@ struct DomainReader::Entry {
 };
 
 std::vector<DomainStats> DomainReader::read(const fs::path &sysfs, std::vector<std::string> *errors,
-					    bool histograms)
+					    bool histograms, const std::optional<fs::path> &procfs)
+{
+	/*
+	 * One read of the module's table where it has one and the caller may
+	 * read it; otherwise (an older module, EACCES, a fixture without it)
+	 * sysfs, whose errors name each domain. Histograms are read first: a
+	 * domain made between the two reads has none yet (all zero).
+	 */
+	const fs::path proc = procfs ? *procfs : procfs_for(sysfs);
+	if (!proc.empty()) {
+		std::optional<std::string> hist;
+		if (histograms)
+			hist = read_all(proc / "poolmem/domain_histograms");
+		if (!histograms || hist)
+			if (const auto table = read_all(proc / "poolmem/domains"))
+				if (auto doms = parse_domain_table(*table, hist ? std::optional<std::string_view>(*hist)
+									      : std::nullopt)) {
+					std::sort(doms->begin(), doms->end(),
+						  [](auto &a, auto &b) { return a.name < b.name; });
+					return std::move(*doms);
+				}
+	}
+	return read_sysfs(sysfs, errors, histograms);
+}
+
+std::vector<DomainStats> DomainReader::read_sysfs(const fs::path &sysfs, std::vector<std::string> *errors,
+						  bool histograms)
 {
 	const fs::path base = sysfs / "class/poolmem";
 	const sysfs::Dir parent(base);

@@ -79,8 +79,10 @@ struct DomainStats {
 	struct Window {
 		std::string name;
 		uint64_t base = 0, size = 0;
+		bool operator==(const Window &) const = default;
 	};
 	std::vector<Window> windows;
+	bool operator==(const DomainStats &) const = default;
 };
 
 /// "p0 3\np1 5\n" -> {p0: 3, p1: 5}; throws std::invalid_argument on junk.
@@ -139,9 +141,24 @@ std::vector<PoolStats> read_pools(const std::filesystem::path &sysfs = "/sys",
 				  std::vector<std::string> *errors = nullptr);
 std::optional<PoolStats> read_pool(const std::filesystem::path &sysfs, const std::string &name);
 
+/// The procfs root that goes with a sysfs root: /proc for /sys, and for a
+/// fixture tree's DIR/sys its DIR/proc (tests/exporter/make-fixture.py).
+std::filesystem::path procfs_for(const std::filesystem::path &sysfs);
+
+/// Every domain of /proc/poolmem/domains (@table; Documentation/ABI/
+/// testing/procfs-poolmem), with fault_latency_histogram from
+/// /proc/poolmem/domain_histograms (@histograms) when that is given.
+/// Columns are found by the header's names; nullopt when a column this
+/// library reads is missing (a module that does not have it: read sysfs).
+/// Throws std::invalid_argument on a malformed table.
+std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view table,
+							   std::optional<std::string_view> histograms = std::nullopt);
+
 /// Every live domain, sorted by name. A domain destroyed while it is being
-/// read is skipped.
+/// read is skipped. One read of PROCFS/poolmem/domains where the module
+/// has it; each domain's sysfs files otherwise (an empty PROCFS: always).
 std::vector<DomainStats> read_domains(const std::filesystem::path &sysfs = "/sys");
+std::vector<DomainStats> read_domains(const std::filesystem::path &sysfs, const std::filesystem::path &procfs);
 std::optional<DomainStats> read_domain(const std::filesystem::path &sysfs, const std::string &name);
 
 /// read_domains() for callers that read again and again (the exporter): what
@@ -156,10 +173,17 @@ public:
 	/// can't be read (EACCES: not in group stats_gid) is left out and, with
 	/// ERRORS, named there ("web1/stat: cannot read: Permission denied").
 	/// Without HISTOGRAMS, fault_latency_histogram is left empty (not read).
+	/// Where PROCFS/poolmem/domains can be read (the module has it and the
+	/// caller may read it), that one file is read instead of every domain's
+	/// sysfs files; PROCFS defaults to procfs_for(SYSFS), and an empty
+	/// PROCFS means sysfs always.
 	std::vector<DomainStats> read(const std::filesystem::path &sysfs = "/sys",
-				      std::vector<std::string> *errors = nullptr, bool histograms = true);
+				      std::vector<std::string> *errors = nullptr, bool histograms = true,
+				      const std::optional<std::filesystem::path> &procfs = std::nullopt);
 
 private:
+	std::vector<DomainStats> read_sysfs(const std::filesystem::path &sysfs, std::vector<std::string> *errors,
+					    bool histograms);
 	struct Entry;
 	std::mutex mu_;
 	std::map<std::string, std::shared_ptr<const Entry>> cache_; ///< by directory path
