@@ -19,6 +19,7 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/stringhash.h>
 #include <linux/vmalloc.h>
 
 #include "poolmem.h"
@@ -75,11 +76,16 @@ struct pm_profile *pm_profile_find(const char *name)
  * Caller holds pm_lock. Dead domains are not found; domains still being
  * made (no file yet) are, so their names stay taken.
  */
+static u32 pm_name_hash(const char *name)
+{
+	return full_name_hash(NULL, name, strnlen(name, POOLMEM_NAME_MAX));
+}
+
 struct pm_domain *pm_domain_find(const char *name)
 {
 	struct pm_domain *d;
 
-	list_for_each_entry(d, &pm_domains, list)
+	hash_for_each_possible(pm_domain_names, d, hnode, pm_name_hash(name))
 		if (!d->dead && !strncmp(d->name, name, POOLMEM_NAME_MAX))
 			return d;
 	return NULL;
@@ -121,6 +127,7 @@ static void pm_domain_release(struct device *dev)
 			p->committed -= d->committed[PM_TIER_POOL];
 		}
 		list_del(&d->list);
+		hash_del(&d->hnode);
 		xa_erase(&pm_domain_ids, d->id);
 		mutex_unlock(&pm_lock);
 		pm_count(d->profile, destroyed, 1);
@@ -492,6 +499,7 @@ decide:
 		p->committed += d->committed[PM_TIER_POOL];
 	}
 	list_add_tail(&d->list, &pm_domains);
+	hash_add(pm_domain_names, &d->hnode, pm_name_hash(d->name));
 	mutex_unlock(&pm_lock);
 	pm_count(profile, created, 1);
 	return d;

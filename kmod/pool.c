@@ -15,16 +15,17 @@
 #include "poolmem.h"
 
 /*
- * Protects pm_pools[], pm_domains, pm_domain_ids, pm_profiles, the
- * pools' committed, users and overcommit_pct (its sysfs file reads it
- * without the lock), domain names, dead and creation/destruction. Never
- * taken in the fault path; nothing that may fault on domain memory
- * (copy_to_user) runs under it.
+ * Protects pm_pools[], pm_domains, pm_domain_ids, pm_domain_names,
+ * pm_profiles, the pools' committed, users and overcommit_pct (its sysfs
+ * file reads it without the lock), domain names, dead and
+ * creation/destruction. Never taken in the fault path; nothing that may
+ * fault on domain memory (copy_to_user) runs under it.
  */
 DEFINE_MUTEX(pm_lock);
 struct pm_pool *pm_pools[POOLMEM_MAX_POOLS];
 LIST_HEAD(pm_domains);
 DEFINE_XARRAY_ALLOC(pm_domain_ids);
+DEFINE_HASHTABLE(pm_domain_names, PM_DOMAIN_NAME_BITS);
 /* bit i: pool i is draining (pm_pool.draining); written under pm_lock */
 u64 pm_pools_draining;
 

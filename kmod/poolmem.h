@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/maple_tree.h>
@@ -238,6 +239,7 @@ struct pm_domain {
 	bool registered;		/* sysfs device added; pm_lock */
 	struct list_head list;		/* pm_domains; pm_lock */
 	u32 id;				/* in pm_domain_ids while listed; pm_lock */
+	struct hlist_node hnode;	/* pm_domain_names while listed; pm_lock */
 	/*
 	 * pm_linger_list (chunk.c) while, evicted, it holds a shared chunk
 	 * that has no retire record yet; pm_retired_lock.
@@ -423,6 +425,9 @@ extern struct list_head pm_domains;
  * pm_domains.
  */
 extern struct xarray pm_domain_ids;
+/* Every listed domain by name (pm_domain_find()); pm_lock. */
+#define PM_DOMAIN_NAME_BITS	12
+extern struct hlist_head pm_domain_names[1 << PM_DOMAIN_NAME_BITS];
 /* domain.c */
 extern struct list_head pm_profiles;
 extern struct class *pm_class;
