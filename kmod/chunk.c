@@ -330,17 +330,28 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 }
 
 /*
+ * The policy's scratch space, too big for the stack (1.8 KiB) and, in
+ * every domain, 1.8 KiB of each: per CPU, used with preemption off. Only
+ * spinlocks are taken meanwhile (af_lock).
+ */
+struct pm_place_scratch {
+	struct pm_pool_view views[POOLMEM_MAX_POOLS];
+	u32 order[POOLMEM_MAX_POOLS];
+};
+static DEFINE_PER_CPU(struct pm_place_scratch, pm_place_scratch);
+
+/*
  * The pools of @mask (a subset of the domain's pool_mask) a pool-tier
  * chunk may come from, in pool-selection order, into @ids; returns how
  * many. Draining pools and pools without online memory take no new
  * chunks. Only what the policy reads is gathered: the access factor takes
- * each pool's af_lock. Caller holds d->lock (the policy's scratch space
- * is the domain's, and a pool stays registered while it is in the
- * domain's pool_mask and the chunk busy).
+ * each pool's af_lock. Caller holds d->lock (a pool stays registered
+ * while it is in the domain's pool_mask and the chunk busy).
  */
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 {
-	struct pm_pool_view *views = d->views;
+	struct pm_place_scratch *s = get_cpu_ptr(&pm_place_scratch);
+	struct pm_pool_view *views = s->views;
 	unsigned int n = 0, i;
 
 	for (mask &= d->pool_mask & ~READ_ONCE(pm_pools_draining); mask; mask &= mask - 1) {
@@ -362,9 +373,10 @@ unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids)
 		n++;
 	}
 	n = pm_pool_order(d->pool_select, views, n, d->rr_cursor,
-			  d->pool_select == PM_SELECT_RANDOM ? get_random_u32() : 0, d->order);
+			  d->pool_select == PM_SELECT_RANDOM ? get_random_u32() : 0, s->order);
 	for (i = 0; i < n; i++)
-		ids[i] = views[d->order[i]].id;
+		ids[i] = views[s->order[i]].id;
+	put_cpu_ptr(&pm_place_scratch);
 	return n;
 }
 

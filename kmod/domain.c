@@ -100,6 +100,190 @@ struct pm_domain *pm_domain_find_live(const char *name)
 }
 
 /*
+ * What the listed domains commit, summed per (home node, pool set): the
+ * figures of admission without a walk of every domain. A host runs
+ * thousands of domains from a handful of profiles, so there are few
+ * buckets, and pm_admit() adds those up. A listed domain counts in the
+ * bucket of its home node and pool_mask with its committed quotas; whoever
+ * changes those takes it out first and puts it back after
+ * (pm_commit_del(), pm_commit_add()), under pm_lock, which protects the
+ * buckets. Debug kernels (CONFIG_DEBUG_VM) check the sums against a walk.
+ */
+struct pm_commit {
+	struct list_head list;		/* pm_commits */
+	int node;			/* home node */
+	u64 mask;			/* pool_mask */
+	u64 local, pin_local;		/* committed local quotas; of pinnable domains */
+	u64 pool, pin_pool;		/* committed pool quotas; of pinnable domains */
+	unsigned long domains;
+};
+
+static LIST_HEAD(pm_commits);
+
+/* A bucket for pm_commit_add() to use if it needs a new one; NULL if no memory. */
+struct pm_commit *pm_commit_alloc(void)
+{
+	return pm_should_fail(sizeof(struct pm_commit)) ? NULL :
+	       kzalloc(sizeof(struct pm_commit), GFP_KERNEL);
+}
+
+static struct pm_commit *pm_commit_find(int node, u64 mask)
+{
+	struct pm_commit *c;
+
+	list_for_each_entry(c, &pm_commits, list)
+		if (c->node == node && c->mask == mask)
+			return c;
+	return NULL;
+}
+
+/* Add (@sign 1) or take away (-1) what @d commits to bucket @c. */
+static void pm_commit_count(struct pm_commit *c, const struct pm_domain *d, int sign)
+{
+	u64 local = d->committed[PM_TIER_LOCAL], pool = d->committed[PM_TIER_POOL];
+
+	c->local += sign * local;
+	c->pool += sign * pool;
+	if (d->pinnable) {
+		c->pin_local += sign * local;
+		c->pin_pool += sign * pool;
+	}
+	c->domains += sign;
+}
+
+/*
+ * Walk every domain and compare with the buckets (debug kernels only: it
+ * is the O(domains) walk the buckets replace).
+ */
+void pm_commit_verify(void)
+{
+	struct pm_commit *c, sum;
+	struct pm_domain *d;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_VM))
+		return;
+	lockdep_assert_held(&pm_lock);
+	list_for_each_entry(c, &pm_commits, list) {
+		memset(&sum, 0, sizeof(sum));
+		list_for_each_entry(d, &pm_domains, list)
+			if (d->home_node == c->node && d->pool_mask == c->mask)
+				pm_commit_count(&sum, d, 1);
+		WARN_ONCE(sum.local != c->local || sum.pin_local != c->pin_local || sum.pool != c->pool ||
+			  sum.pin_pool != c->pin_pool || sum.domains != c->domains || !c->domains,
+			  "poolmem: committed quotas of node %d pools %#llx: %lu domains, walk %lu\n",
+			  c->node, c->mask, c->domains, sum.domains);
+	}
+}
+
+/*
+ * Count @d (listed, or being listed) in its bucket: an existing one, or
+ * *@spare, which then belongs to the list (*@spare set to NULL); a new
+ * bucket needs a spare. Caller holds pm_lock.
+ */
+void pm_commit_add(const struct pm_domain *d, struct pm_commit **spare)
+{
+	struct pm_commit *c = pm_commit_find(d->home_node, d->pool_mask);
+
+	if (!c) {
+		c = *spare;
+		*spare = NULL;
+		c->node = d->home_node;
+		c->mask = d->pool_mask;
+		list_add_tail(&c->list, &pm_commits);
+	}
+	pm_commit_count(c, d, 1);
+}
+
+/* Take @d out of its bucket, freed when empty. Caller holds pm_lock. */
+void pm_commit_del(const struct pm_domain *d)
+{
+	struct pm_commit *c = pm_commit_find(d->home_node, d->pool_mask);
+
+	if (WARN_ON_ONCE(!c))
+		return;
+	pm_commit_count(c, d, -1);
+	if (!c->domains) {
+		list_del(&c->list);
+		kfree(c);
+	}
+}
+
+/*
+ * Pool @id left the pool_mask of every domain (pm_pool_detach()): the
+ * buckets' masks too, merging those that become one. Needs no memory.
+ * Caller holds pm_lock.
+ */
+void pm_commit_drop_pool(unsigned int id)
+{
+	struct pm_commit *c, *o, *tmp;
+
+	list_for_each_entry(c, &pm_commits, list)
+		c->mask &= ~BIT_ULL(id);
+	list_for_each_entry(c, &pm_commits, list) {
+		o = list_next_entry(c, list);
+		list_for_each_entry_safe_from(o, tmp, &pm_commits, list) {
+			if (o->node != c->node || o->mask != c->mask)
+				continue;
+			c->local += o->local;
+			c->pin_local += o->pin_local;
+			c->pool += o->pool;
+			c->pin_pool += o->pin_pool;
+			c->domains += o->domains;
+			list_del(&o->list);
+			kfree(o);
+		}
+	}
+	pm_commit_verify();
+}
+
+/*
+ * The first pool set, among those whose domains commit pool quota and
+ * may use pool @id, that holds (at the pools' limits of now) less than
+ * the pool quotas of every domain sharing a pool with it: pm_admit()'s
+ * rule for the pool tier applied again. Fills @r with its figures. NULL
+ * if all hold. Caller holds pm_lock.
+ */
+const struct pm_commit *pm_commit_overcommitted(unsigned int id, struct pm_refusal *r)
+{
+	struct pm_commit *c, *o;
+	u64 m;
+
+	list_for_each_entry(c, &pm_commits, list) {
+		u64 pool = 0, pin_pool = 0, limit = 0, pin_limit = 0;
+
+		if (!(c->mask & BIT_ULL(id)) || !c->pool)
+			continue;
+		list_for_each_entry(o, &pm_commits, list) {
+			if (o->mask & c->mask) {
+				pool += o->pool;
+				pin_pool += o->pin_pool;
+			}
+		}
+		for (m = c->mask; m; m &= m - 1) {
+			limit += pm_pool_limit(pm_pools[__ffs64(m)], false);
+			pin_limit += pm_pool_limit(pm_pools[__ffs64(m)], true);
+		}
+		if (pool > limit) {
+			*r = (struct pm_refusal){ POOLMEM_REFUSED_POOL, pool, limit };
+			return c;
+		}
+		/* a pinnable domain with pool quota here: its chunks stay outside ZONE_MOVABLE */
+		if (c->pin_pool && pin_pool > pin_limit) {
+			*r = (struct pm_refusal){ POOLMEM_REFUSED_POOL_PINNABLE, pin_pool, pin_limit };
+			return c;
+		}
+	}
+	return NULL;
+}
+
+/* Whether @d counts in bucket @c (and, for a pinnable refusal, is pinnable with pool quota). */
+bool pm_commit_holds(const struct pm_commit *c, const struct pm_domain *d, const struct pm_refusal *r)
+{
+	return d->home_node == c->node && d->pool_mask == c->mask && d->committed[PM_TIER_POOL] &&
+	       (r->why != POOLMEM_REFUSED_POOL_PINNABLE || d->pinnable);
+}
+
+/*
  * The last reference is gone: no file, no mapping, no retired chunk, no
  * sysfs reader. Return every chunk, the admission commitment, the profile
  * and the module reference. Process context, pm_lock not held.
@@ -126,8 +310,10 @@ static void pm_domain_release(struct device *dev)
 			p->users--;
 			p->committed -= d->committed[PM_TIER_POOL];
 		}
+		pm_commit_del(d);
 		list_del(&d->list);
 		hash_del(&d->hnode);
+		pm_commit_verify();
 		xa_erase(&pm_domain_ids, d->id);
 		mutex_unlock(&pm_lock);
 		pm_count(d->profile, destroyed, 1);
@@ -142,7 +328,6 @@ static void pm_domain_release(struct device *dev)
 	kvfree(d->units);
 	kvfree(d->meta);
 	xa_destroy(&d->poison);
-	kfree(d->batch);
 	kfree(d);
 	module_put(THIS_MODULE);
 }
@@ -179,21 +364,29 @@ int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_do
 	u64 local = a->quota[PM_TIER_LOCAL], pool = a->quota[PM_TIER_POOL];
 	u64 pin_local = local, pin_pool = pool, limit = 0, pin_limit = 0, lim;
 	struct pm_refusal r = { .why = POOLMEM_REFUSED_NONE };
-	struct pm_domain *d;
+	struct pm_commit *c, mine = {};
 	u64 m;
 
-	list_for_each_entry(d, &pm_domains, list) {
-		if (d == self)
-			continue;
-		if (d->home_node == a->home_node) {
-			local += d->committed[PM_TIER_LOCAL];
-			if (d->pinnable)
-				pin_local += d->committed[PM_TIER_LOCAL];
+	list_for_each_entry(c, &pm_commits, list) {
+		if (c->node == a->home_node) {
+			local += c->local;
+			pin_local += c->pin_local;
 		}
-		if (d->pool_mask & mask) {
-			pool += d->committed[PM_TIER_POOL];
-			if (d->pinnable)
-				pin_pool += d->committed[PM_TIER_POOL];
+		if (c->mask & mask) {
+			pool += c->pool;
+			pin_pool += c->pin_pool;
+		}
+	}
+	/* @self's present settings count in its bucket: not against the new ones */
+	if (self) {
+		pm_commit_count(&mine, self, 1);
+		if (self->home_node == a->home_node) {
+			local -= mine.local;
+			pin_local -= mine.pin_local;
+		}
+		if (self->pool_mask & mask) {
+			pool -= mine.pool;
+			pin_pool -= mine.pin_pool;
 		}
 	}
 	lim = pm_local_limit(a->home_node, false);
@@ -370,6 +563,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 {
 	struct poolmem_domain_create a = *arg;
 	bool check = a.flags & POOLMEM_DOMAIN_CHECK;
+	struct pm_commit *spare = NULL;
 	const char *bad;
 	struct pm_domain *d;
 	u64 mask, m;
@@ -451,8 +645,8 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		goto decide;	/* no maps: nothing will be made */
 	d->units = kvcalloc(d->nr_chunks * d->units_per_chunk, sizeof(*d->units), GFP_KERNEL_ACCOUNT);
 	d->meta = kvcalloc(d->nr_chunks, sizeof(*d->meta), GFP_KERNEL_ACCOUNT);
-	d->batch = kmalloc_array(PM_UNIT_PAGES, sizeof(*d->batch), GFP_KERNEL);
-	if (!d->units || !d->meta || !d->batch || pm_should_fail(d->nr_chunks))
+	spare = pm_commit_alloc();	/* in case its (node, pools) bucket is new */
+	if (!d->units || !d->meta || !spare || pm_should_fail(d->nr_chunks))
 		goto out_put;
 
 decide:
@@ -498,15 +692,19 @@ decide:
 		p->users++;
 		p->committed += d->committed[PM_TIER_POOL];
 	}
+	pm_commit_add(d, &spare);
 	list_add_tail(&d->list, &pm_domains);
 	hash_add(pm_domain_names, &d->hnode, pm_name_hash(d->name));
+	pm_commit_verify();
 	mutex_unlock(&pm_lock);
+	kfree(spare);
 	pm_count(profile, created, 1);
 	return d;
 
 out_unlock:
 	mutex_unlock(&pm_lock);
 out_put:
+	kfree(spare);
 	if (ret == -ENOSPC && !check)
 		pm_count(profile, refusals, 1);
 	put_device(&d->dev);

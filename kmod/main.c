@@ -195,6 +195,8 @@ static void __init pm_check_constants(void)
 	BUILD_BUG_ON(PM_NAME_MAX != POOLMEM_NAME_MAX);
 	BUILD_BUG_ON(PM_DOMAIN_CHUNK_MIN != PM_UNIT_BYTES);
 	BUILD_BUG_ON(POOLMEM_MAX_POOLS > PM_POOL_NONE);
+	/* pm_domain.chunks_per_pool[] counts in u32 */
+	BUILD_BUG_ON(PM_DOMAIN_BYTES_MAX / PM_DOMAIN_CHUNK_MIN > U32_MAX);
 }
 
 static int __init pm_init(void)

@@ -1451,6 +1451,7 @@ int pm_pool_detach(struct pm_pool *p)
 				d->name, p->name);
 		pm_domain_quiesce(d);
 	}
+	pm_commit_drop_pool(p->id);
 	return atomic64_read(&p->chunks) ? -EBUSY : 0;
 }
 

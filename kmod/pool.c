@@ -340,41 +340,22 @@ static ssize_t overcommit_pct_show(struct kobject *kobj, struct kobj_attribute *
  * Would every domain that may use pool @p still be admitted? Each one's
  * pools must hold, at capacity x overcommit, the pool quotas of all
  * domains that share one of them with it: pm_admit()'s rule for the pool
- * tier, applied again to the domains there are, with @p's new ratio.
- * Fills @r with the first one's figures where it does not hold. Caller
- * holds pm_lock.
+ * tier, applied again to the domains there are, with @p's new ratio; the
+ * domains of one (home node, pool set) are checked at once
+ * (pm_commit_overcommitted()). Returns the first domain where it does not
+ * hold, @r filled with its figures. Caller holds pm_lock.
  */
 static struct pm_domain *pm_pool_overcommitted(const struct pm_pool *p, struct pm_refusal *r)
 {
-	struct pm_domain *d, *o;
-	u64 m;
+	const struct pm_commit *c = pm_commit_overcommitted(p->id, r);
+	struct pm_domain *d;
 
-	list_for_each_entry(d, &pm_domains, list) {
-		u64 pool = 0, pin_pool = 0, limit = 0, pin_limit = 0;
-
-		if (!(d->pool_mask & BIT_ULL(p->id)) || !d->committed[PM_TIER_POOL])
-			continue;
-		list_for_each_entry(o, &pm_domains, list) {
-			if (!(o->pool_mask & d->pool_mask))
-				continue;
-			pool += o->committed[PM_TIER_POOL];
-			if (o->pinnable)
-				pin_pool += o->committed[PM_TIER_POOL];
-		}
-		for (m = d->pool_mask; m; m &= m - 1) {
-			limit += pm_pool_limit(pm_pools[__ffs64(m)], false);
-			if (d->pinnable)
-				pin_limit += pm_pool_limit(pm_pools[__ffs64(m)], true);
-		}
-		if (pool > limit) {
-			*r = (struct pm_refusal){ POOLMEM_REFUSED_POOL, pool, limit };
+	if (!c)
+		return NULL;
+	list_for_each_entry(d, &pm_domains, list)
+		if (pm_commit_holds(c, d, r))
 			return d;
-		}
-		if (d->pinnable && pin_pool > pin_limit) {
-			*r = (struct pm_refusal){ POOLMEM_REFUSED_POOL_PINNABLE, pin_pool, pin_limit };
-			return d;
-		}
-	}
+	WARN_ON_ONCE(1);	/* a bucket with pool quota holds such a domain */
 	return NULL;
 }
 

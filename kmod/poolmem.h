@@ -260,14 +260,10 @@ struct pm_domain {
 	struct mutex lock;
 	struct page **units;		/* nr_chunks * units_per_chunk; NULL = absent */
 	struct pm_chunk_meta *meta;	/* nr_chunks */
-	struct page **batch;		/* PM_UNIT_PAGES pointers for vm_insert_pages */
-	/* scratch space of pm_chunk_place(), too big for the stack */
-	struct pm_pool_view views[POOLMEM_MAX_POOLS];
-	u32 order[POOLMEM_MAX_POOLS];
 	u64 usage[PM_NR_TIERS];		/* bytes, retired chunks included */
 	u64 chunks;			/* present in the map */
 	u64 retired;			/* discarded but still referenced, still charged */
-	u64 chunks_per_pool[POOLMEM_MAX_POOLS];
+	u32 chunks_per_pool[POOLMEM_MAX_POOLS];	/* a domain has at most 2^25 chunks */
 	u32 rr_cursor;
 	u64 busy_chunks;		/* chunks with meta.busy set (PM_BUSY_*) */
 	u64 moves;			/* chunks migrated */
@@ -526,6 +522,15 @@ struct inode *pm_domain_hold(struct pm_domain *d);
 void pm_domain_release_held(struct pm_held *h);
 int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
 	     const char *why, struct pm_refusal *refusal);
+/* what domains commit, per (home node, pool set): pm_admit()'s figures */
+struct pm_commit;
+struct pm_commit *pm_commit_alloc(void);
+void pm_commit_add(const struct pm_domain *d, struct pm_commit **spare);
+void pm_commit_del(const struct pm_domain *d);
+void pm_commit_drop_pool(unsigned int id);
+void pm_commit_verify(void);
+const struct pm_commit *pm_commit_overcommitted(unsigned int id, struct pm_refusal *r);
+bool pm_commit_holds(const struct pm_commit *c, const struct pm_domain *d, const struct pm_refusal *r);
 int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
 			   struct poolmem_domain_create *a, const char *why);
 

@@ -227,12 +227,14 @@ static int pm_set_room(struct pm_domain *d, const struct poolmem_domain_create *
  * chunks leave (pm_quota_settle()). Returns whether chunks must move.
  * Caller holds pm_lock.
  */
-static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask)
+static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask,
+			 struct pm_commit **spare)
 {
 	u64 m, removed;
 	bool pending;
 	int t;
 
+	pm_commit_del(d);
 	for (m = d->pool_mask; m; m &= m - 1) {
 		pm_pools[__ffs64(m)]->users--;
 		pm_pools[__ffs64(m)]->committed -= d->committed[PM_TIER_POOL];
@@ -251,6 +253,8 @@ static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create
 		d->quota[t] = max(c->quota[t], d->usage[t]);
 	pending = pm_set_pending(d);
 	mutex_unlock(&d->lock);
+	pm_commit_add(d, spare);
+	pm_commit_verify();
 	/*
 	 * A chunk being placed or moved may be on its way to a pool just
 	 * taken out of the mask, which nothing else keeps registered now.
@@ -273,6 +277,7 @@ static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create
 int pm_domain_set(struct poolmem_domain_set *a)
 {
 	struct poolmem_domain_create c;
+	struct pm_commit *spare;
 	struct pm_held h = {};
 	struct pm_domain *d;
 	bool pending;
@@ -282,6 +287,10 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	ret = pm_set_check_args(a);
 	if (ret)
 		return ret;
+	/* in case the domain's new (node, pools) bucket is new: nothing can fail once applying */
+	spare = pm_commit_alloc();
+	if (!spare)
+		return -ENOMEM;
 	mutex_lock(&pm_lock);
 	d = pm_domain_find_live(a->name);
 	ret = d ? pm_set_proposal(d, a, &c, &mask) : -ENOENT;
@@ -292,12 +301,14 @@ int pm_domain_set(struct poolmem_domain_set *a)
 		ret = pm_set_room(d, &c, mask, a);
 	if (ret || (a->flags & POOLMEM_SET_CHECK)) {
 		mutex_unlock(&pm_lock);
+		kfree(spare);
 		return ret;	/* POOLMEM_SET_CHECK: it would apply now */
 	}
-	pending = pm_set_apply(d, &c, mask);
+	pending = pm_set_apply(d, &c, mask, &spare);
 	h.d = d;
 	h.inode = pm_domain_hold(d);
 	mutex_unlock(&pm_lock);
+	kfree(spare);
 	if (!h.inode)
 		return 0;	/* its file is being evicted: nothing left to move */
 

@@ -215,7 +215,7 @@ static ssize_t pool_chunks_show(struct device *dev, struct device_attribute *att
 	for (mask = d->pool_mask; mask; mask &= mask - 1) {
 		unsigned int id = __ffs64(mask);
 
-		n += sysfs_emit_at(buf, n, "%s %llu\n", pm_pools[id]->name, d->chunks_per_pool[id]);
+		n += sysfs_emit_at(buf, n, "%s %u\n", pm_pools[id]->name, d->chunks_per_pool[id]);
 	}
 	mutex_unlock(&d->lock);
 	return n;
@@ -404,7 +404,7 @@ static int pm_table_show(struct seq_file *m, void *v)
 	for (mask = d->pool_mask; mask; mask &= mask - 1, sep = ",") {
 		unsigned int id = __ffs64(mask);
 
-		seq_printf(m, "%s%s:%llu", sep, pm_pools[id]->name, d->chunks_per_pool[id]);
+		seq_printf(m, "%s%s:%u", sep, pm_pools[id]->name, d->chunks_per_pool[id]);
 	}
 	mutex_unlock(&d->lock);
 	/* "local:BASE:SIZE,pool:BASE:SIZE" for a znuma domain */

@@ -5,7 +5,9 @@
 # into each. At 10, 1,000, 3,000 and 10,000 named domains: a fault's p50
 # and p99 (200 faults, each placing, zeroing and mapping a fresh chunk),
 # `poolctl vm list` and `poolctl status`, and a scrape by
-# poolmem-exporter --once of the live sysfs (histograms off; on at 1,000).
+# poolmem-exporter --once (histograms off; on at 1,000), each from
+# /proc/poolmem/domains and, side by side, from each domain's sysfs files
+# (vm list and the scrape with --procfs / --path.procfs pointing nowhere).
 # Kernel memory per idle domain from /proc/meminfo and /proc/slabinfo
 # deltas; the time to destroy them all.
 #
@@ -57,7 +59,7 @@ sample() { # N: 200 faults spread over domains 0..N-1 into /tmp/lat
 }
 
 echo "== host scale: $SIZES named domains (2 MiB each, pool quota 2 MiB), chunks held by the first $HOLD"
-echo "csv:scale.csv:domains,fault_p50_us,fault_p99_us,vm_list_s,status_s,scrape_s,scrape_hist_s,one_file_each_s,kernel_kib_per_domain"
+echo "csv:scale.csv:domains,fault_p50_us,fault_p99_us,vm_list_s,status_s,scrape_s,scrape_hist_s,one_file_each_s,kernel_kib_per_domain,vm_list_sysfs_s,scrape_sysfs_s,table_read_s"
 have=0
 settle; k0=$(kmem)
 for n in $SIZES; do
@@ -89,12 +91,17 @@ for n in $SIZES; do
 	fi
 	# the floor of a reader of sysfs: one small file of each domain
 	one=$(secs sh -c 'cat /sys/class/poolmem/*/faults > /dev/null')
-	echo "bench: $n domains: poolctl vm list $list s ($listed listed), poolctl status $status s, scrape $scrape s (histograms off; on: ${hist:--} s); one sysfs file of each domain read by cat: $one s"
+	table=$(secs sh -c 'cat /proc/poolmem/domains /proc/poolmem/domain_histograms > /dev/null')
+	# the same readers from each domain's sysfs files (before ABI 11)
+	list_sysfs=$(secs poolctl --procfs /nonexistent vm list)
+	scrape_sysfs=$(secs sh -c 'poolmem-exporter --once --no-collector.domain.histograms --no-collector.probe --path.procfs /nonexistent > /tmp/m.prom 2>/dev/null')
+	echo "bench: $n domains: poolctl vm list $list s ($listed listed), poolctl status $status s, scrape $scrape s (histograms off; on: ${hist:--} s); both tables read by cat: $table s"
+	echo "bench: $n domains from sysfs: poolctl vm list $list_sysfs s, scrape $scrape_sysfs s (the table: $(awk -v a=$list_sysfs -v b=$list 'BEGIN { printf "%.1f", a / b }')x and $(awk -v a=$scrape_sysfs -v b=$scrape 'BEGIN { printf "%.1f", a / b }')x faster); one sysfs file of each domain read by cat: $one s"
 	# kernel memory per domain against none at all (after drop_caches)
 	settle; kn=$(kmem)
 	[ "$n" -gt 10 ] || { k10=$kn; slabs > /tmp/slab10; mi > /tmp/mi10; }
 	kper=$(awk -v a=$k0 -v b=$kn -v n=$n 'BEGIN { printf "%.2f", (b - a) / n }')
-	echo "csv:scale.csv:$n,$p50,$p99,$list,$status,$scrape,$hist,$one,$kper"
+	echo "csv:scale.csv:$n,$p50,$p99,$list,$status,$scrape,$hist,$one,$kper,$list_sysfs,$scrape_sysfs,$table"
 	echo "$n $p50 $p99" >> /tmp/curve
 done
 # kernel memory per idle domain: the domains past the 10th hold no chunk

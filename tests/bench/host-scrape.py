@@ -10,10 +10,14 @@ usage: host-scrape.py EXPORTER FIXTURE-GENERATOR [POOLS DOMAINS SCRAPES]
 The first form measures one fixture (default 64 x 256, 50 scrapes; goal
 50 ms, issue 5). --curve measures, side by side in one run, 64 pools with
 100 to 10,000 domains, with the per-domain fault histograms on and off
-(--no-collector.domain.histograms), and writes one CSV row per point
-(domains,histograms,series,median_ms,p90_ms,max_ms). Its goals (issue 33):
-64 x 1,000 with histograms under 100 ms, 64 x 10,000 without under 1 s.
+(--no-collector.domain.histograms), each read from /proc/poolmem/domains
+(the module's table, ABI 11) and from each domain's sysfs files (before),
+and writes one CSV row per point
+(domains,histograms,source,series,median_ms,p90_ms,max_ms). Its goals
+(issue 33): 64 x 1,000 with histograms under 100 ms, 64 x 10,000 without
+under 1 s.
 """
+import os
 import csv
 import socket
 import statistics
@@ -25,37 +29,42 @@ import urllib.request
 
 
 def scrape(exporter, gen, pools, doms, n, extra=()):
-    """Median, p90, max (ms), series and bytes of n scrapes of one fixture."""
+    """Median, p90, max (ms), series and bytes of n scrapes of a new fixture."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, gen, f"{tmp}/fx", str(pools), str(doms)], check=True)
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-        s.close()
-        p = subprocess.Popen([exporter, f"--web.listen-address=127.0.0.1:{port}",
-                              f"--path.sysfs={tmp}/fx/sys", f"--path.procfs={tmp}/fx/proc", *extra],
-                             stderr=subprocess.DEVNULL)
-        try:
-            url = f"http://127.0.0.1:{port}/metrics"
-            body = None
-            for _ in range(300):
-                try:
-                    body = urllib.request.urlopen(url, timeout=60).read()
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            if body is None:
-                raise SystemExit(f"host-scrape: exporter on port {port}: no answer in 30 s")
-            for _ in range(2):
-                urllib.request.urlopen(url, timeout=60).read()
-            times = []
-            for _ in range(n):
-                t0 = time.perf_counter()
+        return scrape_in(exporter, f"{tmp}/fx", n, extra)
+
+
+def scrape_in(exporter, fx, n, extra=()):
+    """Median, p90, max (ms), series and bytes of n scrapes of fixture fx."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    p = subprocess.Popen([exporter, f"--web.listen-address=127.0.0.1:{port}",
+                          f"--path.sysfs={fx}/sys", f"--path.procfs={fx}/proc", *extra],
+                         stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}/metrics"
+        body = None
+        for _ in range(300):
+            try:
                 body = urllib.request.urlopen(url, timeout=60).read()
-                times.append((time.perf_counter() - t0) * 1000)
-        finally:
-            p.terminate()
-            p.wait()
+                break
+            except OSError:
+                time.sleep(0.1)
+        if body is None:
+            raise SystemExit(f"host-scrape: exporter on port {port}: no answer in 30 s")
+        for _ in range(2):
+            urllib.request.urlopen(url, timeout=60).read()
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            body = urllib.request.urlopen(url, timeout=60).read()
+            times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        p.terminate()
+        p.wait()
     series = sum(1 for line in body.decode().splitlines() if line and not line.startswith("#"))
     times.sort()
     return statistics.median(times), times[max(int(n * 0.9) - 1, 0)], times[-1], series, len(body)
@@ -75,14 +84,21 @@ def curve(exporter, gen, path):
     rows = []
     for doms in (100, 1000, 3000, 10000):
         n = 20 if doms <= 1000 else 7
-        for hist in (1, 0):
-            extra = () if hist else ("--no-collector.domain.histograms",)
-            r = scrape(exporter, gen, 64, doms, n, extra)
-            report(64, doms, n, ", histograms " + ("on" if hist else "off"), r, goals.get((doms, hist)))
-            rows.append([doms, hist, r[3], f"{r[0]:.2f}", f"{r[1]:.2f}", f"{r[2]:.2f}"])
+        with tempfile.TemporaryDirectory() as tmp:
+            fx = f"{tmp}/fx"
+            subprocess.run([sys.executable, gen, fx, "64", str(doms), "--table"], check=True)
+            for source in ("table", "sysfs"):
+                if source == "sysfs":  # the module before ABI 11: no table
+                    os.rename(f"{fx}/proc/poolmem", f"{fx}/proc/poolmem.off")
+                for hist in (1, 0):
+                    extra = () if hist else ("--no-collector.domain.histograms",)
+                    r = scrape_in(exporter, fx, n, extra)
+                    report(64, doms, n, f", histograms {'on' if hist else 'off'}, from {source}", r,
+                           goals.get((doms, hist)) if source == "table" else None)
+                    rows.append([doms, hist, source, r[3], f"{r[0]:.2f}", f"{r[1]:.2f}", f"{r[2]:.2f}"])
     with open(path, "w", newline="") as f:
         out = csv.writer(f)
-        out.writerow(["domains", "histograms", "series", "median_ms", "p90_ms", "max_ms"])
+        out.writerow(["domains", "histograms", "source", "series", "median_ms", "p90_ms", "max_ms"])
         out.writerows(rows)
     print(f"bench: scrape curve written to {path}")
 

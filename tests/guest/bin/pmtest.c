@@ -252,8 +252,14 @@ static int cmd_domain_create(int argc, char **argv)
 	a.flags = strtoul(opt(argc, argv, "flags", "0"), NULL, 0);
 	if (atoi(opt(argc, argv, "pinnable", "0")))
 		a.flags |= POOLMEM_DOMAIN_PINNABLE;
-	if (ioctl(fd, POOLMEM_DOMAIN_CREATE, &a))
+	if (ioctl(fd, POOLMEM_DOMAIN_CREATE, &a)) {
+		/* admission's figures, exact (the kernel's log line is rate limited) */
+		if (errno == ENOSPC)
+			fprintf(stderr, "refused: why %u committed %llu limit %llu node %d\n", a.refused,
+				(unsigned long long)a.committed_bytes, (unsigned long long)a.limit_bytes,
+				a.home_node);
 		die("domain create");
+	}
 	printf("domain %s: created\n", a.name);
 	return 0;
 }
