@@ -66,7 +66,11 @@ def scale(rs, out):
     line(ax, series(rs, "vm_list_s"), "poolctl vm list")
     line(ax, series(rs, "status_s"), "poolctl status", "s-")
     line(ax, series(rs, "scrape_s"), "exporter scrape (histograms off)", "^-")
+    line(ax, series(rs, "vm_list_sysfs_s"), "poolctl vm list from sysfs (before ABI 11)", "o:")
+    line(ax, series(rs, "scrape_sysfs_s"), "exporter scrape from sysfs", "^:")
+    line(ax, series(rs, "table_read_s"), "cat of /proc/poolmem/domains", "+--")
     line(ax, series(rs, "one_file_each_s"), "cat of one sysfs file per domain", "x--")
+    ax.axhline(1, color="gray", ls=":", lw=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("named domains on the host")
@@ -93,13 +97,16 @@ def scale(rs, out):
 
 def scrape(rs, out):
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    for hist, label, style in (("1", "histograms on", "o-"), ("0", "histograms off", "s-")):
-        line(ax, [(num(r["domains"]), num(r["median_ms"])) for r in rs if r["histograms"] == hist], label, style)
+    for source, dash in (("table", "-"), ("sysfs", ":")):
+        for hist, label, mark in (("1", "histograms on", "o"), ("0", "histograms off", "s")):
+            line(ax, [(num(r["domains"]), num(r["median_ms"])) for r in rs
+                      if r["histograms"] == hist and r.get("source", "sysfs") == source],
+                 f"{label}, from {'/proc/poolmem/domains' if source == 'table' else 'sysfs'}", mark + dash)
     ax.plot([1000], [100], "k+", ms=12, label="goals: 100 ms at 1,000 (on), 1 s at 10,000 (off)")
     ax.plot([10000], [1000], "k+", ms=12)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("domains (64 pools), sysfs fixture on the host")
+    ax.set_xlabel("domains (64 pools), fixture on the host")
     ax.set_ylabel("scrape, median ms")
     ax.set_title("poolmem-exporter scrape against domains")
     ax.legend(fontsize=8)
