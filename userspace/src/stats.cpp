@@ -536,19 +536,28 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 		}
 	}
 
+	/* each column's position, found once: a table has thousands of lines */
+	std::vector<size_t> u64_at;
+	for (const auto &c : domain_u64_columns)
+		u64_at.push_back(col.find(c.name)->second);
+	std::map<std::string_view, size_t> other_at;
+	for (const char *c : domain_other_columns)
+		other_at[c] = col.find(c)->second;
+
 	std::vector<DomainStats> out;
 	out.reserve(tl.size() - 1);
+	std::vector<std::string_view> w;
 	for (size_t i = 1; i < tl.size(); i++) {
 		const std::string_view line = tl[i];
-		const auto w = words(line);
+		w = words(line);
 		if (w.size() < ncols || w[0].empty())
 			throw std::invalid_argument("malformed /proc/poolmem/domains line '" + std::string(line) + "'");
-		auto at = [&](const char *name) { return w[col.find(name)->second]; };
+		auto at = [&](const char *name) { return w[other_at.find(name)->second]; };
 		auto num = [&](const char *name) { return to_u64(at(name), line); };
 		DomainStats d;
 		d.name = std::string(w[0]);
-		for (const auto &c : domain_u64_columns)
-			d.*c.field = num(c.name);
+		for (size_t k = 0; k < std::size(domain_u64_columns); k++)
+			d.*domain_u64_columns[k].field = to_u64(w[u64_at[k]], line);
 		{
 			int node = 0;
 			const auto s = at("home_node");
