@@ -295,7 +295,7 @@ const struct attribute_group *pm_domain_groups[] = { &pm_domain_group, NULL };
  * most one buffer's worth of lines (PM_TABLE_BUF).
  */
 struct pm_table_iter {
-	unsigned long id;	/* id of the domain at position pos */
+	unsigned long id;	/* id of the domain at position pos; ULONG_MAX: the end */
 	loff_t pos;		/* 0: nothing to resume */
 };
 
@@ -346,15 +346,21 @@ static void *pm_table_next(struct seq_file *m, void *v, loff_t *pos)
 	return pm_table_seek(&id);
 }
 
-/* Remember where the next read resumes: the domain not shown yet, at m->index. */
+/*
+ * Remember where the next read resumes: the domain not shown yet, at
+ * m->index, or the end. A reader that reached the end stays there: a
+ * walk from the start to its position would show again domains that
+ * moved up as others were made in lower ids (a read during churn saw a
+ * domain twice that way).
+ */
 static void pm_table_stop(struct seq_file *m, void *v)
 	__releases(&pm_lock)
 {
 	struct pm_table_iter *it = m->private;
 
 	it->pos = 0;
-	if (v && v != SEQ_START_TOKEN) {
-		it->id = ((struct pm_domain *)v)->id;
+	if (v != SEQ_START_TOKEN) {
+		it->id = v ? ((struct pm_domain *)v)->id : ULONG_MAX;
 		it->pos = m->index;
 	}
 	mutex_unlock(&pm_lock);

@@ -43,22 +43,28 @@ n=$(ls $DOMSYS | wc -l)
 check_eq "lines" $((n + 1)) "$(wc -l < $T)"
 check_eq "histogram lines" $((n + 1)) "$(wc -l < $H)"
 
-# every column against the domain's own file, by the header's names
+# every column against the domain's own file, by the header's names:
+# "DOMAIN:COLUMN VALUE" lines from one awk, the files read by the shell's
+# read (no fork per file: forks cost most of this test on the debug kernel)
 hdr=$(head -n 1 $T)
-col() { echo "$hdr" | tr ' ' '\n' | awk -v c="$1" '$0 == c { print NR - 1; exit }'; }
-field() { awk -v n="$1" -v c="$(col "$2")" '$1 == n { print $c }' $T; }
+awk 'NR == 1 { for (i = 2; i <= NF; i++) c[i - 1] = $i; next }
+	{ for (i = 1; i <= NF; i++) print $1 ":" c[i] " " $i }' $T > /tmp/t.kv
+checked=0
+while read -r key val; do
+	d=${key%%:*} f=${key#*:}
+	case $f in tiering|pool_chunks|windows|profile|file) continue ;; esac	# other formats: below
+	[ -f $DOMSYS/$d/$f ] || continue
+	read -r want < $DOMSYS/$d/$f
+	[ "$val" = "$want" ] || fail "$d $f: table '$val', sysfs '$want'"
+	checked=$((checked + 1))
+done < /tmp/t.kv
+[ $checked -ge $((n * 26)) ] || fail "only $checked values checked for $n domains"
+info "ok: $checked values of $n domains as their sysfs files say"
+field() { sed -n "s/^$1:$2 //p" /tmp/t.kv; }
 for d in $(ls $DOMSYS); do
-	for f in size_bytes chunk_bytes local_quota_bytes pool_quota_bytes home_node pinnable tier_policy \
-		pool_select local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns moves \
-		samples sample_hits revoked_chunks memory_errors; do
-		[ "$(field $d $f)" = "$(cat $DOMSYS/$d/$f)" ] ||
-			fail "$d $f: table '$(field $d $f)', sysfs '$(cat $DOMSYS/$d/$f)'"
-	done
 	check_eq "$d tiering" "$(cat $DOMSYS/$d/tiering)" \
 		"$(field $d tiering) $(field $d scan_rate) $(field $d hot_ms)"
 	check_eq "$d heat" "$(cat $DOMSYS/$d/heat)" "$(field $d hot_chunks) $(field $d cold_chunks)"
-	check_eq "$d stat" "$(cat $DOMSYS/$d/stat)" "$(awk -v n=$d -v a=$(col local_bytes) -v b=$(col memory_errors) \
-		'$1 == n { s = $a; for (i = a + 1; i <= b; i++) s = s " " $i; print s }' $T)"
 	pc=$(awk '{ printf "%s%s:%s", (NR > 1 ? "," : ""), $1, $2 }' $DOMSYS/$d/pool_chunks)
 	check_eq "$d pool_chunks" "${pc:--}" "$(field $d pool_chunks)"
 	check_eq "$d histogram" "$d $(cat $DOMSYS/$d/fault_latency_histogram)" "$(grep "^$d " $H)"
@@ -84,8 +90,8 @@ info "ok: poolctl vm list and the exporter agree from the table and from sysfs"
 # --- 3. the iterator: hundreds of domains, any read size, seeks, churn ---
 # (fewer on the debug kernel, where each domain made costs 30 times more:
 # its locking and lifetime checks need the paths, not the numbers)
-N=400
-case "$(uname -r)" in *pmdbg*) N=150 ;; esac
+N=400 C=400 R=3	# domains; of them, made and destroyed R times during reads
+case "$(uname -r)" in *pmdbg*) N=100 C=40 R=2 ;; esac
 pmtest scale-create t 0 $N 2M 2M 0 >/dev/null || fail "scale-create $N"
 check_eq "lines with $N more" $((n + N + 1)) "$(wc -l < $T)"
 whole=$(md5sum < $T)
@@ -101,12 +107,20 @@ for skip in 1 10 $((bytes / 1333)); do
 	check_eq "from byte $((skip * 1000))" "$(dd if=$T bs=1000 2>/dev/null | tail -c +$((skip * 1000 + 1)) | md5sum)" \
 		"$(dd if=$T bs=1000 skip=$skip 2>/dev/null | md5sum)"
 done
+# a reader at the end stays there: domains made meanwhile in lower ids
+# move the others up, and a walk to its position would show them again
+pmtest scale-destroy t 0 5 >/dev/null
+exec 3< $T
+cat <&3 > /dev/null
+pmtest scale-create t 0 5 2M 2M 0 >/dev/null
+check_eq "read on at the end after 5 domains were made" "" "$(cat <&3)"
+exec 3<&-
 # readers while domains are made and destroyed: whole lines only, of
 # the header's width, no domain twice
 ncol=$(echo "$hdr" | wc -w)
-(for i in 1 2 3; do
-	pmtest scale-destroy t 0 $N >/dev/null
-	pmtest scale-create t 0 $N 2M 2M 0 >/dev/null
+(for i in $(seq $R); do
+	pmtest scale-destroy t 0 $C >/dev/null
+	pmtest scale-create t 0 $C 2M 2M 0 >/dev/null
 done) &
 churn=$!
 reads=0
