@@ -72,15 +72,15 @@ struct pm_profile *pm_profile_find(const char *name)
 	return NULL;
 }
 
-/*
- * Caller holds pm_lock. Dead domains are not found; domains still being
- * made (no file yet) are, so their names stay taken.
- */
 static u32 pm_name_hash(const char *name)
 {
 	return full_name_hash(NULL, name, strnlen(name, POOLMEM_NAME_MAX));
 }
 
+/*
+ * Caller holds pm_lock. Dead domains are not found; domains still being
+ * made (no file yet) are, so their names stay taken.
+ */
 struct pm_domain *pm_domain_find(const char *name)
 {
 	struct pm_domain *d;
@@ -160,9 +160,17 @@ void pm_commit_verify(void)
 	struct pm_commit *c, sum;
 	struct pm_domain *d;
 
+	unsigned long listed = 0, counted = 0;
+
 	if (!IS_ENABLED(CONFIG_DEBUG_VM))
 		return;
 	lockdep_assert_held(&pm_lock);
+	list_for_each_entry(d, &pm_domains, list)
+		listed++;
+	list_for_each_entry(c, &pm_commits, list)
+		counted += c->domains;
+	WARN_ONCE(listed != counted, "poolmem: committed quotas of %lu domains in buckets, %lu listed\n",
+		  counted, listed);
 	list_for_each_entry(c, &pm_commits, list) {
 		memset(&sum, 0, sizeof(sum));
 		list_for_each_entry(d, &pm_domains, list)
@@ -182,7 +190,10 @@ void pm_commit_verify(void)
  */
 void pm_commit_add(const struct pm_domain *d, struct pm_commit **spare)
 {
-	struct pm_commit *c = pm_commit_find(d->home_node, d->pool_mask);
+	struct pm_commit *c;
+
+	lockdep_assert_held(&pm_lock);
+	c = pm_commit_find(d->home_node, d->pool_mask);
 
 	if (!c) {
 		c = *spare;
@@ -197,7 +208,10 @@ void pm_commit_add(const struct pm_domain *d, struct pm_commit **spare)
 /* Take @d out of its bucket, freed when empty. Caller holds pm_lock. */
 void pm_commit_del(const struct pm_domain *d)
 {
-	struct pm_commit *c = pm_commit_find(d->home_node, d->pool_mask);
+	struct pm_commit *c;
+
+	lockdep_assert_held(&pm_lock);
+	c = pm_commit_find(d->home_node, d->pool_mask);
 
 	if (WARN_ON_ONCE(!c))
 		return;

@@ -355,7 +355,11 @@ static struct pm_domain *pm_pool_overcommitted(const struct pm_pool *p, struct p
 	list_for_each_entry(d, &pm_domains, list)
 		if (pm_commit_holds(c, d, r))
 			return d;
-	WARN_ON_ONCE(1);	/* a bucket with pool quota holds such a domain */
+	/* a bucket with pool quota holds such a domain: refuse all the same */
+	WARN_ON_ONCE(1);
+	list_for_each_entry(d, &pm_domains, list)
+		if (d->pool_mask & BIT_ULL(p->id))
+			return d;
 	return NULL;
 }
 

@@ -227,14 +227,21 @@ static int pm_set_room(struct pm_domain *d, const struct poolmem_domain_create *
  * chunks leave (pm_quota_settle()). Returns whether chunks must move.
  * Caller holds pm_lock.
  */
+/* Whether @c changes what @d commits (its admission bucket). Caller holds pm_lock. */
+static bool pm_set_recommits(const struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask)
+{
+	return memcmp(d->committed, c->quota, sizeof(d->committed)) || d->pool_mask != mask;
+}
+
 static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask,
 			 struct pm_commit **spare)
 {
+	bool pending, recommit = pm_set_recommits(d, c, mask);
 	u64 m, removed;
-	bool pending;
 	int t;
 
-	pm_commit_del(d);
+	if (recommit)
+		pm_commit_del(d);
 	for (m = d->pool_mask; m; m &= m - 1) {
 		pm_pools[__ffs64(m)]->users--;
 		pm_pools[__ffs64(m)]->committed -= d->committed[PM_TIER_POOL];
@@ -253,8 +260,10 @@ static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create
 		d->quota[t] = max(c->quota[t], d->usage[t]);
 	pending = pm_set_pending(d);
 	mutex_unlock(&d->lock);
-	pm_commit_add(d, spare);
-	pm_commit_verify();
+	if (recommit) {
+		pm_commit_add(d, spare);
+		pm_commit_verify();
+	}
 	/*
 	 * A chunk being placed or moved may be on its way to a pool just
 	 * taken out of the mask, which nothing else keeps registered now.
@@ -277,7 +286,7 @@ static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create
 int pm_domain_set(struct poolmem_domain_set *a)
 {
 	struct poolmem_domain_create c;
-	struct pm_commit *spare;
+	struct pm_commit *spare = NULL;
 	struct pm_held h = {};
 	struct pm_domain *d;
 	bool pending;
@@ -287,10 +296,6 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	ret = pm_set_check_args(a);
 	if (ret)
 		return ret;
-	/* in case the domain's new (node, pools) bucket is new: nothing can fail once applying */
-	spare = pm_commit_alloc();
-	if (!spare)
-		return -ENOMEM;
 	mutex_lock(&pm_lock);
 	d = pm_domain_find_live(a->name);
 	ret = d ? pm_set_proposal(d, a, &c, &mask) : -ENOENT;
@@ -299,9 +304,13 @@ int pm_domain_set(struct poolmem_domain_set *a)
 		ret = pm_admit(&c, mask, d, "POOLMEM_DOMAIN_SET", NULL);
 	if (!ret)
 		ret = pm_set_room(d, &c, mask, a);
+	/* in case the domain's new (node, pools) bucket is new: nothing can fail once applying */
+	if (!ret && !(a->flags & POOLMEM_SET_CHECK) && pm_set_recommits(d, &c, mask)) {
+		spare = pm_commit_alloc();
+		ret = spare ? 0 : -ENOMEM;
+	}
 	if (ret || (a->flags & POOLMEM_SET_CHECK)) {
 		mutex_unlock(&pm_lock);
-		kfree(spare);
 		return ret;	/* POOLMEM_SET_CHECK: it would apply now */
 	}
 	pending = pm_set_apply(d, &c, mask, &spare);

@@ -121,13 +121,19 @@ static ssize_t tiering_show(struct device *dev, struct device_attribute *attr, c
 }
 static PM_DOMAIN_ATTR_RO(tiering);
 
-/* Chunks present that the last samples found hot and cold. Caller holds d->lock. */
+/*
+ * Chunks present that the last samples found hot and cold. Caller holds
+ * d->lock (and, for the table, pm_lock): a multi-TiB domain with tiering
+ * has millions of chunks, so the walk yields now and then.
+ */
 static void pm_domain_heat(struct pm_domain *d, u64 *hot, u64 *cold)
 {
 	u64 idx;
 
 	*hot = *cold = 0;
 	for (idx = 0; d->heat && idx < d->nr_chunks; idx++) {
+		if (!(idx & 0xffff))
+			cond_resched();
 		if (!d->meta[idx].present)
 			continue;
 		*hot += d->heat[idx].hot;
@@ -288,11 +294,13 @@ const struct attribute_group *pm_domain_groups[] = { &pm_domain_group, NULL };
  * it.
  *
  * The seq_file iterator stands at a domain id (pm_domain_ids, an
- * allocating xarray of every listed domain). A read resumes at the id
- * where the last one stopped, so reading the whole file costs O(domains)
- * rather than the O(domains^2 / lines per page) of a walk from the start
- * at every page; only a seek walks. pm_lock is held from start to stop: at
- * most one buffer's worth of lines (PM_TABLE_BUF).
+ * allocating xarray of every listed domain, in id order: the lowest free
+ * at admission). A read resumes at the id where the last one stopped, so
+ * reading the whole file costs O(domains) rather than the
+ * O(domains^2 / lines per page) of a walk from the start at every page.
+ * (A seek goes through traverse(), which steps with next() from the
+ * start.) pm_lock is held from start to stop: at most one buffer's worth
+ * of lines (PM_TABLE_BUF), each also waiting for its domain's lock.
  */
 struct pm_table_iter {
 	unsigned long id;	/* id of the domain at position pos; ULONG_MAX: the end */
@@ -330,7 +338,7 @@ static void *pm_table_start(struct seq_file *m, loff_t *pos)
 		id = it->id;
 		return pm_table_seek(&id);
 	}
-	/* a seek: count from the first domain (position 1) */
+	/* a position the iterator did not stop at: count from the first domain */
 	for (n = 1, d = pm_table_seek(&id); d && n < *pos; n++) {
 		id = d->id + 1UL;
 		d = pm_table_seek(&id);

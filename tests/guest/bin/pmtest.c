@@ -1097,47 +1097,82 @@ static int cmd_gup(int argc, char **argv)
  * FOLL_LONGTERM), as VFIO takes on guest RAM for device passthrough.
  * Prints how long the kernel took to answer and what it answered.
  */
+/*
+ * Register @len bytes at @p as one io_uring fixed buffer (a long-term pin:
+ * pin_user_pages with FOLL_LONGTERM, as VFIO's DMA map of guest RAM) and
+ * unregister it again. Returns the seconds the kernel took to answer;
+ * *@err is 0 or the errno it answered with.
+ */
+static double uring_pin(void *p, uint64_t len, int *err)
+{
+	struct io_uring_params params = { 0 };
+	struct iovec iov = { .iov_base = p, .iov_len = len };
+	int ring = syscall(SYS_io_uring_setup, 1, &params);
+	double t0, t;
+	long ret;
+
+	if (ring < 0)
+		die("io_uring_setup");
+	t0 = now();
+	ret = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1);
+	*err = ret < 0 ? errno : 0;
+	t = now() - t0;
+	if (!ret && syscall(SYS_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
+		die("io_uring_register unregister");
+	close(ring);
+	return t;
+}
+
 static int cmd_pin_longterm(int argc, char **argv)
 {
 	if (argc < 2)
 		usage();
 	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
 	uint64_t len = size_arg(argv[1]) << 20;
-	struct io_uring_params params = { 0 };
-	struct iovec iov;
+	double t;
+	int e;
 
 	if (len > m.size)
 		len = m.size;
 	for (uint64_t i = 0; atoi(opt(argc, argv, "touch", "1")) && i < len; i += 4096)
 		m.p[i] = 1;
-	int ring = syscall(SYS_io_uring_setup, 1, &params);
-
-	if (ring < 0)
-		die("io_uring_setup");
-	iov.iov_base = m.p;
-	iov.iov_len = len;
-	double t0 = now();
-	long ret = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1);
-	int e = errno;
-
-	printf("pin-longterm: %" PRIu64 " MiB answered in %.3f s: ", len >> 20, now() - t0);
+	t = uring_pin(m.p, len, &e);
+	printf("pin-longterm: %" PRIu64 " MiB answered in %.3f s: ", len >> 20, t);
 	/*
 	 * io_uring (6.1) takes the pin first and only then refuses a file
 	 * other than shmem or hugetlbfs with EOPNOTSUPP: that answer means the
 	 * pages were pinned. Failing pins give EFAULT, ENOMEM, EAGAIN...
 	 */
-	if (ret < 0 && e != EOPNOTSUPP) {
+	if (e && e != EOPNOTSUPP) {
 		errno = e;
 		die("io_uring_register buffers");
 	}
-	printf("pinned%s\n", ret < 0 ? " (then io_uring refused the file: EOPNOTSUPP)" : "");
-	if (ret < 0) {
-		close(ring);
-		return 0;
+	printf("pinned%s\n", e ? " (then io_uring refused the file: EOPNOTSUPP)" : "");
+	return 0;
+}
+
+/*
+ * pin-anon MIB NODE: the baseline of the pinning bench: MIB of anonymous
+ * memory with THP (MADV_HUGEPAGE) bound to NODE, not touched, pinned as
+ * pin-longterm pins a domain (the pin faults it in). Prints the time.
+ */
+static uint8_t *node_map(uint64_t len, int node);
+
+static int cmd_pin_anon(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	uint64_t len = size_arg(argv[0]) << 20;
+	uint8_t *p = node_map(len, atoi(argv[1]));
+	double t;
+	int e;
+
+	t = uring_pin(p, len, &e);
+	if (e) {
+		errno = e;
+		die("io_uring_register buffers");
 	}
-	if (syscall(SYS_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
-		die("io_uring_register unregister");
-	close(ring);
+	printf("pin-anon: %" PRIu64 " MiB pinned in %.3f s\n", len >> 20, t);
 	return 0;
 }
 
@@ -2429,8 +2464,8 @@ static int cmd_anon_hold(int argc, char **argv)
 	return 0;
 }
 
-/* MIB of anonymous THP memory bound to @node (mbind MPOL_BIND), touched. */
-static uint8_t *node_buffer(uint64_t len, int node)
+/* MIB of anonymous THP memory bound to @node (mbind MPOL_BIND), not touched. */
+static uint8_t *node_map(uint64_t len, int node)
 {
 	unsigned long mask[4] = { 0 };
 	uint8_t *p = mmap(NULL, len + (2 << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -2447,6 +2482,14 @@ static uint8_t *node_buffer(uint64_t len, int node)
 	if (syscall(SYS_mbind, p, len, 2, mask, sizeof(mask) * 8, 0))
 		die("mbind");
 	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+/* As node_map(), touched. */
+static uint8_t *node_buffer(uint64_t len, int node)
+{
+	uint8_t *p = node_map(len, node);
+
 	memset(p, 0x5a, len);
 	return p;
 }
@@ -2999,6 +3042,8 @@ int main(int argc, char **argv)
 		return cmd_bench(argc, argv);
 	if (!strcmp(c, "churn"))
 		return cmd_churn(argc, argv);
+	if (!strcmp(c, "pin-anon"))
+		return cmd_pin_anon(argc, argv);
 	if (!strcmp(c, "pin-longterm"))
 		return cmd_pin_longterm(argc, argv);
 	if (!strcmp(c, "anon-check"))

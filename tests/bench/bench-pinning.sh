@@ -1,0 +1,56 @@
+# rig-topologies: nvdimm-numa
+# rig-boot: own
+# Benchmark (make bench; not part of make check): pinning at VM start
+# (issue 33, item 4; seed 001: a VM with a passthrough device pins all of
+# its RAM before it boots). A FOLL_LONGTERM pin of a whole --pinnable
+# domain (io_uring IORING_REGISTER_BUFFERS, standing in for VFIO's DMA
+# map; the pin faults the memory in), side by side in one guest run, 3
+# rounds each, medians:
+#  - the domain's chunks from a full zero reserve;
+#  - the zero reserve off (each chunk zeroed at its fault);
+#  - anonymous THP memory bound to the same node (the baseline).
+# At 256 MiB and 1 GiB; the rig's pools hold 2 GiB, so 4 GiB does not fit.
+# Goals: flat per GiB (1 GiB's time / 256 MiB's near 4), and from the
+# reserve at most 0.5x THP's time.
+# The pinnable pool is node B onlined as a kernel zone, as in pm-pinning.
+. /rig/tests/lib.sh
+pm_load
+daxes=$(devices_to_system_ram)
+set -- $(for dax in $daxes; do dax_node "$dax"; done | sort -n)
+[ $# -ge 2 ] || fail "expected two pool nodes, got: $*"
+normal=$2
+for b in $(node_blocks $normal); do echo online_kernel > $MEMSYS/$b/state; done
+pmtest pool-add p1 $normal >/dev/null
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+reserve() { pool_attr p1 zero_reserve_bytes; }
+at_target() { [ "$(reserve)" = "$(pool_attr p1 zero_reserve_target_bytes)" ]; }
+# domain MIB RESERVE: seconds the pin of a fresh pinnable domain took
+domain() {
+	local out
+	poolctl pool set p1 --zero-reserve $2 >/dev/null
+	wait_for 300 at_target || fail "p1 reserve did not reach $2: $(reserve)"
+	pmtest domain-create pin $1M 0 $1M tier=pool-first pools=p1 pinnable=1 >/dev/null
+	out=$(pmtest pin-longterm pin $1 touch=0) || fail "pin-longterm: $out"
+	pmtest domain-destroy pin >/dev/null
+	echo "$out" | sed -n 's/.* answered in \([0-9.]*\) s.*/\1/p'
+}
+anon() { pmtest pin-anon $1 $normal | sed -n 's/.* pinned in \([0-9.]*\) s/\1/p'; }
+
+echo "== pinning a whole domain (io_uring fixed buffers), node $normal onlined as a kernel zone"
+echo "csv:pinning.csv:mib,reserve_s,off_s,thp_s"
+for mib in 256 1024; do
+	r= o= a=
+	for round in 1 2 3; do
+		r="$r $(domain $mib ${mib}M)"
+		o="$o $(domain $mib 0)"
+		a="$a $(anon $mib)"
+	done
+	mr=$(echo $r | median) mo=$(echo $o | median) ma=$(echo $a | median)
+	echo "bench: pin of $mib MiB: from a full reserve $mr s (of$r), reserve off $mo s (of$o), anonymous THP $ma s (of$a)"
+	echo "bench: pin of $mib MiB, time / THP's: from the reserve $(awk -v a=$mr -v b=$ma 'BEGIN { printf "%.3f", a / b }') (goal <= 0.5), reserve off $(awk -v a=$mo -v b=$ma 'BEGIN { printf "%.3f", a / b }')"
+	echo "csv:pinning.csv:$mib,$mr,$mo,$ma"
+	echo "$mib $mr $mo $ma" >> /tmp/pins
+done
+awk 'NR == 1 { r = $2; o = $3; a = $4 } NR == 2 { printf "bench: pin time per GiB, 1 GiB against 256 MiB (1.00 is flat): from the reserve %.2f, reserve off %.2f, THP %.2f\n", $2 / r / 4, $3 / o / 4, $4 / a / 4 }' /tmp/pins
+poolctl pool set p1 --zero-reserve 0 >/dev/null
+info "pass"
