@@ -301,6 +301,8 @@ const struct attribute_group *pm_domain_groups[] = { &pm_domain_group, NULL };
  * (A seek goes through traverse(), which steps with next() from the
  * start.) pm_lock is held from start to stop: at most one buffer's worth
  * of lines (PM_TABLE_BUF), each also waiting for its domain's lock.
+ * (No __acquires/__releases on start and stop: sparse does not see a
+ * mutex as a context, so they would only make it report an imbalance.)
  */
 struct pm_table_iter {
 	unsigned long id;	/* id of the domain at position pos; ULONG_MAX: the end */
@@ -324,7 +326,6 @@ static struct pm_domain *pm_table_seek(unsigned long *id)
 }
 
 static void *pm_table_start(struct seq_file *m, loff_t *pos)
-	__acquires(&pm_lock)
 {
 	struct pm_table_iter *it = m->private;
 	struct pm_domain *d;
@@ -362,7 +363,6 @@ static void *pm_table_next(struct seq_file *m, void *v, loff_t *pos)
  * domain twice that way).
  */
 static void pm_table_stop(struct seq_file *m, void *v)
-	__releases(&pm_lock)
 {
 	struct pm_table_iter *it = m->private;
 
