@@ -239,8 +239,12 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 	auto last_progress = t0;
 	const uint64_t total = first.remaining_bytes;
 	uint64_t moved = 0;
-	/* with --rate, steps of a tenth of a second's worth (at least a chunk) */
-	const uint64_t step = rate ? std::max<uint64_t>(rate / 10, 2 << 20) : 64 << 20;
+	/*
+	 * With --rate, steps of a tenth of a second's worth (at least a
+	 * chunk); without, 256 MiB: 64 runs of drain_batch 2 to share out
+	 * among the kernel's drain workers, a fraction of a second each.
+	 */
+	const uint64_t step = rate ? std::max<uint64_t>(rate / 10, 2 << 20) : 256 << 20;
 	poolmem::DrainStep r;
 	unsigned pinned_tries = 0;
 	std::string pinned_at;

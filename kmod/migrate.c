@@ -63,7 +63,7 @@
 /*
  * Move latency, as a vCPU sees it (debugfs poolmem/move_latency, for
  * make bench): the last PM_LAT_SAMPLES copies of one unit and waits of a
- * fault on a busy chunk, in ns. Reading prints their percentiles; writing
+ * fault on a busy chunk, in ns. Reading prints their percentiles and sum; writing
  * anything clears both. Recording takes no lock: a slot is claimed with
  * atomic_inc_return() and the u64 stored with WRITE_ONCE(); a reader racing
  * with a writer may count a slot whose sample is not stored yet (it reads
@@ -103,14 +103,17 @@ static int pm_lat_cmp(const void *a, const void *b)
 static void pm_lat_show_one(struct seq_file *m, const char *what, struct pm_lat *l, u64 *buf)
 {
 	unsigned int n = min_t(unsigned int, (unsigned int)atomic_read(&l->n), PM_LAT_SAMPLES), i;
+	u64 sum = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		buf[i] = READ_ONCE(l->ns[i]);
+		sum += buf[i];
+	}
 	sort(buf, n, sizeof(*buf), pm_lat_cmp, NULL);
 	seq_printf(m, "%s %u", what, n);
 	if (n)
-		seq_printf(m, " p50 %llu p90 %llu p99 %llu max %llu", buf[n / 2], buf[n * 9 / 10],
-			   buf[n * 99 / 100], buf[n - 1]);
+		seq_printf(m, " p50 %llu p90 %llu p99 %llu max %llu sum %llu", buf[n / 2],
+			   buf[n * 9 / 10], buf[n * 99 / 100], buf[n - 1], sum);
 	seq_putc(m, '\n');
 }
 
@@ -785,92 +788,257 @@ static int pm_drain_check(struct pm_pool *p, struct poolmem_pool_drain *a)
 	return ret;
 }
 
-/*
- * Move what can move of @h's chunks off pool @p, until @a->max_bytes is
- * reached. Returns 0, or the error that stops the drain.
- */
-static int pm_drain_domain(struct pm_pool *p, struct pm_held *h, struct poolmem_pool_drain *a)
-{
-	struct pm_domain *d = h->d;
-	int res[PM_MOVE_RUN], ret;
-	unsigned int n, i;
-	u64 idx;
+#define PM_DRAIN_WORKERS_MAX	64
 
-	for (idx = 0; idx < d->nr_chunks && READ_ONCE(d->chunks_per_pool[p->id]); idx += n ? n : 1) {
-		n = 0;
+/*
+ * Workers a drain copies with, at most: the ioctl's caller and up to
+ * drain_workers - 1 kworkers, no more than the CPUs of the nodes involved
+ * (pm_drain_cpus()). Each moves its own runs of drain_batch chunks; a
+ * fault waits for the copies of its own run only, so more workers do not
+ * lengthen a stall.
+ */
+static unsigned int pm_drain_workers = 8;
+PM_PARAM_UINT_RANGE(drain_workers, pm_drain_workers, 1, PM_DRAIN_WORKERS_MAX, 0644);
+MODULE_PARM_DESC(drain_workers, "Most threads a drain copies with, 1..64 (default 8), bounded by the CPUs of the nodes involved");
+
+/*
+ * One drain's shared state. Workers claim runs of chunks from the cursor
+ * (held[di], chunk idx) and add their results. lock (a mutex: a claim may
+ * glance over many absent chunks, and it yields meanwhile) protects the
+ * cursor, claimed, err and the results in *a; no other lock is taken
+ * under it, and the moves run without it.
+ */
+struct pm_drain {
+	struct mutex lock;
+	struct pm_pool *p;
+	struct poolmem_pool_drain *a;	/* moved_bytes, busy_chunks, blocker* */
+	struct pm_held *held;
+	unsigned int nr, di;
+	u64 idx;
+	u64 claimed;			/* bytes of claimed runs not yet counted in a->moved_bytes */
+	int err;			/* the first error: every worker stops */
+};
+
+struct pm_drain_worker {
+	struct work_struct work;
+	struct pm_drain *dr;
+};
+
+/*
+ * Claim the next run of chunks on the pool (a glance without d->lock: the
+ * moves look again) within the call's budget: *h and *idx, and the number
+ * of chunks (0: nothing left, or an error stopped the drain).
+ */
+static unsigned int pm_drain_claim(struct pm_drain *dr, struct pm_held **h, u64 *idx)
+{
+	struct poolmem_pool_drain *a = dr->a;
+	struct pm_pool *p = dr->p;
+	unsigned int n = 0, batch = clamp(READ_ONCE(pm_drain_batch), 1U, (unsigned int)PM_MOVE_RUN);
+
+	mutex_lock(&dr->lock);
+	while (!dr->err && dr->di < dr->nr) {
+		struct pm_domain *d = dr->held[dr->di].d;
+		u64 done = a->moved_bytes + dr->claimed;
+
 		/*
 		 * Emptied and removed meanwhile (its id may be another pool's
 		 * now): nothing left to do. The reference keeps @p itself.
 		 */
-		if (READ_ONCE(pm_pools[p->id]) != p)
-			return 0;
-		if (!(idx & 1023))
-			cond_resched();
-		/*
-		 * A run of chunks on the pool, by a glance without the lock
-		 * (the moves look again), within the call's budget.
-		 */
-		while (n < clamp(READ_ONCE(pm_drain_batch), 1U, (unsigned int)PM_MOVE_RUN) &&
-		       idx + n < d->nr_chunks &&
-		       READ_ONCE(d->meta[idx + n].present) && READ_ONCE(d->meta[idx + n].pool) == p->id &&
-		       (!a->max_bytes || a->moved_bytes + ((u64)(n + 1) << d->chunk_shift) <= a->max_bytes ||
-			(!n && a->moved_bytes < a->max_bytes)))
-			n++;
-		if (!n) {
-			if (a->max_bytes && a->moved_bytes >= a->max_bytes)
-				return 0;
+		if (READ_ONCE(pm_pools[p->id]) != p) {
+			dr->di = dr->nr;
+			break;
+		}
+		if (dr->idx >= d->nr_chunks || !READ_ONCE(d->chunks_per_pool[p->id])) {
+			dr->di++;
+			dr->idx = 0;
 			continue;
 		}
-		if (signal_pending(current))
-			return -EINTR;
-		pm_chunks_move_run(d, h->inode, idx, n, p->id, res);
-		for (i = 0; i < n; i++) {
-			ret = res[i];
-			/* never into a znuma domain's local window: it is full by design */
-			if (ret == -ENOMEM && (a->flags & POOLMEM_DRAIN_ALLOW_LOCAL) && !d->znuma)
-				ret = pm_chunk_move(d, h->inode, idx + i, p->id, PM_TIER_LOCAL);
-			switch (ret) {
-			case 0:
-				a->moved_bytes += d->chunk_bytes;
-				break;
-			case -ENOENT:		/* gone */
-				break;
-			case -EINPROGRESS:	/* being placed or moved: next call */
-			case -EAGAIN:		/* referenced for a moment: next call */
-				a->busy_chunks++;
-				break;
-			case -ENOMEM:
-			case -ENOSPC:
-				ret = -ENOSPC;
-				fallthrough;
-			default:
-				memcpy(a->blocker, d->name, POOLMEM_NAME_MAX);
-				a->blocker_offset = (idx + i) << d->chunk_shift;
-				if (ret == -EBUSY)
-					pr_info("drain of pool %s: domain %s offset %#llx is long-term pinned\n",
-						p->name, d->name, a->blocker_offset);
-				else if (ret == -EIO)
-					pr_warn("drain of pool %s: domain %s offset %#llx has a memory error: not moved\n",
-						p->name, d->name, a->blocker_offset);
-				else if (ret == -ENOSPC)
-					pr_info("drain of pool %s: no room for domain %s offset %#llx elsewhere\n",
-						p->name, d->name, a->blocker_offset);
-				return ret;
-			}
+		if (!(dr->idx & 1023))
+			cond_resched();
+		while (n < batch && dr->idx + n < d->nr_chunks &&
+		       READ_ONCE(d->meta[dr->idx + n].present) &&
+		       READ_ONCE(d->meta[dr->idx + n].pool) == p->id &&
+		       (!a->max_bytes || done + ((u64)(n + 1) << d->chunk_shift) <= a->max_bytes ||
+			(!n && done < a->max_bytes)))
+			n++;
+		if (n) {
+			*h = &dr->held[dr->di];
+			*idx = dr->idx;
+			dr->idx += n;
+			dr->claimed += (u64)n << d->chunk_shift;
+			break;
 		}
+		if (a->max_bytes && done >= a->max_bytes) {
+			/*
+			 * Spent: the drain ends. Only claimed: those runs may
+			 * fail (a chunk referenced for a moment), and their
+			 * workers claim again after counting them, so the
+			 * cursor stays for them; this worker is done.
+			 */
+			if (a->moved_bytes >= a->max_bytes)
+				dr->di = dr->nr;
+			break;
+		}
+		dr->idx++;
+	}
+	mutex_unlock(&dr->lock);
+	return n;
+}
+
+/*
+ * Count a run's results (@res[i] for chunks @idx + i of @h's domain) and
+ * keep the first error, which stops the drain.
+ */
+static void pm_drain_account(struct pm_drain *dr, struct pm_held *h, u64 idx, unsigned int n,
+			     const int *res)
+{
+	struct poolmem_pool_drain *a = dr->a;
+	struct pm_domain *d = h->d;
+	unsigned int i;
+
+	mutex_lock(&dr->lock);
+	dr->claimed -= (u64)n << d->chunk_shift;
+	for (i = 0; i < n; i++) {
+		int ret = res[i];
+
+		switch (ret) {
+		case 0:
+			a->moved_bytes += d->chunk_bytes;
+			continue;
+		case -ENOENT:		/* gone */
+			continue;
+		case -EINPROGRESS:	/* being placed or moved: next call */
+		case -EAGAIN:		/* referenced for a moment: next call */
+			a->busy_chunks++;
+			continue;
+		case -ENOMEM:
+			ret = -ENOSPC;
+			break;
+		}
+		if (dr->err)
+			continue;
+		dr->err = ret;
+		memcpy(a->blocker, d->name, POOLMEM_NAME_MAX);
+		a->blocker_offset = (idx + i) << d->chunk_shift;
+		if (ret == -EBUSY)
+			pr_info("drain of pool %s: domain %s offset %#llx is long-term pinned\n",
+				dr->p->name, d->name, a->blocker_offset);
+		else if (ret == -EIO)
+			pr_warn("drain of pool %s: domain %s offset %#llx has a memory error: not moved\n",
+				dr->p->name, d->name, a->blocker_offset);
+		else if (ret == -ENOSPC)
+			pr_info("drain of pool %s: no room for domain %s offset %#llx elsewhere\n",
+				dr->p->name, d->name, a->blocker_offset);
+	}
+	mutex_unlock(&dr->lock);
+}
+
+/*
+ * Move runs until none is left, the budget is spent or a worker met an
+ * error. The caller's worker also stops on a signal (-EINTR) when work is
+ * left, which stops the kworkers after their current run. The first error
+ * recorded is the one returned: a -EBUSY another worker meets meanwhile
+ * is logged only.
+ */
+static void pm_drain_run(struct pm_drain *dr, bool caller)
+{
+	u8 from = dr->p->id;
+	int res[PM_MOVE_RUN];
+	struct pm_held *h;
+	unsigned int n, i;
+	u64 idx;
+
+	for (;;) {
+		n = pm_drain_claim(dr, &h, &idx);
+		if (!n)
+			break;
+		/* a signal with work left: hand the run back, and stop everyone */
+		if (caller && signal_pending(current)) {
+			mutex_lock(&dr->lock);
+			dr->claimed -= (u64)n << h->d->chunk_shift;
+			if (!dr->err)
+				dr->err = -EINTR;
+			mutex_unlock(&dr->lock);
+			break;
+		}
+		pm_chunks_move_run(h->d, h->inode, idx, n, from, res);
+		/* never into a znuma domain's local window: it is full by design */
+		for (i = 0; i < n; i++)
+			if (res[i] == -ENOMEM && (dr->a->flags & POOLMEM_DRAIN_ALLOW_LOCAL) && !h->d->znuma)
+				res[i] = pm_chunk_move(h->d, h->inode, idx + i, from, PM_TIER_LOCAL);
+		pm_drain_account(dr, h, idx, n, res);
 		cond_resched();
 	}
-	return 0;
+}
+
+static void pm_drain_work(struct work_struct *work)
+{
+	struct pm_drain_worker *w = container_of(work, struct pm_drain_worker, work);
+
+	pm_drain_run(w->dr, false);
+}
+
+/*
+ * The CPUs near the memory a drain copies: those of pool @p's node and of
+ * every node its domains may move chunks to. A node without CPUs (CXL and
+ * other memory-only nodes) counts with the CPUs of the nearest node that
+ * has some. *@nid becomes the node the kworkers are queued on: the one
+ * nearest to @p's (an unbound workqueue runs them within its affinity
+ * scope there: the node's CPUs on 6.1, its cache domain by default on
+ * 6.12). Caller holds pm_lock (the pools stay).
+ */
+static unsigned int pm_drain_cpus(struct pm_pool *p, u64 mask, bool local, nodemask_t *homes, int *nid)
+{
+	nodemask_t nodes = NODE_MASK_NONE;
+	cpumask_var_t cpus;
+	unsigned int i, n;
+	int node, near;
+
+	node_set(p->node, nodes);
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if ((mask & BIT_ULL(i)) && pm_pools[i])
+			node_set(pm_pools[i]->node, nodes);
+	if (local)
+		nodes_or(nodes, nodes, *homes);
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL)) {
+		*nid = NUMA_NO_NODE;
+		return 1;
+	}
+	*nid = NUMA_NO_NODE;
+	for_each_node_mask(node, nodes) {
+		int c, best = INT_MAX;
+
+		near = NUMA_NO_NODE;
+		for_each_node_state(c, N_CPU) {
+			if (node_distance(node, c) < best) {
+				best = node_distance(node, c);
+				near = c;
+			}
+		}
+		if (near == NUMA_NO_NODE)
+			continue;
+		cpumask_or(cpus, cpus, cpumask_of_node(near));
+		if (node == p->node)
+			*nid = near;
+	}
+	cpumask_and(cpus, cpus, cpu_online_mask);
+	n = cpumask_weight(cpus);
+	free_cpumask_var(cpus);
+	return max(n, 1U);
 }
 
 int pm_pool_drain(struct poolmem_pool_drain *a)
 {
+	struct pm_drain dr = { .a = a };
+	struct pm_drain_worker *w = NULL;
+	unsigned int nr = 0, max = 0, i, workers;
+	nodemask_t homes = NODE_MASK_NONE;
 	struct pm_held *held = NULL;
-	unsigned int nr = 0, max = 0, i;
 	struct pm_domain *d;
 	struct pm_pool *p;
+	u64 mask = 0;
 	bool started;
-	int ret = 0;
+	int ret = 0, nid;
 
 	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) ||
 	    memchr_inv(a->blocker, 0, sizeof(a->blocker)) || a->moved_bytes ||
@@ -945,8 +1113,6 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	WRITE_ONCE(p->draining, true);
 	WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
 	pm_zerod_kick();	/* a draining pool keeps no zero reserve */
-	if (started)
-		pr_info("pool %s: draining %llu MiB\n", p->name, atomic64_read(&p->allocated) >> 20);
 
 	/* hold every domain with chunks there, then move with pm_lock dropped */
 	list_for_each_entry(d, &pm_domains, list)
@@ -960,15 +1126,45 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		if (!READ_ONCE(d->chunks_per_pool[p->id]))
 			continue;
 		held[nr].inode = pm_domain_hold(d);
-		if (held[nr].inode)
-			held[nr++].d = d;
+		if (!held[nr].inode)
+			continue;
+		held[nr++].d = d;
+		mask |= READ_ONCE(d->pool_mask);
+		if (!d->znuma)
+			node_set(d->home_node, homes);
 	}
+	workers = min(READ_ONCE(pm_drain_workers),
+		      pm_drain_cpus(p, mask & ~BIT_ULL(p->id), a->flags & POOLMEM_DRAIN_ALLOW_LOCAL,
+				    &homes, &nid));
+	if (started)
+		pr_info("pool %s: draining %llu MiB, %u worker%s\n", p->name,
+			atomic64_read(&p->allocated) >> 20, workers, workers > 1 ? "s" : "");
 	/* the pool stays: it is removed only when no chunk is left on it */
 	kobject_get(&p->kobj);
 	mutex_unlock(&pm_lock);
 
-	for (i = 0; i < nr && !ret; i++)
-		ret = pm_drain_domain(p, &held[i], a);
+	/*
+	 * The caller is the first worker; the others are kworkers near the
+	 * pool's memory, which see no signal: the caller's stops them
+	 * after their current run (pm_drain_run()).
+	 */
+	mutex_init(&dr.lock);
+	dr.p = p;
+	dr.held = held;
+	dr.nr = nr;
+	if (workers > 1 && nr)
+		w = kcalloc(workers - 1, sizeof(*w), GFP_KERNEL);
+	for (i = 0; w && i < workers - 1; i++) {
+		w[i].dr = &dr;
+		INIT_WORK(&w[i].work, pm_drain_work);
+		queue_work_node(nid, system_unbound_wq, &w[i].work);
+	}
+	pm_drain_run(&dr, true);
+	for (i = 0; w && i < workers - 1; i++)
+		flush_work(&w[i].work);
+	kfree(w);
+	mutex_destroy(&dr.lock);
+	ret = dr.err;
 	for (i = 0; i < nr; i++)
 		pm_domain_release_held(&held[i]);
 	kvfree(held);

@@ -138,10 +138,13 @@ info "$(wc -l < /tmp/samples) samples during the drain"
 # the debug kernel's KASAN quarantine and kmemleak objects grow the local
 # node by several MiB over the drain's 72 moves, and its slower reads skew more.
 # Chunks in transit: a run of drain_batch chunks has its destinations
-# allocated before its sources are freed.
+# allocated before its sources are freed, on each of the drain's workers
+# (drain_workers, at most the guest's CPUs here: its pool nodes have none).
 lslack=4096 skew=4096
 case "$(uname -r)" in *-pmdbg) lslack=16384 skew=8192 ;; esac
-transit=$(( $(cat /sys/module/poolmem/parameters/drain_batch) * 2048 ))
+workers=$(cat /sys/module/poolmem/parameters/drain_workers)
+[ "$workers" -le "$(nproc)" ] || workers=$(nproc)
+transit=$(( $(cat /sys/module/poolmem/parameters/drain_batch) * workers * 2048 ))
 awk -v bl=$before_l -v bp=$before_p -v ls=$lslack -v tr=$transit -v sk=$skew '
 	{ l = $1 - bl; p = $2 + $3 - bp
 	  if (l > ml) ml = l; if (p > mp) mp = p }

@@ -50,6 +50,7 @@ poolctl vm destroy held >/dev/null
 P=/sys/module/poolmem/parameters
 for bad in "local_overcommit_pct 0" "local_overcommit_pct 1001" "local_overcommit_pct 18446744073709551615" \
 	"local_overcommit_pct -1" "window_ms 0" "window_ms 9" "drain_batch 0" "drain_batch 17" \
+	"drain_workers 0" "drain_workers 65" \
 	"tiering_period_ms 0" "tiering_cold_periods 0"; do
 	set -- $bad
 	before=$(cat $P/$1)

@@ -2494,10 +2494,57 @@ static uint8_t *node_buffer(uint64_t len, int node)
 	return p;
 }
 
+/* one thread's share of a memcpy-nodes round: [off, end) in 2 MiB steps */
+struct copy_share {
+	uint8_t *dst;
+	const uint8_t *src;
+	uint64_t off, end;
+	int rep;		/* "rep movsb" rather than memcpy() */
+};
+
+static void *copy_share_run(void *arg)
+{
+	struct copy_share *c = arg;
+
+	for (uint64_t off = c->off; off < c->end; off += 2 << 20) {
+		if (c->rep) {
+			void *d = c->dst + off;
+			const void *s = c->src + off;
+			size_t n = 2 << 20;
+
+			asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+		} else {
+			memcpy(c->dst + off, c->src + off, 2 << 20);
+		}
+	}
+	return NULL;
+}
+
+/* One round: @len bytes by @threads threads, each its own contiguous share. */
+static double copy_round(uint8_t *dst, const uint8_t *src, uint64_t len, int threads, int rep)
+{
+	struct copy_share c[64];
+	pthread_t tid[64];
+	uint64_t units = len >> 21;
+	double t0 = now();
+
+	for (int i = 0; i < threads; i++) {
+		c[i] = (struct copy_share){ dst, src, units * i / threads << 21,
+					    units * (i + 1) / threads << 21, rep };
+		if (i && pthread_create(&tid[i], NULL, copy_share_run, &c[i]))
+			die("memcpy-nodes: pthread_create");
+	}
+	copy_share_run(&c[0]);
+	for (int i = 1; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	return now() - t0;
+}
+
 /*
- * memcpy-nodes MIB FROM TO [ROUNDS]: the copy limit of a drain. MIB of
- * anonymous THP memory on node FROM copied to MIB on node TO, 2 MiB (a
- * chunk's unit) at a time, both sides faulted in before the clock starts.
+ * memcpy-nodes MIB FROM TO [ROUNDS [THREADS]]: the copy limit of a drain.
+ * MIB of anonymous THP memory on node FROM copied to MIB on node TO, 2 MiB
+ * (a chunk's unit) at a time, both sides faulted in before the clock
+ * starts, by THREADS threads (default 1) each copying its own share.
  * Prints the fastest of ROUNDS (default 3) copies, of memcpy() and of
  * "rep movsb": "memcpy-nodes: MIB MiB node FROM -> TO: S s (M MiB/s); ...".
  */
@@ -2507,11 +2554,12 @@ static int cmd_memcpy_nodes(int argc, char **argv)
 		usage();
 	uint64_t len = size_arg(argv[0]) << 20;
 	int rounds = argc > 3 ? atoi(argv[3]) : 3;
+	int threads = argc > 4 ? atoi(argv[4]) : 1;
 	uint8_t *src = node_buffer(len, atoi(argv[1])), *dst = node_buffer(len, atoi(argv[2]));
-	double best = 1e30;
+	double best = 1e30, best_rep = 1e30;
 
-	double best_rep = 1e30;
-
+	if (threads < 1 || threads > 64 || (len >> 21) < (uint64_t)threads)
+		die("memcpy-nodes: THREADS must be 1..64 and at most MIB / 2");
 	/*
 	 * Two ways to copy, the faster of which is the limit: glibc's
 	 * memcpy() (vector loops), and "rep movsb" as the kernel's own copies
@@ -2520,31 +2568,21 @@ static int cmd_memcpy_nodes(int argc, char **argv)
 	 * instruction at a time.
 	 */
 	for (int r = 0; r < (rounds > 0 ? rounds : 1); r++) {
-		double t0 = now(), t;
+		double t = copy_round(dst, src, len, threads, 0);
 
-		for (uint64_t off = 0; off < len; off += 2 << 20)
-			memcpy(dst + off, src + off, 2 << 20);
-		t = now() - t0;
 		if (t < best)
 			best = t;
 		memset(dst, 0, 4096);
-		t0 = now();
-		for (uint64_t off = 0; off < len; off += 2 << 20) {
-			void *d = dst + off;
-			const void *s = src + off;
-			size_t n = 2 << 20;
-
-			asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-		}
-		t = now() - t0;
+		t = copy_round(dst, src, len, threads, 1);
 		if (t < best_rep)
 			best_rep = t;
 	}
 	if (dst[0] != 0x5a || dst[len - 1] != 0x5a)
 		die("memcpy-nodes: the copy is wrong");
-	printf("memcpy-nodes: %" PRIu64 " MiB node %s -> %s: %.6f s (%.0f MiB/s); memcpy %.6f s, rep movsb %.6f s\n",
+	printf("memcpy-nodes: %" PRIu64 " MiB node %s -> %s: %.6f s (%.0f MiB/s); memcpy %.6f s, rep movsb %.6f s, %d thread%s\n",
 	       len >> 20, argv[1], argv[2], best < best_rep ? best : best_rep,
-	       (len >> 20) / (best < best_rep ? best : best_rep), best, best_rep);
+	       (len >> 20) / (best < best_rep ? best : best_rep), best, best_rep, threads,
+	       threads > 1 ? "s" : "");
 	return 0;
 }
 

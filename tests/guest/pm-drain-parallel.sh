@@ -1,0 +1,62 @@
+# rig-topologies: nvdimm-numa
+# rig-debug: core
+# rig-core: yes
+# THEORY OF OPERATION: a drain moves chunks on several workers at once
+# (module parameter drain_workers, bounded by the CPUs of the nodes
+# involved; issue 33). Shown here, with writers stamping and verifying
+# every page of the domain throughout (pmtest stamp: two writer threads,
+# a process_vm_readv checker):
+#  1. one drain call of a 256 MiB domain's 128 chunks, p0 -> p1, runs on
+#     as many workers as the guest has CPUs (the pool nodes have none:
+#     their nearest CPUs are node 0's), and moves every chunk exactly once
+#     (p0 moved_out, p1 moved_in, one copy sample per 2 MiB unit);
+#  2. with drain_workers 1 the drain back p1 -> p0 runs on one worker;
+#  3. no writer or checker ever sees a wrong byte, and p0 is empty after 1.
+. /rig/tests/lib.sh
+pm_pools_up
+cpus=$(nproc)
+[ "$cpus" -ge 2 ] || skip "one CPU: a drain has one worker"
+P=/sys/module/poolmem/parameters
+LAT=/sys/kernel/debug/poolmem/move_latency
+w0=$(cat $P/drain_workers)
+workers=$w0
+[ "$workers" -le "$cpus" ] || workers=$cpus
+[ "$workers" -ge 2 ] || fail "drain_workers is $w0: expected a default of at least 2"
+
+pmtest domain-create dp 256M 0 256M pools=p0 >/dev/null
+rm -f /tmp/dp-done
+pmtest stamp dp 120 threads=2 until=/tmp/dp-done > /tmp/stamp.dp 2>&1 &
+sp=$!
+placed() { [ "$(dom_attr dp chunks)" = 128 ]; }
+wait_for 60 placed || fail "dp not placed: $(dom_attr dp chunks) chunks"
+sleep 1	# a stamp pass over all of it
+
+# drains p$1 -> p$2 with drain_workers $3; checks the log line and the counts
+drain() {
+	local from=p$1 to=p$2 w=$3 mark out0 in0 out
+	echo $3 > $P/drain_workers
+	pmtest set dp pools=p0,p1 >/dev/null
+	mark=$(dmesg | wc -l)
+	out0=$(pool_attr $from moved_out) in0=$(pool_attr $to moved_in)
+	echo 0 > $LAT
+	out=$(pmtest drain $from) || fail "drain $from: $out"
+	dmesg | tail -n +$((mark + 1)) | grep -q "poolmem: pool $from: draining 256 MiB, $w worker" ||
+		fail "drain $from: no 'draining 256 MiB, $w worker(s)' line: $(dmesg | tail -n +$((mark + 1)) | grep draining)"
+	check_eq "$from chunks after its drain" 0 "$(pool_attr $from chunks)"
+	check_eq "dp chunks on $to" 128 "$(dom_pool_chunks dp $to)"
+	check_eq "$from moved_out by the drain" 128 "$(( $(pool_attr $from moved_out) - out0 ))"
+	check_eq "$to moved_in by the drain" 128 "$(( $(pool_attr $to moved_in) - in0 ))"
+	check_eq "2 MiB copies by the drain" 128 "$(awk '$1 == "copy_unit_ns" { print $2 }' $LAT)"
+	info "drain $from -> $to on $w worker(s): $(echo "$out" | tail -n 1)"
+	pmtest drain $from cancel=1 >/dev/null
+}
+drain 0 1 $workers
+drain 1 0 1
+echo $w0 > $P/drain_workers
+
+touch /tmp/dp-done
+wait $sp || fail "stamp: $(cat /tmp/stamp.dp)"
+grep -q "wrong_bytes=0 " /tmp/stamp.dp || fail "stamp: $(cat /tmp/stamp.dp)"
+info "$(tail -n 1 /tmp/stamp.dp)"
+pmtest domain-destroy dp >/dev/null
+info "pass"
