@@ -7,12 +7,15 @@
 # disk would make guest first touches pay for host page-cache faults and
 # writeback, which the local tier (memory-backend-ram) does not.
 # RIG_SMP (default 2) sets the guest's CPUs (benchmarks that must not wait
-# on a preempted second vCPU use 1); RIG_NVDIMM_SIZE (default 2G, at most
-# 3G: maxmem) each NVDIMM's size.
+# on a preempted second vCPU use 1); RIG_NVDIMM_SIZE (default 2G, whole
+# GiB) each NVDIMM's size; maxmem leaves room for both and 2 GiB of DIMMs.
+# The NVDIMMs cost the host only what the guest touches.
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 GUEST_MODULES=(nfit nd_pmem dax_pmem device_dax kmem)
+nv_gib=${RIG_NVDIMM_SIZE:-2G}
+nv_gib=${nv_gib%G}
 QEMU_ARGS=(
-	-machine q35,nvdimm=on,hmat=on -smp ${RIG_SMP:-2} -m 2G,slots=4,maxmem=8G
+	-machine q35,nvdimm=on,hmat=on -smp ${RIG_SMP:-2} -m 2G,slots=4,maxmem=$((4 + 2 * nv_gib))G
 	-object memory-backend-ram,id=ram0,size=2G
 	-numa node,nodeid=0,memdev=ram0,cpus=0-$((${RIG_SMP:-2} - 1)),initiator=0
 	-numa node,nodeid=1,initiator=0

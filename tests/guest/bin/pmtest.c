@@ -1106,15 +1106,22 @@ static int cmd_gup(int argc, char **argv)
 static double uring_pin(void *p, uint64_t len, int *err)
 {
 	struct io_uring_params params = { 0 };
-	struct iovec iov = { .iov_base = p, .iov_len = len };
+	/* io_uring takes buffers of at most 1 GiB each: one per GiB, at once */
+	struct iovec iov[64];
+	unsigned int n = 0;
 	int ring = syscall(SYS_io_uring_setup, 1, &params);
 	double t0, t;
 	long ret;
 
 	if (ring < 0)
 		die("io_uring_setup");
+	for (uint64_t off = 0; off < len; off += 1ULL << 30) {
+		if (n == 64)
+			die("uring_pin: more than 64 GiB");
+		iov[n++] = (struct iovec){ (char *)p + off, len - off < (1ULL << 30) ? len - off : 1ULL << 30 };
+	}
 	t0 = now();
-	ret = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1);
+	ret = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, n);
 	*err = ret < 0 ? errno : 0;
 	t = now() - t0;
 	if (!ret && syscall(SYS_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
