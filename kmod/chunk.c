@@ -72,14 +72,16 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 		return NULL;
 	/*
 	 * A new chunk's unit comes zeroed from the node's zero reserve when
-	 * it has one. Not for a pinnable domain, and not while the task is
-	 * long-term pinning (FOLL_LONGTERM sets PF_MEMALLOC_PIN, under which
-	 * the page allocator avoids ZONE_MOVABLE and CMA): reserve units are
-	 * of the movable class and may sit in either, and GUP can neither pin
-	 * nor migrate them (it would retry forever).
+	 * it has one. For a pinnable domain, and while the task is long-term
+	 * pinning (FOLL_LONGTERM sets PF_MEMALLOC_PIN, under which the page
+	 * allocator avoids ZONE_MOVABLE and CMA), only a unit outside
+	 * ZONE_MOVABLE: GUP can neither pin nor migrate one there (it would
+	 * retry forever). A reserve unit is of the movable class: pinned in a
+	 * kernel zone it is as a pinned anonymous THP there, which
+	 * compaction skips.
 	 */
-	if ((flags & PM_ALLOC_ZERO) && !pinnable && !(current->flags & PF_MEMALLOC_PIN)) {
-		page = pm_reserve_take(nid);	/* a local node's are never in CMA */
+	if (flags & PM_ALLOC_ZERO) {
+		page = pm_reserve_take(nid, pinnable || (current->flags & PF_MEMALLOC_PIN));
 		if (page)
 			return page;
 	}

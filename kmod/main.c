@@ -221,9 +221,13 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_reserve;
 
-	ret = pm_hotplug_init();
+	ret = pm_drain_init();
 	if (ret)
 		goto out_chunk;
+
+	ret = pm_hotplug_init();
+	if (ret)
+		goto out_drain;
 
 	ret = pm_mf_init();
 	if (ret)
@@ -255,6 +259,8 @@ out_mf:
 out_rmap:
 	pm_hotplug_exit();
 	pm_rmap_exit();
+out_drain:
+	pm_drain_exit();
 out_chunk:
 	pm_chunk_exit();
 out_reserve:
@@ -278,6 +284,7 @@ static void __exit pm_exit(void)
 	pm_ctl_exit();
 	pm_proc_exit();
 	pm_fs_exit();
+	pm_drain_exit();
 	pm_chunk_exit();
 	pm_mf_exit();		/* no memory error reaches the reverse map after this */
 	pm_hotplug_exit();	/* no memory notifier calls into the reserve after this */

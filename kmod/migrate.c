@@ -971,6 +971,26 @@ static void pm_drain_run(struct pm_drain *dr, bool caller)
 	}
 }
 
+/*
+ * The drain's kworkers. WQ_SYSFS: /sys/devices/virtual/workqueue/
+ * poolmem_drain/{cpumask,nice} let an operator keep them off the CPUs
+ * that run vCPUs, or below them in priority (the caller's own share is
+ * its process's: taskset and nice it alike).
+ */
+static struct workqueue_struct *pm_drain_wq;
+
+int pm_drain_init(void)
+{
+	pm_drain_wq = alloc_workqueue("poolmem_drain", WQ_UNBOUND | WQ_SYSFS, 0);
+	return pm_drain_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit: the control file is gone, so no drain runs. */
+void pm_drain_exit(void)
+{
+	destroy_workqueue(pm_drain_wq);
+}
+
 static void pm_drain_work(struct work_struct *work)
 {
 	struct pm_drain_worker *w = container_of(work, struct pm_drain_worker, work);
@@ -1157,7 +1177,7 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	for (i = 0; w && i < workers - 1; i++) {
 		w[i].dr = &dr;
 		INIT_WORK(&w[i].work, pm_drain_work);
-		queue_work_node(nid, system_unbound_wq, &w[i].work);
+		queue_work_node(nid, pm_drain_wq, &w[i].work);
 	}
 	pm_drain_run(&dr, true);
 	for (i = 0; w && i < workers - 1; i++)

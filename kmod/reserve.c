@@ -217,9 +217,17 @@ static void pm_reserve_update_targets(void)
 /*
  * A zeroed unit for a new chunk on @nid, or NULL. Counts a hit or, when
  * the node keeps a reserve, a miss (the caller zeroes on the fault path).
+ * @pinnable: the unit will be long-term pinned (a pinnable domain's, or
+ * taken under FOLL_LONGTERM), so only a unit outside ZONE_MOVABLE will do.
+ * Reserve units are never in CMA (pool nodes have none; a local node's
+ * are filled without __GFP_MOVABLE on a kernel with CMA), so the zone
+ * decides, as pm_chunk_longterm_ok() says. Only the first unit is looked
+ * at: a node onlined all to a kernel zone (the pinnable pools) serves
+ * every one, a node of both zones serves them when a kernel-zone unit is
+ * at the head, and a miss only costs the zeroing on the fault path.
  * Process context: a unit found with a poisoned page is held, which may sleep.
  */
-struct page *pm_reserve_take(int nid)
+struct page *pm_reserve_take(int nid, bool pinnable)
 {
 	struct pm_reserve *r = &pm_reserves[nid];
 	struct page *page;
@@ -229,6 +237,8 @@ struct page *pm_reserve_take(int nid)
 again:
 	spin_lock(&r->lock);
 	page = list_first_entry_or_null(&r->units, struct page, lru);
+	if (page && pinnable && page_zonenum(page) == ZONE_MOVABLE)
+		page = NULL;
 	if (page) {
 		/* leaves lru poisoned, as a page fresh from the buddy lists is */
 		list_del(&page->lru);

@@ -6,7 +6,8 @@
 # can't migrate, and Linux 6.1 then retries for ever: the pin never
 # returns. A domain created pinnable takes its chunks only from memory
 # outside ZONE_MOVABLE (local DRAM, pools onlined as a kernel zone), and
-# admission counts only that memory for it. Here node A is onlined movable
+# admission counts only that memory for it; its chunks come zeroed from
+# the zero reserve when a reserve unit there is outside ZONE_MOVABLE. Here node A is onlined movable
 # (pool p0) and node B as a kernel zone (pool p1), in their own boot so no
 # other test has onlined them before.
 . /rig/tests/lib.sh
@@ -83,6 +84,21 @@ for how in touch=0 touch=1; do
 done
 dmesg | grep -q "domain mov: long-term pin .* refused" || fail "no log line names the domain"
 pmtest expect mov 0 16M 1 >/dev/null || fail "the refused pins changed the domain's bytes"
+
+# The zero reserve serves long-term pinned chunks too, from memory outside
+# ZONE_MOVABLE: a pinnable domain's pin on p1 (a kernel zone) takes p1's
+# zeroed units, and every byte of them reads zero.
+poolctl pool set p1 --zero-reserve 64M >/dev/null
+at_target() { [ "$(pool_attr p1 zero_reserve_bytes)" = "$(pool_attr p1 zero_reserve_target_bytes)" ]; }
+wait_for 60 at_target || fail "p1 reserve did not fill: $(pool_attr p1 zero_reserve_bytes)"
+h0=$(pool_attr p1 zero_reserve_hits)
+pmtest domain-create pin-r 64M 0 64M tier=pool-first pools=p1 pinnable=1 >/dev/null
+out=$(timeout -s KILL 60 pmtest pin-longterm pin-r 64 touch=0) || fail "pin of pin-r: $out"
+echo "$out" | grep -q ': pinned' || fail "pin of pin-r: $out"
+check_eq "pin-r units taken from p1's zero reserve" 32 $(( $(pool_attr p1 zero_reserve_hits) - h0 ))
+pmtest expect pin-r 0 64M 0 >/dev/null || fail "pin-r: a unit from the reserve was not zero"
+poolctl pool set p1 --zero-reserve 0 >/dev/null
+pmtest domain-destroy pin-r >/dev/null
 
 for d in pin-n pin-both pin-l mov; do pmtest domain-destroy $d >/dev/null; done
 check_eq "p0 allocated after destroy" 0 "$(pool_attr p0 allocated_bytes)"
