@@ -29,14 +29,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", a / b }'; }
 copy_time() { echo "$1" | sed -n 's/.*: \([0-9.]*\) s (.*/\1/p'; }
 
 [ "$(nproc)" = 2 ] || fail "the guest has $(nproc) CPUs, not 2"
-# Warm-up: the pool nodes are host memory that the host maps on first
-# touch; touch all of both once, so that neither side pays for it.
-for p in p0 p1; do
-	w=$(( $(pool_attr $p free_bytes) / MiB / 2 * 2 - 64 ))
-	pmtest domain-create warm ${w}M 0 ${w}M pools=$p >/dev/null
-	pmtest touch warm 0 ${w}M >/dev/null
-	pmtest domain-destroy warm >/dev/null
-done
+# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+pm_warm_pools p0 p1
 
 # poolmem: a held domain on p0, drained to p1 by $1 workers; prints the
 # time and the sum of its 2 MiB copies (kernel clock), in s

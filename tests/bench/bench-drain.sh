@@ -20,14 +20,8 @@ n1=$(pool_attr p1 node)
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 least() { sort -n | head -n 1; }
 
-# Warm-up: the pool nodes are host memory (memfd) that the host maps on
-# first touch; touch all of both once, so that neither side pays for it.
-for p in p0 p1; do
-	w=$(( $(pool_attr $p free_bytes) / MiB / 2 * 2 - 64 ))
-	pmtest domain-create warm ${w}M 0 ${w}M pools=$p >/dev/null
-	pmtest touch warm 0 ${w}M >/dev/null
-	pmtest domain-destroy warm >/dev/null
-done
+# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+pm_warm_pools p0 p1
 
 echo "== drain throughput: $MIB MiB from node $n0 to node $n1, $ROUNDS rounds"
 : > /tmp/kernel.s; : > /tmp/poolmem.s; : > /tmp/ratio.s; : > /tmp/b1.s; : > /tmp/b16.s; : > /tmp/memcpy.s; : > /tmp/mratio.s

@@ -27,14 +27,8 @@ kmem() { awk '/^(Slab|Percpu|VmallocUsed|PageTables):/ { s += $2 } END { print s
 settle() { sync; echo 2 > /proc/sys/vm/drop_caches; sleep 1; }
 ms() { pmtest elapsed "$@" | awk '/^elapsed: / { printf "%.1f\n", $2 * 1000; ok = 1 } END { exit !ok }' || fail "$*"; }
 
-# Warm-up: the pool nodes are host memory that the host maps on first
-# touch; touch all of both once, so that no row pays for it.
-for p in p0 p1; do
-	w=$(( $(pool_attr $p free_bytes) / MiB / 2 * 2 - 64 ))
-	pmtest domain-create warm ${w}M 0 ${w}M pools=$p >/dev/null
-	pmtest touch warm 0 ${w}M >/dev/null
-	pmtest domain-destroy warm >/dev/null
-done
+# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+pm_warm_pools p0 p1
 
 echo "== large domains: sizes 256 MiB, 1 GiB, 4 GiB; chunks 2 MiB and 1 GiB"
 echo "csv:size.csv:size_mib,chunk_mib,chunks,touch_s,thp_s,touch_per_thp,map_ms,map_json_ms,kmem_kib,kmem_kib_per_gib,scan_pct,drain_s,drain_mibs"

@@ -22,14 +22,8 @@ BATCH=/sys/module/poolmem/parameters/drain_batch
 LAT=/sys/kernel/debug/poolmem/move_latency
 batch0=$(cat $BATCH)
 
-# Warm-up: the pool nodes are host memory (memfd) that the host maps on
-# first touch; touch all of both once, so that neither side pays for it.
-for p in p0 p1; do
-	w=$(( $(pool_attr $p free_bytes) / MiB / 2 * 2 - 64 ))
-	pmtest domain-create warm ${w}M 0 ${w}M pools=$p >/dev/null
-	pmtest touch warm 0 ${w}M >/dev/null
-	pmtest domain-destroy warm >/dev/null
-done
+# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+pm_warm_pools p0 p1
 
 # Settings: drain_batch, drain_workers, nice of the drain (its kworkers,
 # through the poolmem_drain workqueue's sysfs, and the process that asks
@@ -55,11 +49,14 @@ for cfg in "1 $w0 0" "$batch0 $w0 0" "16 $w0 0" "$batch0 1 0" "$batch0 $w0 19"; 
 	moved=0
 	while kill -0 $sp 2>/dev/null; do
 		for p in p0 p1; do
-			nice -n $nice pmtest drain $p >/dev/null 2>&1 && moved=$((moved + 1))
+			# (busybox has renice, not nice)
+			sh -c "renice -n $nice \$\$ >/dev/null && exec pmtest drain $p" >/dev/null 2>&1 &&
+				moved=$((moved + 1))
 			pmtest drain $p cancel=1 >/dev/null
 		done
 	done
 	wait $sp
+	[ $moved -gt 0 ] || fail "$lab: no drain succeeded: $(pmtest drain p0 2>&1)"
 	echo "bench: $(cat /tmp/stall.out) ($moved drains of 64 MiB)"
 	awk -v l="$lab" '{ for (i = 1; i <= NF; i++) if ($i == "p99") p = $(i + 1); else if ($i == "p90") q = $(i + 1); else if ($i == "copy") c = $(i + 1) }
 		END { printf "bench: stall / one 2 MiB copy, %s: p90 %.2f, p99 %.2f\n", l, q / c, p / c }' /tmp/stall.out
