@@ -77,8 +77,8 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	 * allocator avoids ZONE_MOVABLE and CMA), only a unit outside
 	 * ZONE_MOVABLE: GUP can neither pin nor migrate one there (it would
 	 * retry forever). A reserve unit is of the movable class: pinned in a
-	 * kernel zone it is as a pinned anonymous THP there, which
-	 * compaction skips.
+	 * kernel zone, it is a compound page off the LRU, which compaction
+	 * skips and isolation for offline refuses, as it does any unit there.
 	 */
 	if (flags & PM_ALLOC_ZERO) {
 		page = pm_reserve_take(nid, pinnable || (current->flags & PF_MEMALLOC_PIN));

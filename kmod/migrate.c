@@ -46,6 +46,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 
 #include "poolmem.h"
 
@@ -817,6 +818,8 @@ struct pm_drain {
 	u64 idx;
 	u64 claimed;			/* bytes of claimed runs not yet counted in a->moved_bytes */
 	int err;			/* the first error: every worker stops */
+	atomic_t running;		/* kworkers not done; the last wakes done */
+	wait_queue_head_t done;
 };
 
 struct pm_drain_worker {
@@ -827,7 +830,9 @@ struct pm_drain_worker {
 /*
  * Claim the next run of chunks on the pool (a glance without d->lock: the
  * moves look again) within the call's budget: *h and *idx, and the number
- * of chunks (0: nothing left, or an error stopped the drain).
+ * of chunks (0: nothing left, or an error stopped the drain). The glance
+ * over a mostly absent chunk map yields every 1,024 chunks with dr->lock
+ * held: the others wait on a mutex meanwhile, which is why it is one.
  */
 static unsigned int pm_drain_claim(struct pm_drain *dr, struct pm_held **h, u64 *idx)
 {
@@ -937,8 +942,8 @@ static void pm_drain_account(struct pm_drain *dr, struct pm_held *h, u64 idx, un
  * Move runs until none is left, the budget is spent or a worker met an
  * error. The caller's worker also stops on a signal (-EINTR) when work is
  * left, which stops the kworkers after their current run. The first error
- * recorded is the one returned: a -EBUSY another worker meets meanwhile
- * is logged only.
+ * recorded is the one returned and logged; what other workers meet
+ * meanwhile is not (the next call meets it again).
  */
 static void pm_drain_run(struct pm_drain *dr, bool caller)
 {
@@ -994,8 +999,12 @@ void pm_drain_exit(void)
 static void pm_drain_work(struct work_struct *work)
 {
 	struct pm_drain_worker *w = container_of(work, struct pm_drain_worker, work);
+	struct pm_drain *dr = w->dr;
 
-	pm_drain_run(w->dr, false);
+	pm_drain_run(dr, false);
+	/* ordered after the run's results; the caller flushes this work after */
+	if (atomic_dec_and_test(&dr->running))
+		wake_up(&dr->done);
 }
 
 /*
@@ -1003,11 +1012,12 @@ static void pm_drain_work(struct work_struct *work)
  * every node its domains may move chunks to. A node without CPUs (CXL and
  * other memory-only nodes) counts with the CPUs of the nearest node that
  * has some. *@nid becomes the node the kworkers are queued on: the one
- * nearest to @p's (an unbound workqueue runs them within its affinity
- * scope there: the node's CPUs on 6.1, its cache domain by default on
- * 6.12). Caller holds pm_lock (the pools stay).
+ * nearest to @p's (an unbound workqueue starts them there: on the node's
+ * CPUs on 6.1, in its cache domain by default on 6.12, which prefers but
+ * does not bind). Caller holds pm_lock (the pools stay).
  */
-static unsigned int pm_drain_cpus(struct pm_pool *p, u64 mask, bool local, nodemask_t *homes, int *nid)
+static unsigned int pm_drain_cpus(struct pm_pool *p, u64 mask, bool local, nodemask_t *homes,
+				  int *nid)
 {
 	nodemask_t nodes = NODE_MASK_NONE;
 	cpumask_var_t cpus;
@@ -1156,6 +1166,10 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	workers = min(READ_ONCE(pm_drain_workers),
 		      pm_drain_cpus(p, mask & ~BIT_ULL(p->id), a->flags & POOLMEM_DRAIN_ALLOW_LOCAL,
 				    &homes, &nid));
+	if (workers > 1 && nr)
+		w = kcalloc(workers - 1, sizeof(*w), GFP_KERNEL);
+	if (!w)
+		workers = 1;	/* the caller alone */
 	if (started)
 		pr_info("pool %s: draining %llu MiB, %u worker%s\n", p->name,
 			atomic64_read(&p->allocated) >> 20, workers, workers > 1 ? "s" : "");
@@ -1166,21 +1180,30 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	/*
 	 * The caller is the first worker; the others are kworkers near the
 	 * pool's memory, which see no signal: the caller's stops them
-	 * after their current run (pm_drain_run()).
+	 * after their current run, in its own runs (pm_drain_run()) and
+	 * while it waits for theirs.
 	 */
 	mutex_init(&dr.lock);
 	dr.p = p;
 	dr.held = held;
 	dr.nr = nr;
-	if (workers > 1 && nr)
-		w = kcalloc(workers - 1, sizeof(*w), GFP_KERNEL);
-	for (i = 0; w && i < workers - 1; i++) {
+	atomic_set(&dr.running, workers - 1);
+	init_waitqueue_head(&dr.done);
+	for (i = 0; i < workers - 1; i++) {
 		w[i].dr = &dr;
 		INIT_WORK(&w[i].work, pm_drain_work);
 		queue_work_node(nid, pm_drain_wq, &w[i].work);
 	}
 	pm_drain_run(&dr, true);
-	for (i = 0; w && i < workers - 1; i++)
+	if (wait_event_interruptible(dr.done, !atomic_read(&dr.running))) {
+		mutex_lock(&dr.lock);
+		if (!dr.err)
+			dr.err = -EINTR;
+		mutex_unlock(&dr.lock);
+		wait_event(dr.done, !atomic_read(&dr.running));
+	}
+	/* each has woken or will wake dr.done last: let the functions return */
+	for (i = 0; i < workers - 1; i++)
 		flush_work(&w[i].work);
 	kfree(w);
 	mutex_destroy(&dr.lock);

@@ -219,9 +219,8 @@ static void pm_reserve_update_targets(void)
  * the node keeps a reserve, a miss (the caller zeroes on the fault path).
  * @pinnable: the unit will be long-term pinned (a pinnable domain's, or
  * taken under FOLL_LONGTERM), so only a unit outside ZONE_MOVABLE will do.
- * Reserve units are never in CMA (pool nodes have none; a local node's
- * are filled without __GFP_MOVABLE on a kernel with CMA), so the zone
- * decides, as pm_chunk_longterm_ok() says. Only the first unit is looked
+ * Without CMA the zone decides, as pm_chunk_longterm_ok() says (with
+ * CMA, see below). Only the first unit is looked
  * at: a node onlined all to a kernel zone (the pinnable pools) serves
  * every one, a node of both zones serves them when a kernel-zone unit is
  * at the head, and a miss only costs the zeroing on the fault path.
@@ -234,11 +233,22 @@ struct page *pm_reserve_take(int nid, bool pinnable)
 
 	if (!READ_ONCE(r->target) && !READ_ONCE(r->nr))
 		return NULL;
+	/*
+	 * On a kernel with CMA, a pool node whose memory was there at boot
+	 * may have CMA areas (hugetlb_cma= reserves on every node), and its
+	 * reserve units are of the movable class: they may sit there. Only a
+	 * local node's units (never in CMA) serve a long-term pin then.
+	 */
+	if (pinnable && IS_ENABLED(CONFIG_CMA) && !READ_ONCE(r->local))
+		return NULL;
 again:
 	spin_lock(&r->lock);
 	page = list_first_entry_or_null(&r->units, struct page, lru);
-	if (page && pinnable && page_zonenum(page) == ZONE_MOVABLE)
-		page = NULL;
+	if (page && pinnable && page_zonenum(page) == ZONE_MOVABLE) {
+		/* not the reserve's to serve: neither a hit nor a miss */
+		spin_unlock(&r->lock);
+		return NULL;
+	}
 	if (page) {
 		/* leaves lru poisoned, as a page fresh from the buddy lists is */
 		list_del(&page->lru);
