@@ -2193,10 +2193,64 @@ static int cmd_stamp(int argc, char **argv)
 }
 
 /*
- * drain POOL [step=SIZE] [local=1] [check=1] [cancel=1]: POOLMEM_POOL_DRAIN
- * until the pool is empty (one call with check or cancel); prints what
- * each call says. Errors as die() prints them, after the figures.
+ * drain POOL [step=SIZE] [local=1] [check=1] [cancel=1] [interrupt=1]:
+ * POOLMEM_POOL_DRAIN until the pool is empty (one call with check or
+ * cancel); prints what each call says. Errors as die() prints them, after
+ * the figures. interrupt=1: one call; a thread watches the pool's
+ * allocated_bytes every 200 us and sends the caller SIGUSR1 once a quarter
+ * has left, so the signal meets the drain half way whatever its speed;
+ * "drain: interrupted after N us" tells how long the call took to return
+ * from then (exit 0 on EINTR, 1 on another error, 3 when the call ended
+ * without seeing the signal).
  */
+struct drain_watch {
+	const char *pool;
+	pthread_t caller;
+	volatile int done;
+	struct timespec sent;
+	int fired;
+};
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+}
+
+static uint64_t pool_allocated(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return strtoull(buf, NULL, 0);
+}
+
+static void *drain_watch_thread(void *arg)
+{
+	struct drain_watch *w = arg;
+	char path[256];
+	uint64_t start;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/poolmem/pools/%s/allocated_bytes", w->pool);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die(path);
+	start = pool_allocated(fd);
+	while (!w->done) {
+		if (pool_allocated(fd) <= start - start / 4) {
+			clock_gettime(CLOCK_MONOTONIC, &w->sent);
+			w->fired = 1;
+			pthread_kill(w->caller, SIGUSR1);
+			break;
+		}
+		usleep(200);
+	}
+	close(fd);
+	return NULL;
+}
 /*
  * host-stamp NAME TAG / host-verify NAME TAG (tests/guest/cluster-node.sh):
  * stamp every 4 KiB page of domain NAME, through a mapping of its file, with
@@ -2313,15 +2367,49 @@ static int cmd_drain(int argc, char **argv)
 			     (atoi(opt(argc, argv, "check", "0")) ? POOLMEM_DRAIN_CHECK : 0) |
 			     (atoi(opt(argc, argv, "cancel", "0")) ? POOLMEM_DRAIN_CANCEL : 0) |
 			     (atoi(opt(argc, argv, "revoke", "0")) ? POOLMEM_DRAIN_REVOKE : 0);
+	int interrupt = atoi(opt(argc, argv, "interrupt", "0"));
+	struct drain_watch w = { .pool = argv[0], .caller = pthread_self() };
+	pthread_t wt;
 	int calls = 0;
 
+	if (interrupt) {
+		struct sigaction sa = { .sa_handler = on_sigusr1 };	/* no SA_RESTART */
+
+		sigaction(SIGUSR1, &sa, NULL);
+		pthread_create(&wt, NULL, drain_watch_thread, &w);
+	}
 	for (;;) {
 		struct poolmem_pool_drain a = { .size = sizeof(a), .flags = flags, .max_bytes = step };
+		struct timespec end;
 		int ret;
 
 		set_name(a.name, argv[0]);
 		ret = ioctl(fd, POOLMEM_POOL_DRAIN, &a);
 		calls++;
+		if (interrupt) {
+			int err = errno;
+
+			clock_gettime(CLOCK_MONOTONIC, &end);
+			w.done = 1;
+			pthread_join(wt, NULL);
+			printf("drain: moved=%" PRIu64 " remaining=%" PRIu64 "\n",
+			       (uint64_t)a.moved_bytes, (uint64_t)a.remaining_bytes);
+			if (!w.fired) {
+				printf("drain: ended (%s) before a quarter left\n", ret ? strerror(err) : "done");
+				return 3;
+			}
+			printf("drain: interrupted after %" PRId64 " us\n",
+			       (int64_t)((end.tv_sec - w.sent.tv_sec) * 1000000 +
+					 (end.tv_nsec - w.sent.tv_nsec) / 1000));
+			if (!ret) {
+				printf("drain: the call ended without EINTR\n");
+				return 3;
+			}
+			errno = err;
+			if (err != EINTR)
+				die("pool drain");
+			return 0;
+		}
 		moved += a.moved_bytes;
 		printf("drain: moved=%" PRIu64 " remaining=%" PRIu64 " busy=%" PRIu64
 		       " blocker=%.*s offset=%#" PRIx64 " need=%" PRIu64 " room=%" PRIu64 "\n",
