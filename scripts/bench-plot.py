@@ -6,9 +6,10 @@ usage: bench-plot.py CSVDIR OUTDIR
 Reads CSVDIR/scale.csv (bench-scale: fault p50/p99, poolctl vm list and
 status, a scrape of the live sysfs, one sysfs file of each domain, kernel
 memory per domain), CSVDIR/scrape.csv (host-scrape.py --curve: the
-exporter on a fixture, histograms on and off) and CSVDIR/size.csv
+exporter on a fixture, histograms on and off), CSVDIR/size.csv
 (bench-large: touch, vm map, chunk-map memory, tiering scan and drain of
-one domain of each size), whichever are there, and writes
+one domain of each size) and CSVDIR/size16.csv (bench-large16: the same
+at 16 GiB, drained to a disk-backed node), whichever are there, and writes
 OUTDIR/scale-{fault,time,memory}.{svg,png}, OUTDIR/scrape.{svg,png} and
 OUTDIR/size.{svg,png}.
 """
@@ -117,25 +118,38 @@ def scrape(rs, out):
     save(fig, out, "scrape")
 
 
-def size(rs, out):
+def size(rs, rs16, out):
+    """rs16: bench-large16's rows (16 GiB; p1 on the host's disk, no THP)."""
     fig, axs = plt.subplots(1, 2, figsize=(10, 3.8))
     for chunk, mark in (("2", "o"), ("1024", "s")):
         sub = [r for r in rs if r["chunk_mib"] == chunk]
-        if not sub:
+        big = [r for r in rs16 if r["chunk_mib"] == chunk]
+        both = sorted(sub + big, key=lambda r: num(r["size_mib"]))
+        if not both:
             continue
         lbl = "2 MiB chunks" if chunk == "2" else "1 GiB chunks"
-        x = [num(r["size_mib"]) / 1024 for r in sub]
-        axs[0].plot(x, [num(r["touch_per_thp"]) for r in sub], mark + "-", label=f"touch / THP's time, {lbl}")
-        axs[0].plot(x, [num(r["drain_mibs"]) / 1000 for r in sub], mark + ":", label=f"drain, GB/s, {lbl}")
-        axs[1].plot(x, [num(r["map_ms"]) for r in sub], mark + "-", label=f"vm map, ms, {lbl}")
-        axs[1].plot(x, [num(r["kmem_kib_per_gib"]) for r in sub], mark + ":", label=f"chunk map, KiB/GiB, {lbl}")
-        axs[1].plot(x, [num(r["scan_pct"]) * 100 for r in sub], mark + "--", label=f"tiering scan, 0.01% CPU, {lbl}")
+        gib = lambda rr: [num(r["size_mib"]) / 1024 for r in rr]  # noqa: E731
+        if sub:
+            axs[0].plot(gib(sub), [num(r["touch_per_thp"]) for r in sub], mark + "-",
+                        label=f"touch / THP's time, {lbl}")
+            axs[0].plot(gib(sub), [num(r["drain_mibs"]) / 1000 for r in sub], mark + ":",
+                        label=f"drain, GB/s, {lbl}")
+        axs[0].plot(gib(both), [num(r["size_mib"]) / num(r["touch_s"]) / 1000 for r in both], mark + "--",
+                    label=f"touch, GB/s, {lbl}")
+        if big:
+            axs[0].plot(gib(big), [num(r["drain_mibs"]) / 1000 for r in big], mark, fillstyle="none",
+                        label=f"drain to a disk-backed node, GB/s, {lbl}")
+        axs[1].plot(gib(both), [num(r["map_ms"]) for r in both], mark + "-", label=f"vm map, ms, {lbl}")
+        axs[1].plot(gib(both), [num(r["kmem_kib_per_gib"]) for r in both], mark + ":",
+                    label=f"chunk map, KiB/GiB, {lbl}")
+        axs[1].plot(gib(both), [num(r["scan_pct"]) * 100 for r in both], mark + "--",
+                    label=f"tiering scan, 0.01% CPU, {lbl}")
     for ax in axs:
         ax.set_xscale("log", base=2)
         ax.set_xlabel("domain size, GiB")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6)
     axs[0].set_title("Touch and drain against domain size (TCG)")
     axs[1].set_title("Map listing, memory, scan against domain size")
     save(fig, out, "size")
@@ -153,11 +167,12 @@ def main():
     if os.path.exists(os.path.join(src, "scrape.csv")):
         scrape(rows(os.path.join(src, "scrape.csv")), out)
         done += 1
-    if os.path.exists(os.path.join(src, "size.csv")):
-        size(rows(os.path.join(src, "size.csv")), out)
+    sz = [os.path.join(src, f) for f in ("size.csv", "size16.csv")]
+    if any(os.path.exists(f) for f in sz):
+        size(*[rows(f) if os.path.exists(f) else [] for f in sz], out)
         done += 1
     if not done:
-        sys.exit(f"bench-plot: {src}: no scale.csv, scrape.csv or size.csv (run make bench)")
+        sys.exit(f"bench-plot: {src}: no scale.csv, scrape.csv, size.csv or size16.csv (run make bench)")
 
 
 if __name__ == "__main__":

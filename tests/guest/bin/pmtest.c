@@ -938,12 +938,13 @@ static int cmd_bench(int argc, char **argv)
 }
 
 /*
- * prefault NAME MIB [how=touch|populate] [threads=N]: one timed prefault of
- * the domain's first MIB (a fresh domain: every chunk is placed now) and
- * of as much anonymous THP memory (in the caller's NUMA policy), each by
- * N threads (halves, thirds, ...): how=touch writes a byte per page,
- * how=populate is MADV_POPULATE_WRITE (QEMU prealloc, VFIO-like prefault).
- * Prints "prefault: domain S s, anon THP S s, domain/THP R".
+ * prefault NAME MIB [how=touch|populate] [threads=N] [thp=0]: one timed
+ * prefault of the domain's first MIB (a fresh domain: every chunk is
+ * placed now) and of as much anonymous THP memory (in the caller's NUMA
+ * policy; not with thp=0), each by N threads (halves, thirds, ...):
+ * how=touch writes a byte per page, how=populate is MADV_POPULATE_WRITE
+ * (QEMU prealloc, VFIO-like prefault). Prints "prefault: domain S s, anon
+ * THP S s, domain/THP R".
  */
 struct populate_slice {
 	uint8_t *p;
@@ -990,6 +991,7 @@ static int cmd_prefault(int argc, char **argv)
 	struct mapping m = map_domain(argv[0], PROT_READ | PROT_WRITE);
 	uint64_t len = size_arg(argv[1]) << 20;
 	int populate = !strcmp(opt(argc, argv, "how", "populate"), "populate");
+	int thp = atoi(opt(argc, argv, "thp", "1"));
 	double d, t;
 
 	bench_threads = atoi(opt(argc, argv, "threads", "1"));
@@ -1003,6 +1005,11 @@ static int cmd_prefault(int argc, char **argv)
 
 	madvise(bal, len, MADV_HUGEPAGE);
 	d = populate ? populate_time(m.p, len) : (len >> 20) / touch_rate(m.p, len);
+	if (!thp) {
+		munmap(b, len + (2 << 20));
+		printf("prefault: domain %.4f s, no THP alongside\n", d);
+		return 0;
+	}
 	t = populate ? populate_time(bal, len) : (len >> 20) / touch_rate(bal, len);
 	munmap(b, len + (2 << 20));
 	printf("prefault: domain %.4f s, anon THP %.4f s, domain/THP %.3f\n", d, t, d / t);
