@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-debug: skip memory hotplug of whole blocks, as pm_pools_up does; the ledger's logic is tested on the host
+# rig-needs: etcd openssl libcurl
 # THEORY OF OPERATION: poolmem-agent onlines exactly the extents of a
 # shared device that the ledger gives it (issue 15). Here the ledger is an
 # etcd inside the guest, on its loopback, and the "shared device" is one

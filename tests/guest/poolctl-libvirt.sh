@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-debug: skip XML validation in userspace; QEMU on domain files runs on the debug kernel in qemu-real
+# rig-needs: virt-xml-validate
 # THEORY OF OPERATION: the libvirt XML poolctl prints is valid libvirt 9.0
 # XML (Debian 12's virt-xml-validate and schemas), checked inside complete
 # domain definitions: a named domain as an NVDIMM memory device (its file
