@@ -555,6 +555,8 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 				 * reserved bytes as usage).
 				 */
 				pm_quota_settle(d, tier);
+				/* errors recorded in units that went back (mf.c) */
+				pm_poison_forget(d, idx);
 			}
 			pm_chunk_unbusy(d, idx);
 			if (!ret)

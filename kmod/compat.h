@@ -24,6 +24,16 @@
 #include <linux/slab.h>
 #include <linux/version.h>
 
+/*
+ * 6.11, "mm/memory_hotplug: skip adjust_managed_page_count() for
+ * PageOffline() pages when offlining": offline_pages() takes from the
+ * managed page count only the pages that were not PageOffline already (the
+ * driver that set PageOffline took them out itself, as virtio-mem does);
+ * before, it took the whole range, and a driver gave its PageOffline pages
+ * back in MEM_GOING_OFFLINE (unit.c).
+ */
+#define PM_OFFLINE_SKIPS_OFFLINE_PAGES	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0))
+
 /* 6.4, "driver core: class: remove module * from class_create()" */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define pm_class_create(name)	class_create(name)

@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/stringhash.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "poolmem.h"
 
@@ -817,23 +818,72 @@ void pm_domain_evict(struct pm_domain *d)
 }
 
 /*
- * Hold @d and its file (for migration, the pin watch): NULL when the file
- * is already being evicted (its chunks are on their way out anyway).
+ * Active superblock references that pm_domain_hold() could not drop under
+ * pm_lock, and the worker that drops them (there is one superblock:
+ * get_tree_single()). Flushed at module exit (pm_domain_exit_sb()).
+ */
+static atomic_t pm_sb_puts = ATOMIC_INIT(0);
+static struct super_block *pm_sb_put_sb;
+
+static void pm_sb_put_workfn(struct work_struct *work)
+{
+	while (atomic_add_unless(&pm_sb_puts, -1, 0))
+		deactivate_super(READ_ONCE(pm_sb_put_sb));
+}
+static DECLARE_WORK(pm_sb_put_work, pm_sb_put_workfn);
+
+/* Module exit, before the file system is unregistered. */
+void pm_domain_exit_sb(void)
+{
+	flush_work(&pm_sb_put_work);
+}
+
+/*
+ * Hold @d and its file (for migration, the pin watch, the error worker):
+ * NULL when the file is already being evicted (its chunks are on their
+ * way out anyway), or its superblock is being shut down. igrab() alone
+ * does not keep the superblock: with every mount gone (a lazy umount) the
+ * last fput() of the file would run kill_litter_super() under the holder,
+ * "Busy inodes after unmount" and a use-after-free at its iput(). So an
+ * active reference is taken first, as the VFS's own long-lived holders do.
  * Caller holds pm_lock, so d->inode is valid if set.
  */
 struct inode *pm_domain_hold(struct pm_domain *d)
 {
-	struct inode *inode = d->inode ? igrab(d->inode) : NULL;
+	struct super_block *sb = d->inode ? d->inode->i_sb : NULL;
+	struct inode *inode;
 
-	if (inode)
-		get_device(&d->dev);
+	if (!sb || !atomic_inc_not_zero(&sb->s_active))
+		return NULL;
+	inode = igrab(d->inode);
+	if (!inode) {
+		/*
+		 * Being evicted. Ours may be the last active reference by
+		 * now, and deactivate_super() can't run under pm_lock (the
+		 * shutdown evicts domains, which takes it): that one goes to
+		 * a worker.
+		 */
+		if (!atomic_add_unless(&sb->s_active, -1, 1)) {
+			atomic_inc(&pm_sb_puts);
+			WRITE_ONCE(pm_sb_put_sb, sb);
+			schedule_work(&pm_sb_put_work);
+		}
+		return NULL;
+	}
+	get_device(&d->dev);
 	return inode;
 }
 
-/* Process context, no lock held: iput() may evict the domain's inode. */
+/*
+ * Process context, no lock held: iput() may evict the domain's inode, and
+ * deactivate_super() may shut the file system down (it takes s_umount).
+ */
 void pm_domain_release_held(struct pm_held *h)
 {
+	struct super_block *sb = h->inode->i_sb;
+
 	iput(h->inode);
+	deactivate_super(sb);
 	put_device(&h->d->dev);
 }
 

@@ -591,21 +591,18 @@ static void pm_zero(struct pm_domain *d, u64 from, u64 to)
 static bool pm_chunk_is_zero(struct pm_domain *d, u64 idx)
 {
 	struct page **slot = &d->units[idx * d->units_per_chunk];
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	unsigned int u, i;
-	bool zero = true;
+	bool zero = !!buf;
 
+	/* machine-check-safe reads: a tenant's page may hold a latent error */
 	for (u = 0; u < d->units_per_chunk && zero; u++) {
-		for (i = 0; i < PM_UNIT_PAGES && zero; i++) {
-			void *va;
-
-			if (PageHWPoison(slot[u] + i))
-				continue;
-			va = kmap_local_page(slot[u] + i);
-			zero = !memchr_inv(va, 0, PAGE_SIZE);
-			kunmap_local(va);
-		}
+		for (i = 0; i < PM_UNIT_PAGES && zero; i++)
+			if (!PageHWPoison(slot[u] + i))
+				zero = pm_page_zero_mc(slot[u] + i, buf);
 		cond_resched();
 	}
+	kfree(buf);
 	return zero;
 }
 

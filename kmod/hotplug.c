@@ -25,7 +25,10 @@
  *  - iput() of a domain's inode held for a move may evict a domain that
  *    was unlinked meanwhile: its chunks go back to the page allocator,
  *    which takes no hotplug lock.
- * MEM_ONLINE and MEM_OFFLINE only store or unlink.
+ *  - last, the held units in the range (unit.c): one still referenced
+ *    refuses the offline at once, where offline_pages() would loop on it,
+ *    and the managed page count is made what the offline expects.
+ * MEM_ONLINE, MEM_OFFLINE and MEM_CANCEL_OFFLINE only store or unlink.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -84,6 +87,11 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	 * _offline()): DEBUG_VM's poisoned memmap stops pfn_to_nid() there.
 	 * Only the events below are ours, and they all come inside it.
 	 */
+	if (action == MEM_CANCEL_OFFLINE) {
+		/* held units there stay held, and out of the managed count */
+		pm_held_cancel_offline(mn->start_pfn, last);
+		return NOTIFY_OK;
+	}
 	if (action != MEM_ONLINE && action != MEM_OFFLINE && action != MEM_GOING_OFFLINE)
 		return NOTIFY_OK;
 	nid = pfn_to_nid(mn->start_pfn);
@@ -94,8 +102,8 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 		return NOTIFY_OK;
 	}
 	if (action == MEM_OFFLINE) {
-		/* revoked units there went with the block */
-		pm_revoked_done(mn->start_pfn, last);
+		/* held units there went with the block */
+		pm_held_offline(mn->start_pfn, last);
 		return NOTIFY_OK;
 	}
 	/* MEM_GOING_OFFLINE: zero reserve units there are free memory to the offline */
@@ -105,18 +113,20 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 			mn->start_pfn, last, nid);
 		return notifier_from_errno(-EBUSY);
 	}
-	if (!pm_rmap_first(mn->start_pfn, last, &ed, &slot, &unit))
-		return NOTIFY_OK;
-
-	mutex_lock(&pm_lock);
-	revoked = pm_node_revoked(nid);
-	mutex_unlock(&pm_lock);
-	if (revoked)
-		/* the memory is no longer ours: its chunks go instead of the offline */
-		ret = pm_revoke_range(nid, mn->start_pfn, last);
-	else
-		ret = pm_evacuate_range(nid, mn->start_pfn, last);
-	return notifier_from_errno(ret);
+	if (pm_rmap_first(mn->start_pfn, last, &ed, &slot, &unit)) {
+		mutex_lock(&pm_lock);
+		revoked = pm_node_revoked(nid);
+		mutex_unlock(&pm_lock);
+		if (revoked)
+			/* the memory is no longer ours: its chunks go instead of the offline */
+			ret = pm_revoke_range(nid, mn->start_pfn, last);
+		else
+			ret = pm_evacuate_range(nid, mn->start_pfn, last);
+		if (ret)
+			return notifier_from_errno(ret);
+	}
+	/* last: the chunks' moves and revokes may have held units there */
+	return notifier_from_errno(pm_held_going_offline(mn->start_pfn, last));
 }
 
 static struct notifier_block pm_memory_nb = {

@@ -124,11 +124,13 @@
  *   (POOLMEM_DOMAIN_SET),
  *   fs.c (the file system and profile directories), file.c (file
  *   operations and fault), pin.c (long-term pins), hotplug.c (the memory
- *   notifier), tiering.c (access sampling, hot/cold moves), migrate.c
+ *   notifier), mf.c (memory errors), tiering.c (access sampling, hot/cold moves), migrate.c
  *   (moving chunks: drain, offline, revoke, exchange, pool removal),
  *   domain.c (lifetime, admission, profile references), sysfs.c (domain
  *   attributes), chunk.c (placement, allocation, free, retired chunks),
- *   rmap.c (chunk map, reverse map, allocations in flight), pool.c (the
+ *   rmap.c (chunk map, reverse map, allocations in flight), unit.c
+ *   (units held out of use for good; machine-check-safe reads of tenant
+ *   pages), pool.c (the
  *   registries under pm_lock, pools, node figures), reserve.c (the zero
  *   reserve), fault.c (fault injection), policy/ (plain C shared with
  *   userspace).
@@ -136,7 +138,8 @@
  * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
  * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
  * pm_domain.lock -> (page lock, i_mmap_rwsem, PTL, mmu notifiers) ->
- * pm_pool.af_lock. The memory hotplug lock comes before pm_lock: the
+ * pm_pool.af_lock; unit.c's pm_held_lock is a leaf, taken anywhere, even
+ * under the hotplug lock. The memory hotplug lock comes before pm_lock: the
  * memory notifier (hotplug.c) takes pm_lock, pm_domain.lock and what a
  * move takes under it, and nothing in poolmem waits for memory hotplug
  * holding any of those. pm_reserve.offline_sem is taken for write under
@@ -279,21 +282,22 @@ out_destroy_class:
  */
 static void __exit pm_exit(void)
 {
+	pm_domain_exit_sb();	/* a superblock reference being dropped: its worker is ours */
 	pm_pinwatch_stop();
 	debugfs_remove_recursive(pm_debugfs);
 	pm_ctl_exit();
 	pm_proc_exit();
 	pm_fs_exit();
-	pm_drain_exit();
-	pm_chunk_exit();
-	pm_mf_exit();		/* no memory error reaches the reverse map after this */
+	pm_mf_exit();		/* no error worker, nor a degraded pool's drain, runs after this */
 	pm_hotplug_exit();	/* no memory notifier calls into the reserve after this */
 	pm_rmap_exit();
+	pm_drain_exit();
+	pm_chunk_exit();
 	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();
 	pm_pools_sysfs_exit();
 	pm_reserve_exit();	/* the files that read it are gone */
-	pm_revoked_exit();	/* after the reserve, which holds its poisoned units there */
+	pm_held_exit();		/* after the reserve, which holds its poisoned units there */
 	class_destroy(pm_class);
 }
 

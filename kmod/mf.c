@@ -307,7 +307,25 @@ static void pm_mf_hard_one(unsigned long pfn)
 			pm_domain_release_held(&h);
 			return;
 		}
-		if (d->units[slot] == unit) {
+		if (d->units[slot] == unit && (!d->meta[idx].present || d->meta[idx].busy == PM_BUSY_ALLOC)) {
+			/*
+			 * A chunk still being allocated: its slots fill one by
+			 * one without d->lock, and may be freed again if the
+			 * allocation fails. Nothing maps it yet: record the
+			 * offset only. The fault that completes the chunk maps
+			 * it page by page around the record (pm_poison_at());
+			 * a failed allocation forgets the record, and its
+			 * units' free holds this one (pm_unit_put()).
+			 */
+			if (xa_err(xa_store(&d->poison, pgidx, counted, GFP_KERNEL))) {
+				e.action = POOLMEM_MEMERR_FAILED;
+			} else {
+				e.action = POOLMEM_MEMERR_ISOLATED;
+				d->meta[idx].poison = 1;
+			}
+			d->mem_errors++;
+			SetPageHasHWPoisoned(unit);
+		} else if (d->units[slot] == unit) {
 			/* in the map, or the old units of a move under way (in it until commit) */
 			if (xa_err(xa_store(&d->poison, pgidx, counted, GFP_KERNEL))) {
 				/* the page is still never mapped (PG_hwpoison), but a move loses that */
@@ -403,18 +421,6 @@ static void pm_mf_workfn(struct work_struct *work)
 	if (lost)
 		pr_err("%d memory error reports came faster than they could be handled and were dropped: their pages are never mapped, but stay mapped where they are\n",
 		       lost);
-}
-
-/*
- * Free one unit of ours that nothing else references: to the page
- * allocator, or, with a poisoned page, to the held list. Process context.
- */
-void pm_unit_put(struct page *unit)
-{
-	if (likely(!pm_unit_poisoned(unit)))
-		put_page(unit);
-	else
-		pm_unit_hold(unit);
 }
 
 /* Chunk @idx was discarded whole: its lost pages are a hole again. Caller holds d->lock. */

@@ -190,19 +190,6 @@ static bool pm_units_pinned(struct page **units, unsigned int nr)
 }
 
 /*
- * An uncorrectable error met by a copy in @page: tell memory_failure(), as
- * copy_mc_user_highpage() does for the core's copies. It marks the page,
- * and its verdict reaches mf.c, which records the page lost: the next try
- * copies around it. Returns -EIO.
- */
-static int pm_copy_failed(struct page *page)
-{
-	if (IS_ENABLED(CONFIG_MEMORY_FAILURE))
-		memory_failure_queue(page_to_pfn(page), 0);
-	return -EIO;
-}
-
-/*
  * Copy units @src of chunk @idx of @d to @dst; -EIO on an uncorrectable
  * memory error in @src, -ENOMEM when a lost page can't be recorded. Pages
  * lost to memory errors are not copied: a poisoned page (PG_hwpoison:
@@ -228,7 +215,7 @@ static int pm_units_copy(struct pm_domain *d, u64 idx, struct page **dst, struct
 							       PM_UNIT_BYTES);
 
 			if (left)
-				return pm_copy_failed(src[u] + ((PM_UNIT_BYTES - left) >> PAGE_SHIFT));
+				return pm_page_mc_failed(src[u] + ((PM_UNIT_BYTES - left) >> PAGE_SHIFT));
 			pm_lat_add(&pm_lat_copy, ktime_get_ns() - t0);
 			cond_resched();
 			continue;
@@ -252,7 +239,7 @@ static int pm_units_copy(struct pm_domain *d, u64 idx, struct page **dst, struct
 			kunmap_local(from);
 			kunmap_local(to);
 			if (left)
-				return pm_copy_failed(src[u] + i);
+				return pm_page_mc_failed(src[u] + i);
 		}
 		cond_resched();
 	}
@@ -990,7 +977,10 @@ int pm_drain_init(void)
 	return pm_drain_wq ? 0 : -ENOMEM;
 }
 
-/* Module exit: the control file is gone, so no drain runs. */
+/*
+ * Module exit: the control file is gone and mf.c has stopped (the drains of
+ * its degraded pools with it), so no drain runs.
+ */
 void pm_drain_exit(void)
 {
 	destroy_workqueue(pm_drain_wq);
@@ -1222,38 +1212,12 @@ out_unlock:
 }
 
 /*
- * Units of revoked chunks, and units with a poisoned page (pm_unit_hold()):
- * unmapped, out of the reverse map, never read, and never freed. Memory that may be another host's by now must not reach
- * this host's page allocator, nor be written by it (init_on_free). They
- * stay frozen at refcount 0 with every page PageOffline, virtio-mem's
- * protocol for pages a driver took away: memory offline isolates such
- * pages in any zone and skips them (test_pages_isolated(),
- * __offline_isolated_pages()), a cancelled offline leaves them as they
- * are, and kdump skips them. They leave this list when their block has
- * gone offline (MEM_OFFLINE); the memory goes with it. pm_revoked_lock
- * protects the list; under it only the maple tree's own lock is taken.
- */
-struct pm_revoked {
-	struct list_head node;
-	struct page *unit;
-};
-static LIST_HEAD(pm_revoked_list);
-static DEFINE_MUTEX(pm_revoked_lock);
-
-static bool pm_unit_in(struct page *unit, unsigned long first, unsigned long last)
-{
-	unsigned long pfn = page_to_pfn(unit);
-
-	return pfn >= first && pfn + PM_UNIT_PAGES - 1 <= last;
-}
-
-/*
  * Revoke the chunk of @d whose unit @slot is @unit (as the reverse map
  * said; @slot is within the domain): the memory under it is no longer this host's (its pool was
  * revoked, and a block of it is going offline). Unmapped and frozen as
  * for a move; then dropped unread: by now it may hold another host's data,
  * which a copy would show this domain. The chunk is lost from then on
- * (pm_chunk_lose) and its units to the held list (pm_revoked). Process context,
+ * (pm_chunk_lose) and its units to the held list (unit.c). Process context,
  * d->lock not held. Returns 0; -ENOENT when @unit is not the chunk's (a
  * retired chunk, still referenced, or a move's old units about to be
  * freed); -EINPROGRESS when busy; -EAGAIN or -EBUSY when referenced or
@@ -1265,19 +1229,12 @@ static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, size_t slot
 	struct pm_move m = { .idx = idx };
 	struct page **arrays = pm_move_arrays(d, &m, 1);
 	struct pm_chunk_meta *meta = &d->meta[idx];
-	struct pm_revoked **held;
 	unsigned int u, nr = d->units_per_chunk;
 	bool ours = false;
 	int ret = -ENOMEM;
 
-	held = kcalloc(nr, sizeof(*held), GFP_KERNEL);
-	if (!arrays || !held)
-		goto out_free;
-	for (u = 0; u < nr; u++) {
-		held[u] = kzalloc(sizeof(**held), GFP_KERNEL);
-		if (!held[u])
-			goto out_free;
-	}
+	if (!arrays)
+		return ret;
 	mutex_lock(&d->lock);
 	ours = meta->present && d->units[slot] == unit;
 	ret = meta->busy ? -EINPROGRESS : !ours ? -ENOENT : 0;
@@ -1299,28 +1256,16 @@ static int pm_chunk_revoke(struct pm_domain *d, struct inode *inode, size_t slot
 	pm_chunk_lose(d, idx);
 	pm_chunk_unbusy(d, idx);
 	mutex_unlock(&d->lock);
-	/* frozen at 0 they stay; offline takes them as they are */
-	mutex_lock(&pm_revoked_lock);
+	/* frozen at 0 they stay; offline takes them as they are (unit.c) */
 	for (u = 0; u < nr; u++) {
-		unsigned int i;
-
-		for (i = 0; i < PM_UNIT_PAGES; i++)
-			__SetPageOffline(m.old[u] + i);
 		pm_rmap_erase(m.old[u]);
-		held[u]->unit = m.old[u];
-		list_add_tail(&held[u]->node, &pm_revoked_list);
+		pm_held_add_frozen(m.old[u]);
 	}
-	mutex_unlock(&pm_revoked_lock);
-	kfree(held);
 	kfree(arrays);
 	return 0;
 
 out_unlock:
 	mutex_unlock(&d->lock);
-out_free:
-	for (u = 0; held && u < nr; u++)
-		kfree(held[u]);
-	kfree(held);
 	kfree(arrays);
 	return ret;
 }
@@ -1334,7 +1279,7 @@ out_free:
  * (pinned, referenced, being placed or moved, retired), logged, and the
  * offline is refused as it would be without the revoke. Lock order as the
  * notifier's: hotplug lock, then pm_lock, then d->lock; no lock held here.
- * The units go to the held list (pm_revoked), which offline skips.
+ * The units go to the held list (unit.c), which offline skips.
  */
 int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 {
@@ -1565,45 +1510,6 @@ int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn)
 }
 
 /*
- * Hold unit @unit, which has a poisoned page, out of use for good (mf.c):
- * its memory must reach neither another tenant nor the page allocator,
- * whose next user would find the page in check_new_pages() and drop the
- * whole 2 MiB block with it, after which no offline of that block could
- * finish. The caller has the one reference and has erased the unit from
- * the reverse map. As for revoked units: frozen at refcount 0 and
- * PageOffline on the held list until its block goes offline. A transient
- * reference (a PFN walker's speculative get_page_unless_zero()) is waited
- * out for up to 20 ms; if one stays, or there is no memory for the record,
- * the unit keeps our reference instead: out of use all the same, but its
- * block can't go offline. Process context; may sleep.
- */
-void pm_unit_hold(struct page *unit)
-{
-	struct pm_revoked *r = kzalloc(sizeof(*r), GFP_KERNEL);
-	unsigned int i, try;
-
-	for (try = 0; r && !page_ref_freeze(unit, 1); try++) {
-		if (try == 100) {
-			kfree(r);
-			r = NULL;
-			break;
-		}
-		usleep_range(100, 200);
-	}
-	if (!r) {
-		pr_warn("unit at PFN %#lx has a poisoned page: kept out of use, but its memory block can't go offline\n",
-			page_to_pfn(unit));
-		return;
-	}
-	for (i = 0; i < PM_UNIT_PAGES; i++)
-		__SetPageOffline(unit + i);
-	r->unit = unit;
-	mutex_lock(&pm_revoked_lock);
-	list_add_tail(&r->node, &pm_revoked_list);
-	mutex_unlock(&pm_revoked_lock);
-}
-
-/*
  * Soft offline of @pfn in unit @slot (@unit, as the reverse map said) of
  * @d: move its chunk elsewhere with its data, as an offline would, and
  * poison the page, which then leaves use with its old unit. Waits out
@@ -1623,47 +1529,6 @@ int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot,
 		if (msleep_interruptible(10))
 			return -EINTR;
 	}
-}
-
-/*
- * MEM_OFFLINE of [@first, @last]: the held units there went offline with
- * the block; forget them. A cancelled offline changes nothing: they stay
- * held (PageOffline, refcount 0) and go with the next offline.
- */
-void pm_revoked_done(unsigned long first, unsigned long last)
-{
-	struct pm_revoked *r, *tmp;
-
-	mutex_lock(&pm_revoked_lock);
-	list_for_each_entry_safe(r, tmp, &pm_revoked_list, node) {
-		if (!pm_unit_in(r->unit, first, last))
-			continue;
-		list_del(&r->node);
-		kfree(r);
-	}
-	mutex_unlock(&pm_revoked_lock);
-}
-
-/*
- * Module exit: units still held are memory that may be another host's.
- * They stay as they are (PageOffline, refcount 0: lost to this host until
- * their block goes offline, which needs no module).
- */
-void pm_revoked_exit(void)
-{
-	struct pm_revoked *r, *tmp;
-	unsigned long n = 0;
-
-	mutex_lock(&pm_revoked_lock);
-	list_for_each_entry_safe(r, tmp, &pm_revoked_list, node) {
-		n++;
-		list_del(&r->node);
-		kfree(r);
-	}
-	mutex_unlock(&pm_revoked_lock);
-	if (n)
-		pr_warn("%lu held units (%lu MiB, revoked or poisoned) never went offline: they stay out of use until they do\n",
-			n, n * (PM_UNIT_BYTES >> 20));
 }
 
 /*

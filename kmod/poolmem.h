@@ -519,6 +519,7 @@ struct pm_held {
 	struct inode *inode;
 };
 struct inode *pm_domain_hold(struct pm_domain *d);
+void pm_domain_exit_sb(void);
 void pm_domain_release_held(struct pm_held *h);
 int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
 	     const char *why, struct pm_refusal *refusal);
@@ -567,8 +568,6 @@ int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
 int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
 bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
 		   struct page **unit);
-void pm_revoked_done(unsigned long first, unsigned long last);
-void pm_revoked_exit(void);
 struct pm_domain *pm_rmap_live(struct pm_domain *ed);
 int pm_pool_drain(struct poolmem_pool_drain *a);
 int pm_drain_init(void);
@@ -625,16 +624,25 @@ void pm_hotplug_exit(void);
 /* mf.c: memory errors */
 int pm_mf_init(void);
 void pm_mf_exit(void);
-void pm_unit_put(struct page *unit);
 void pm_poison_forget(struct pm_domain *d, u64 idx);
 bool pm_poison_mark(struct pm_domain *d, u64 idx, struct page **units);
 int pm_mf_errors(struct poolmem_memory_errors *a);
 int pm_mf_soft_offline(struct poolmem_page_offline *a);
 void pm_pool_drain_workfn(struct work_struct *work);
 /* migrate.c, for mf.c */
-void pm_unit_hold(struct page *unit);
 int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
 			  unsigned long pfn);
+
+/* unit.c: units held out of use for good (poisoned, revoked) */
+void pm_unit_put(struct page *unit);
+void pm_unit_hold(struct page *unit);
+void pm_held_add_frozen(struct page *unit);
+int pm_held_going_offline(unsigned long first, unsigned long last);
+void pm_held_cancel_offline(unsigned long first, unsigned long last);
+void pm_held_offline(unsigned long first, unsigned long last);
+void pm_held_exit(void);
+int pm_page_mc_failed(struct page *page);
+bool pm_page_zero_mc(struct page *page, void *buf);
 
 /* sysfs.c: /sys/class/poolmem/<name>/ and /proc/poolmem/ */
 extern const struct attribute_group *pm_domain_groups[];

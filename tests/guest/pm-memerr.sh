@@ -176,6 +176,30 @@ info "example: $out"
 expect_exit 3 "not in a domain.s chunk" poolctl pool soft-offline 0x1000
 pmtest domain-destroy sp >/dev/null
 
+# ---- 7. held units leave the managed count (issue 46, item 1) ----
+# p1 holds the units of the policy step's two errors. With every domain
+# gone, every block of p1's node goes offline: the node's MemTotal must be
+# 0 kB, and the system's MemTotal must fall by exactly what the node had.
+# Before the fix, 6.12 left 2,044 kB per held unit (its 511 PageOffline
+# pages: offline_pages() skips them as already uncounted) in the node's
+# and the system's MemTotal for good.
+n1=$(pool_attr p1 node)
+check_eq "held units: p1 allocated before its node goes offline" 0 "$(pool_attr p1 allocated_bytes)"
+[ "$(pool_attr p1 memory_errors)" -ge 1 ] || fail "held units: p1 has no memory error to hold a unit"
+node_before=$(node_memtotal_kb $n1)
+sys_before=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
+nb=0
+for b in $(node_blocks $n1); do
+	[ "$(cat $MEMSYS/$b/state)" = online ] || continue
+	echo offline > $MEMSYS/$b/state 2>/tmp/err || fail "held units: $b of node $n1 did not go offline: $(cat /tmp/err)"
+	nb=$((nb + 1))
+done
+node_after=$(node_memtotal_kb $n1)
+sys_after=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)
+info "held units: $nb blocks of node $n1 offline; node MemTotal $node_before -> $node_after kB, system $sys_before -> $sys_after kB"
+check_eq "held units: node $n1 MemTotal after all its blocks went offline (kB)" 0 "$node_after"
+check_eq "held units: the system's MemTotal fell by the node's (kB)" "$node_before" $((sys_before - sys_after))
+
 # ---- 5. a clean log ----
 if dmesg | grep -E "WARNING:|BUG:|Oops|general protection"; then
 	fail "warnings in the log"
