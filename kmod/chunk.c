@@ -139,6 +139,7 @@ static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struc
 		 */
 		page->index = (pgoff_t)(first + u) << PM_UNIT_ORDER;
 		out[u] = page;
+		pm_inject_alloc_delay(d, first + u, page);
 	}
 	if (u < d->units_per_chunk)
 		pm_units_free(out, u);

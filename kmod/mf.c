@@ -48,14 +48,16 @@
  * and a SIGBUS without an address, before poolmem hears of the error; a
  * later one finds PG_hwpoison set and gets BUS_MCEERR_AR.
  *
- * Locks: pm_mf_fifo_lock (raw spinlock; the probes run with preemption off)
- * protects the FIFOs; pm_mf_lock (mutex) the error log. Neither is held
- * while taking another lock. The worker takes pm_lock, then d->lock, as
+ * Locks: pm_mf_fifo_lock (raw spinlock; the tracepoint runs with
+ * preemption off) protects the hard errors' FIFO; the soft offline
+ * requests take no lock (the kprobe may run NMI-like); pm_mf_lock (mutex)
+ * protects the error log. Neither is held while taking another lock. The worker takes pm_lock, then d->lock, as
  * everyone does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <linux/kfifo.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
@@ -72,15 +74,28 @@ module_param_named(soft_offline_hook, pm_soft_offline_hook, bool, 0444);
 MODULE_PARM_DESC(soft_offline_hook,
 		 "Soft offline a domain page that the kernel's soft_offline_page() was asked to (kprobe; default on)");
 
-/* PFNs from the probes, for the worker: hard errors, soft offline requests */
+/* PFNs of hard errors from the tracepoint, for the worker */
 #define PM_MF_FIFO	256
 static DEFINE_KFIFO(pm_mf_hard, unsigned long, PM_MF_FIFO);
-static DEFINE_KFIFO(pm_mf_soft, unsigned long, PM_MF_FIFO);
-/* raw: the probes run with preemption off, where PREEMPT_RT's spinlocks sleep */
+/* raw: the tracepoint runs with preemption off, where PREEMPT_RT's spinlocks sleep */
 static DEFINE_RAW_SPINLOCK(pm_mf_fifo_lock);
 static atomic_t pm_mf_dropped = ATOMIC_INIT(0);
 static void pm_mf_workfn(struct work_struct *work);
 static DECLARE_WORK(pm_mf_work, pm_mf_workfn);
+
+/*
+ * Soft offline requests from the kprobe on soft_offline_page(). Its handler
+ * runs with preemption off, and, for a breakpoint (int3) probe, in an
+ * NMI-like context (x86 enters it with irqentry_nmi_enter()), where no
+ * lock may be taken and no work queued. So a request takes a free slot
+ * here with cmpxchg (PFN + 1; 0 is free), and an irq_work, which may be
+ * queued from NMI, queues the worker from a hard interrupt. A request that
+ * finds no free slot is dropped and counted.
+ */
+#define PM_MF_SOFT_SLOTS	64
+static unsigned long pm_mf_soft_slots[PM_MF_SOFT_SLOTS];
+static void pm_mf_soft_kick(struct irq_work *iw);
+static struct irq_work pm_mf_soft_iw = IRQ_WORK_INIT(pm_mf_soft_kick);
 static struct workqueue_struct *pm_mf_wq;	/* pm_mf_work and the pools' drain_work */
 
 /* The last POOLMEM_MEMORY_ERRORS_KEPT errors, by sequence number; pm_mf_lock. */
@@ -102,26 +117,55 @@ static bool pm_mf_ours(unsigned long pfn)
 	return pfn_valid(pfn) && pm_rmap_first(pfn, pfn, &d, &slot, &unit);
 }
 
-static void pm_mf_queue(bool soft, unsigned long pfn)
+/* A hard error at @pfn, from the tracepoint (preemption off, not NMI). */
+static void pm_mf_queue_hard(unsigned long pfn)
 {
 	unsigned long flags;
 	unsigned int in;
 
 	raw_spin_lock_irqsave(&pm_mf_fifo_lock, flags);
-	in = soft ? kfifo_in(&pm_mf_soft, &pfn, 1) : kfifo_in(&pm_mf_hard, &pfn, 1);
+	in = kfifo_in(&pm_mf_hard, &pfn, 1);
 	raw_spin_unlock_irqrestore(&pm_mf_fifo_lock, flags);
 	if (!in)
 		atomic_inc(&pm_mf_dropped);
 	queue_work(pm_mf_wq, &pm_mf_work);
 }
 
+/* A soft offline request for @pfn, from the kprobe: NMI-safe (see above). */
+static void pm_mf_queue_soft(unsigned long pfn)
+{
+	unsigned int i;
+
+	for (i = 0; i < PM_MF_SOFT_SLOTS; i++)
+		if (!READ_ONCE(pm_mf_soft_slots[i]) && !cmpxchg(&pm_mf_soft_slots[i], 0, pfn + 1))
+			break;
+	if (i == PM_MF_SOFT_SLOTS)
+		atomic_inc(&pm_mf_dropped);
+	irq_work_queue(&pm_mf_soft_iw);
+}
+
+static void pm_mf_soft_kick(struct irq_work *iw)
+{
+	queue_work(pm_mf_wq, &pm_mf_work);
+}
+
 static bool pm_mf_take(bool soft, unsigned long *pfn)
 {
-	unsigned long flags;
-	unsigned int out;
+	unsigned long flags, v;
+	unsigned int i, out;
 
+	if (soft) {
+		for (i = 0; i < PM_MF_SOFT_SLOTS; i++) {
+			v = READ_ONCE(pm_mf_soft_slots[i]);
+			if (v && cmpxchg(&pm_mf_soft_slots[i], v, 0) == v) {
+				*pfn = v - 1;
+				return true;
+			}
+		}
+		return false;
+	}
 	raw_spin_lock_irqsave(&pm_mf_fifo_lock, flags);
-	out = soft ? kfifo_out(&pm_mf_soft, pfn, 1) : kfifo_out(&pm_mf_hard, pfn, 1);
+	out = kfifo_out(&pm_mf_hard, pfn, 1);
 	raw_spin_unlock_irqrestore(&pm_mf_fifo_lock, flags);
 	return out;
 }
@@ -133,16 +177,20 @@ static bool pm_mf_take(bool soft, unsigned long *pfn)
 static void pm_mf_probe(void *data, unsigned long pfn, int type, int result)
 {
 	if (pm_mf_ours(pfn))
-		pm_mf_queue(false, pfn);
+		pm_mf_queue_hard(pfn);
 }
 
-/* soft_offline_page(pfn, flags), on entry: see the comment at the top */
+/*
+ * soft_offline_page(pfn, flags), on entry: see the comment at the top.
+ * Preemption off, maybe NMI-like: the reverse map's lookup is RCU, the
+ * queue lockless.
+ */
 static int pm_mf_soft_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long pfn = regs_get_kernel_argument(regs, 0);
 
 	if (pm_mf_ours(pfn))
-		pm_mf_queue(true, pfn);
+		pm_mf_queue_soft(pfn);
 	return 0;
 }
 
@@ -374,12 +422,16 @@ static void pm_mf_hard_one(unsigned long pfn)
  */
 static int pm_mf_soft_one(unsigned long pfn, struct poolmem_memory_error *e)
 {
+	struct page *page = pfn_to_online_page(pfn);
 	struct page *unit;
 	struct pm_held h;
 	size_t slot;
 	int ret;
 
-	if (PageHWPoison(pfn_to_page(pfn)))
+	/* queued earlier: its memory may have gone offline meanwhile */
+	if (!page)
+		return -ENOENT;
+	if (PageHWPoison(page))
 		return 0;	/* as the kernel's soft_offline_page(): nothing to do */
 	if (!pm_mf_find(pfn, true, e, &h, &slot, &unit))
 		return -ENOENT;
@@ -546,6 +598,7 @@ void pm_mf_exit(void)
 {
 	if (pm_mf_kp_on)
 		unregister_kprobe(&pm_mf_kp);
+	irq_work_sync(&pm_mf_soft_iw);	/* its handler queues the worker */
 	if (pm_mf_tp) {
 		tracepoint_probe_unregister(pm_mf_tp, pm_mf_probe, NULL);
 		tracepoint_synchronize_unregister();

@@ -178,6 +178,8 @@ bool pm_page_zero_mc(struct page *page, void *buf)
 	unsigned long left = copy_mc_to_kernel(buf, va, PAGE_SIZE);
 
 	kunmap_local(va);
+	if (pm_should_fail_mc())
+		left = PAGE_SIZE;
 	if (left) {
 		pm_page_mc_failed(page);
 		return false;

@@ -57,6 +57,11 @@ lv_mount() {
 # restarted when the line changes (running VMs keep running). With
 # LV_LISTEN=1 libvirtd also listens on TCP (libvirtd.conf's listen_tcp, as
 # the caller set it): another host's libvirtd migrates to it.
+# the libvirt and QEMU majors the libvirt tests require (Debian 12's
+# backports and Debian 13 carry libvirt 11.3 and QEMU 10.0)
+LV_MIN_LIBVIRT=11
+LV_MIN_QEMU=10
+
 lv_up() {
 	local line=${1:-} conf=$LV/etc/libvirt/qemu.conf
 	lv_mount
@@ -71,7 +76,17 @@ lv_up() {
 		LIBVIRT_LOG_OUTPUTS="2:file:$LVLOG" lv libvirtd -d ${LV_LISTEN:+--listen} || fail "libvirtd did not start"
 		wait_for 60 virsh version || fail "libvirtd does not answer: $(tail -n 20 $LV$LVLOG)"
 	fi
-	info "libvirtd $(lv_daemon_pid) up: $(virsh version --daemon | sed -n 's/^Running against daemon: *//p; s/^Running hypervisor: *//p' | tr '\n' ' ')${line:+($line)}"
+	local v lver qver
+	v=$(virsh version --daemon)
+	lver=$(echo "$v" | sed -n 's/^Running against daemon: *//p')
+	qver=$(echo "$v" | sed -n 's/^Running hypervisor: *QEMU *//p')
+	info "libvirtd $(lv_daemon_pid) up: libvirt $lver, QEMU $qver${line:+ ($line)}"
+	# the stack these tests are about (scripts/rig/libvirt-root installs it
+	# from bookworm-backports): an older one proves nothing about it
+	[ "${lver%%.*}" -ge $LV_MIN_LIBVIRT ] 2>/dev/null ||
+		fail "libvirtd is libvirt '$lver': these tests need libvirt $LV_MIN_LIBVIRT or later"
+	[ "${qver%%.*}" -ge $LV_MIN_QEMU ] 2>/dev/null ||
+		fail "libvirt runs QEMU '$qver': these tests need QEMU $LV_MIN_QEMU or later"
 }
 
 lv_daemon_pid() {

@@ -40,7 +40,11 @@
 #              what the guest touched during it);
 #            - A's memory is back in full once A's QEMU has quit (and the
 #              named domain is destroyed).
-#  libvirt   A's libvirtd starts a VM on profile lvgold; virsh migrate
+#  libvirt   A's libvirtd starts a VM on profile lvgold. First B's pools
+#            are committed to a hog: virsh migrate fails with poolmem's
+#            ENOSPC from B's incoming QEMU, B's kernel log names the
+#            profile's admission, and the VM keeps running on A. Then,
+#            with room on B, virsh migrate
 #            --live --parallel moves it to B's libvirtd (qemu+tcp) with
 #            the same profile: the VM runs on B and its writer passes
 #            there, B's domain holds no more than A's did, and A's domain
@@ -222,6 +226,19 @@ if [ "$role" = A ]; then
 	ln -sf "$(lv_console web1)" /tmp/L.log
 	wait_for 900 ok_after L 0 || fail "web1 did not run under libvirt: $(lv_vm_diag web1)"
 	d=$(profile_domain lvgold)
+	# refused by admission on B: a hog there leaves no room for lvgold's
+	# pool quota; libvirt on B starts the incoming QEMU, whose domain file
+	# poolmem refuses (ENOSPC), and the VM stays here, running
+	await lv-full 1500
+	r0=$(last_ok L)
+	out=$(virsh migrate --live --parallel web1 qemu+tcp://10.0.2.102/system tcp://10.0.2.101:49152 2>&1) &&
+		fail "virsh migrate into a B without room succeeded: $out"
+	echo "$out" | grep -q "No space left on device" ||
+		fail "virsh migrate into a B without room failed, but not for want of room: $out"
+	check_eq "web1 on A after the refused virsh migrate" running "$(virsh domstate web1)"
+	wait_for 60 ok_after L $((r0 + 1)) || fail "web1's writer stopped after the refused move: $(lv_vm_diag web1)"
+	info "A: virsh migrate into a full B refused: $(echo "$out" | tr '\n' ' ' | cut -c 1-300); web1 kept running: round $r0 -> $(last_ok L)"
+	say lv-refused 1
 	before=$(dom_mib "$d")
 	await lv-listening
 	t0=$(uptime_s)
@@ -344,6 +361,17 @@ check_eq "B's pools after both guests" 0 "$(allocated)"
 
 # ---- libvirt ----
 lv_setup
+# first, no room: the hog commits all but 128 MiB of the pools
+cap=$((($(pool_attr p0 capacity_bytes) + $(pool_attr p1 capacity_bytes)) / MiB))
+poolctl vm create hog --size $((cap - 128))M --pool $((cap - 128))M >/dev/null
+dmesg -c >/dev/null
+say lv-full 1
+await lv-refused 1500
+line=$(dmesg | grep -m1 'profile lvgold: .*refused') ||
+	fail "B: no admission line naming profile lvgold after the refused virsh migrate: $(dmesg | tail -n 5)"
+check_eq "B's pools after the refused virsh migrate" 0 "$(allocated)"
+info "B: libvirt's incoming QEMU refused by admission: $line"
+poolctl vm destroy hog >/dev/null
 say lv-listening 1
 before=$(hear lv-done 1500)
 check_eq "web1 on B after virsh migrate" running "$(virsh domstate web1)"

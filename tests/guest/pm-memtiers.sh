@@ -19,7 +19,8 @@
 #   one pass over it: since 6.7 a ->get_policy that returns NULL let the
 #   scanner in, file.c);
 # - domain "mover" is drained off p0 and tiered while the features run:
-#   its stamps stay intact and its quotas hold (sampled).
+#   its stamps stay intact and its quotas hold (sampled), and the drain
+#   moved at least the chunks that were on p0 (its moves counter).
 . /rig/tests/lib.sh
 TIERS=/sys/devices/virtual/memory_tiering
 [ -d $TIERS ] || skip "no memory tiers in this kernel"
@@ -121,9 +122,15 @@ pmtest stamp mover 10 >/tmp/stamp.mover 2>&1 &
 pm=$!
 pids="$pids $qs $pm"
 sleep 1
+on_p0=$(dom_pool_chunks mover p0)
+moves0=$(dom_attr mover moves)
+[ "${on_p0:-0}" -gt 0 ] || fail "mover: no chunk on p0 before the drain: the drain would move nothing"
 poolctl pool drain p0 >/dev/null || fail "drain p0 under the kernel's tiering"
 check_eq "mover: chunks left on p0 after the drain" 0 "$(dom_pool_chunks mover p0 || echo 0)"
-poolctl pool undrain p0 >/dev/null 2>&1 || true
+moved=$(($(dom_attr mover moves) - moves0))
+[ $moved -ge "$on_p0" ] || fail "mover: the drain moved $moved chunks, but $on_p0 were on p0"
+info "mover: the drain moved $moved chunks off p0 ($on_p0 were there)"
+out=$(poolctl pool undrain p0 2>&1) || fail "undrain p0: $out"
 poolctl vm set mover --tiering on --scan-rate 64M >/dev/null
 sleep 3
 wait $pm || fail "stamp on mover: $(cat /tmp/stamp.mover)"

@@ -17,7 +17,9 @@
 #     block fail with EBUSY within a couple of seconds, and the log names
 #     the domain and why; once the pipe is closed the same offline succeeds;
 #  3. chunk allocations in flight on one pool's node don't hold up
-#     offlining another pool's node (a single global count did).
+#     offlining another pool's node (a single global count did): p0's
+#     allocation counter grows during the offlines, and its churner
+#     outlives them.
 . /rig/tests/lib.sh
 pm_pools_up
 node=$(pool_attr p0 node)
@@ -77,6 +79,7 @@ pmtest domain-create fly 64M 0 64M pools=p0 >/dev/null
 churner=$!
 sleep 1
 refusals=0
+a0=$(pool_attr p0 allocations)
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	if echo offline > $MEMSYS/$blk/state 2>/tmp/err; then
 		echo online_movable > $MEMSYS/$blk/state
@@ -85,6 +88,12 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 		info "offline of $blk (node $other) refused: $(dmesg | grep 'refused' | tail -n 1)"
 	fi
 done
+a1=$(pool_attr p0 allocations)
+# the offlines ran while node p0 allocated: chunk allocations happened
+# between the first and the last, and the churner outlived the loop
+kill -0 $churner 2>/dev/null || fail "the churner ended before the offlines did: no allocation was in flight at the end"
+[ $((a1 - a0)) -gt 0 ] || fail "no chunk allocation on p0 during the 10 offlines of node $other"
+info "chunk allocations on p0 during the 10 offlines of node $other: $((a1 - a0))"
 wait $churner
 info "allocations on node $(pool_attr p0 node) meanwhile: $(pool_attr p0 allocations) in all"
 check_eq "offlines of node $other refused while node $(pool_attr p0 node) allocates" 0 $refusals
