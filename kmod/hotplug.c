@@ -28,7 +28,9 @@
  *  - last, the held units in the range (unit.c): one still referenced
  *    refuses the offline at once, where offline_pages() would loop on it,
  *    and the managed page count is made what the offline expects.
- * MEM_ONLINE, MEM_OFFLINE and MEM_CANCEL_OFFLINE only store or unlink.
+ * MEM_ONLINE, MEM_OFFLINE and MEM_CANCEL_OFFLINE only store or unlink;
+ * MEM_GOING_ONLINE refuses a block with a page that took a memory error in
+ * a domain's use, which Linux 6.1 would online again as sound.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -87,6 +89,20 @@ static int pm_memory_callback(struct notifier_block *nb, unsigned long action, v
 	 * _offline()): DEBUG_VM's poisoned memmap stops pfn_to_nid() there.
 	 * Only the events below are ours, and they all come inside it.
 	 */
+	if (action == MEM_GOING_ONLINE) {
+		unsigned long bad;
+
+		/*
+		 * 6.12 refuses a block with poisoned pages itself (its
+		 * nr_hwpoison); 6.1 forgot the poison when the block went
+		 * offline, and would hand the page out again
+		 */
+		if (!pm_mf_range_poisoned(mn->start_pfn, last, &bad))
+			return NOTIFY_OK;
+		pr_warn("memory online of PFNs %#lx-%#lx refused: PFN %#lx took a memory error in a domain's use\n",
+			mn->start_pfn, last, bad);
+		return notifier_from_errno(-EHWPOISON);
+	}
 	if (action == MEM_CANCEL_OFFLINE) {
 		/* held units there stay held, and out of the managed count */
 		pm_held_cancel_offline(mn->start_pfn, last);

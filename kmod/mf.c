@@ -103,6 +103,15 @@ static struct poolmem_memory_error pm_mf_log[POOLMEM_MEMORY_ERRORS_KEPT];
 static u64 pm_mf_seq;
 static DEFINE_MUTEX(pm_mf_lock);
 
+/*
+ * PFNs of domain pages that took a memory error (hard, or soft offlined),
+ * for as long as the module is loaded: Linux 6.1 forgets a page's poison
+ * when its block goes offline and onlines the block again as if sound;
+ * the memory notifier refuses such an online (pm_mf_range_poisoned()).
+ * The XArray's own lock.
+ */
+static DEFINE_XARRAY(pm_mf_bad_pfns);
+
 static struct tracepoint *pm_mf_tp;
 static struct kprobe pm_mf_kp = { .symbol_name = "soft_offline_page" };
 static bool pm_mf_kp_on;
@@ -340,6 +349,7 @@ static void pm_mf_hard_one(unsigned long pfn)
 	/* gone offline meanwhile, or cleared again: filtered (hwpoison_filter) or unpoisoned */
 	if (!page || !PageHWPoison(page) || !pm_mf_find(pfn, false, &e, &h, &slot, &unit))
 		return;
+	xa_store(&pm_mf_bad_pfns, pfn, xa_mk_value(1), GFP_KERNEL);	/* best effort */
 	d = h.d;
 	if (h.inode && slot < d->nr_chunks * d->units_per_chunk) {
 		u64 idx = slot / d->units_per_chunk;
@@ -442,8 +452,10 @@ static int pm_mf_soft_one(unsigned long pfn, struct poolmem_memory_error *e)
 		      pm_chunk_soft_offline(h.d, h.inode, slot, unit, pfn) : -ENOENT;
 	pm_domain_release_held(&h);
 	e->action = ret ? POOLMEM_MEMERR_FAILED : POOLMEM_MEMERR_MOVED;
-	if (!ret)
+	if (!ret) {
+		xa_store(&pm_mf_bad_pfns, pfn, xa_mk_value(1), GFP_KERNEL);	/* best effort */
 		pm_mf_count(e);
+	}
 	pm_mf_log_add(e);
 	if (ret)
 		pr_warn("soft offline of PFN %#lx (domain %s offset %#llx): its chunk could not move (%d): page left in use\n",
@@ -609,4 +621,20 @@ void pm_mf_exit(void)
 	 * destroy_workqueue() waits for them.
 	 */
 	destroy_workqueue(pm_mf_wq);
+	xa_destroy(&pm_mf_bad_pfns);
+}
+
+/*
+ * Did a page in PFNs [@first, @last] take a memory error while it was a
+ * domain's? Its first such PFN in @pfn. The memory notifier asks on
+ * MEM_GOING_ONLINE.
+ */
+bool pm_mf_range_poisoned(unsigned long first, unsigned long last, unsigned long *pfn)
+{
+	unsigned long index = first;
+
+	if (!xa_find(&pm_mf_bad_pfns, &index, last, XA_PRESENT))
+		return false;
+	*pfn = index;
+	return true;
 }

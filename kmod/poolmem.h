@@ -629,6 +629,7 @@ void pm_mf_exit(void);
 void pm_poison_forget(struct pm_domain *d, u64 idx);
 bool pm_poison_mark(struct pm_domain *d, u64 idx, struct page **units);
 int pm_mf_errors(struct poolmem_memory_errors *a);
+bool pm_mf_range_poisoned(unsigned long first, unsigned long last, unsigned long *pfn);
 int pm_mf_soft_offline(struct poolmem_page_offline *a);
 void pm_pool_drain_workfn(struct work_struct *work);
 /* migrate.c, for mf.c */

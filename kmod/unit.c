@@ -107,6 +107,9 @@ static void pm_held_take(struct page *unit)
 	for (i = 0; i < PM_UNIT_PAGES; i++)
 		__SetPageOffline(unit + i);
 	pm_held_uncount(unit);
+	if (page_zonenum(unit) != ZONE_MOVABLE)
+		pr_warn("held unit at PFN %#lx (node %d) is in a kernel zone: its memory block can't go offline again until a reboot (isolation refuses it outside ZONE_MOVABLE); pools onlined movable have no such limit\n",
+			page_to_pfn(unit), page_to_nid(unit));
 }
 
 /*

@@ -186,6 +186,19 @@ pm_clean() {
 			info "killed a pmtest $f left by an earlier test"
 		fi
 	done
+	# a cluster agent and its etcd a failed test left (pm-cluster-agent):
+	# the agent keeps its pool's node and blocks
+	for f in poolmem-agent etcd; do
+		if [ -n "$(kill_procs $f)" ]; then
+			info "killed a $f left by an earlier test"
+		fi
+	done
+	for d in $(pmtest pool-list 2>/dev/null); do
+		case $d in p[0-9]*) continue ;; esac
+		if poolctl pool remove "$d" >/dev/null 2>&1; then
+			info "removed pool $d left by an earlier test"
+		fi
+	done
 	# pools a failed test left draining take no chunks
 	for d in $(pmtest pool-list 2>/dev/null); do
 		if [ "$(cat $POOLSYS/$d/state 2>/dev/null)" = draining ]; then

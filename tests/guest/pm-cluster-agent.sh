@@ -119,7 +119,8 @@ dt=$(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }')
 info "every block offline $dt s after etcd stopped (lease 4 s, self-fence margin 1.5 s)"
 # the last renewal came before the stop: offline must come before the lease could run out
 echo "$dt" | awk '{ exit !($1 < 4.0) }' || fail "offline only $dt s after etcd stopped: past the 4 s lease"
-grep -q "fenced itself" /tmp/agent.log || fail "agent did not say it fenced itself: $(cat /tmp/agent.log)"
+# the line comes after the last block went offline
+wait_for 5 grep -q "fenced itself" /tmp/agent.log || fail "agent did not say it fenced itself: $(cat /tmp/agent.log)"
 kill -CONT $epid
 back() { [ -n "$(online_blocks_of_node)" ] && [ "$(mine | wc -w)" = 3 ]; }
 wait_for 30 back || fail "the agent did not come back: $(cat /tmp/agent.log); $(poolctl cluster status)"

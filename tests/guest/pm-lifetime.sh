@@ -5,7 +5,8 @@
 # work once none does. Destroying a mapped domain removes its file (no new
 # opens) but the mapping keeps its data until it goes; then the memory
 # returns. After create/touch/destroy cycles every pool node's MemFree is
-# back at its baseline (nothing leaked).
+# back at its baseline (nothing leaked). A domain's inode held by a drain
+# keeps the file system alive after every mount and name is gone.
 . /rig/tests/lib.sh
 pm_pools_up
 n0=$(pool_attr p0 node) n1=$(pool_attr p1 node)
@@ -38,6 +39,46 @@ for n in "$n0:$base0" "$n1:$base1"; do
 	info "node $node MemFree: baseline $base kB, now $now kB"
 	[ $((base - now)) -le 256 ] || fail "node $node leaked $((base - now)) kB"
 done
+# ---- a held inode keeps the file system alive (issue 46) ----
+# A profile domain whose file only a holder has open (QEMU's mem-path=DIR
+# unlinks its file at once), its profile removed, and /run/poolmem
+# unmounted lazily: the holder's open file is the last thing that keeps the
+# file system. A drain of the domain's pool holds the domain's inode
+# (pm_domain_hold()) while the holder is killed: the superblock must
+# outlive the drain. Before the fix the holder's last fput() shut it down
+# under the drain ("Busy inodes after unmount", then a use-after-free at
+# the drain's iput(), which KASAN reports on the debug kernel).
+echo 1 > /sys/module/poolmem/parameters/drain_workers	# a longer drain
+pmtest profile-create lz 0 100% >/dev/null
+truncate -s 1G $PMFS/lz/vm || fail "lz: ftruncate of a profile file"
+pmtest hold lz/vm 120 > /tmp/lz.out &
+holder=$!
+wait_for 60 grep -q mapped /tmp/lz.out || fail "lz: the holder did not map its file: $(cat /tmp/lz.out)"
+rm $PMFS/lz/vm
+rmdir $PMFS/lz || fail "lz: rmdir of the empty profile"
+check_eq "lz: poolmem mounts before the lazy umount" 1 "$(grep -c ' poolmem ' /proc/mounts)"
+umount -l $PMFS
+dmesg -c >/dev/null
+src=p0
+[ "$(pool_attr p1 allocated_bytes)" -gt "$(pool_attr p0 allocated_bytes)" ] && src=p1
+a0=$(pool_attr $src allocated_bytes)
+pmtest drain $src > /tmp/lz.drain 2>&1 &
+drainer=$!
+draining() { [ "$(pool_attr $src allocated_bytes)" -lt $a0 ]; }
+wait_for 10 draining || fail "lz: the drain of $src did not start"
+kill -9 $holder
+wait $holder 2>/dev/null
+kill -0 $drainer 2>/dev/null ||
+	fail "lz: the drain of $src ended before the holder did: nothing held the inode meanwhile ($(cat /tmp/lz.drain))"
+info "lz: the holder's file closed while the drain of $src ran ($(($(pool_attr $src allocated_bytes) >> 20)) MiB left there)"
+wait $drainer
+pmtest drain $src cancel=1 >/dev/null 2>&1
+echo 8 > /sys/module/poolmem/parameters/drain_workers
+pools_empty() { [ $(($(pool_attr p0 allocated_bytes) + $(pool_attr p1 allocated_bytes))) -eq 0 ]; }
+wait_for 20 pools_empty ||
+	fail "lz: the domain's memory did not come back after the drain"
+dmesg | grep -E 'Busy inodes|use-after-free' && fail "lz: the file system went while the drain held its inode"
+mount -t poolmem poolmem $PMFS || fail "remount of $PMFS"
 umount /run/poolmem
 rmmod poolmem || fail "rmmod failed with no domains"
 [ ! -e /dev/poolmem/control ] || fail "control node left after rmmod"

@@ -1,5 +1,6 @@
 # rig-topologies: nvdimm-numa
 # rig-boot: own
+# rig-core: yes (Linux 6.1 is the kernel whose FOLL_LONGTERM retries for ever)
 # THEORY OF OPERATION: a long-term pin (pin_user_pages with FOLL_LONGTERM:
 # VFIO passthrough, RDMA, io_uring fixed buffers; here io_uring) of a page
 # in ZONE_MOVABLE makes the kernel migrate the page first. poolmem pages
@@ -138,3 +139,26 @@ pmtest expect pin-mv 0 16M 0x77 >/dev/null || fail "data changed by the drain"
 poolctl pool undrain p1 >/dev/null
 check_eq "p1 state after undrain" online "$(pool_attr p1 state)"
 pmtest domain-destroy pin-mv >/dev/null
+
+# ---- a held unit in a kernel zone (issue 46) ----
+# A unit with a poisoned page is held out of use for good (kmod/unit.c).
+# On p1, a kernel zone, memory offline's isolation refuses the held unit
+# (a compound page neither on the LRU nor movable) before any notifier
+# runs, so its block can never go offline again: poolmem says so when it
+# holds the unit, and the offline is refused at once (EBUSY), not looped.
+modprobe hwpoison_inject 2>/dev/null || [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ] ||
+	fail "no hwpoison_inject in this kernel"
+pmtest domain-create pin-e 8M 0 8M tier=pool-first pools=p1 pinnable=1 >/dev/null
+out=$(pmtest memerr pin-e huge inject 5) || fail "pin-e: memory error: $out"
+pmtest domain-destroy pin-e >/dev/null
+held() { dmesg | grep -q 'held unit at PFN .* is in a kernel zone'; }
+wait_for 10 held || fail "no log line about the held unit in a kernel zone: $(dmesg | tail -n 5)"
+line=$(dmesg | grep 'held unit at PFN .* is in a kernel zone' | tail -n 1)
+pfn=$(echo "$line" | sed -n 's/.*held unit at PFN \(0x[0-9a-f]*\) .*/\1/p')
+blk=memory$(( pfn * 4096 / $(block_bytes) ))
+t0=$(uptime_s)
+echo offline > $MEMSYS/$blk/state 2>/tmp/err && fail "$blk (a held unit in a kernel zone) went offline"
+dt=$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
+grep -qi 'busy' /tmp/err || fail "$blk: offline refused, but not EBUSY: $(cat /tmp/err)"
+echo "$dt" | awk '{ exit !($1 < 5) }' || fail "$blk: the offline took $dt s to be refused"
+info "held unit in a kernel zone: $(echo "$line" | sed 's/^\[[^]]*\] //'); offline of $blk refused in $dt s"
