@@ -105,9 +105,13 @@ vm_fault_t pm_fault_longterm(struct pm_domain *d, struct vm_fault *vmf, u64 idx)
 
 	pr_warn_ratelimited("domain %s: long-term pin (VFIO, RDMA, io_uring) of offset %#llx by %s[%d] refused: the chunk is in movable memory; make the domain pinnable\n",
 			    d->name, idx << d->chunk_shift, current->comm, task_tgid_nr(current));
-	for (i = 0; i < d->nr_chunks; i++)
+	for (i = 0; i < d->nr_chunks; i++) {
+		/* a multi-TiB domain has a million chunks; d->lock is a mutex */
+		if (i % 256 == 255)
+			cond_resched();
 		if (d->meta[i].present && !d->meta[i].busy && pm_chunk_pinned_unpinnable(d, i))
 			pm_chunk_unmap(d, i);
+	}
 	return VM_FAULT_SIGBUS;
 }
 
