@@ -93,3 +93,5 @@ echo "bench: medians of $(wc -l < /tmp/kt.s) rounds, $MIB MiB: migratepages $kt 
 echo "bench: drain with 2 workers at $(ratio $k2 $d2)x the kernel's copy limit (its own 2 MiB copies, $k2 s per worker; goal 0.8x; rounds $(spread < /tmp/rk2.s)); 1 worker's copies alone $k1 s: 2 workers at $(awk -v a=$k1 -v b=$d2 'BEGIN { printf "%.3f", a / 2 / b }')x half of that (two copies as fast as one alone)"
 echo "bench: drain with 2 workers at $(ratio $c2 $d2)x the 2-thread user-space copy's bandwidth (goal 0.8x; rounds $(spread < /tmp/r2c.s)), $(ratio $c1 $d2)x the 1-thread copy's"
 echo "bench: drain with 2 workers at $(ratio $kt $d2)x migratepages (goal 2x; rounds $(spread < /tmp/r2k.s)); 2 workers / 1 worker: $(ratio $d1 $d2)x faster (rounds $(spread < /tmp/r21.s)); copy 2 threads / 1: $(ratio $c1 $c2)x"
+bench_goal drain-vs-migratepages '>=' 2 "$(ratio $kt $d2)" $(min_max < /tmp/r2k.s) x \
+	"drain with 2 workers on 2 CPUs, speed / migratepages'"

@@ -38,6 +38,8 @@ for how in touch populate; do
 			echo "$how $threads off $1 thp $2" >>/tmp/bzr.res
 		done
 		echo "bench: $how by $threads thread(s), $MIB MiB, time / anon THP's: from a full reserve median $(echo $rr | median) (of$rr), without $(echo $rn | median) (of$rn) (goal: from the reserve <= 0.5)"
+		bench_goal "zero-reserve-$how-$threads" '<=' 0.5 "$(echo $rr | median)" \
+			$(echo $rr | tr ' ' '\n' | min_max) x "first touch ($how, $threads thread(s)) from a full zero reserve, time / anonymous THP's"
 	done
 done
 

@@ -20,6 +20,14 @@ check_eq() {
 # Ask the host runner to do something (scripts/rig/qmp.py actions).
 host_request() { echo "@@RIG HOST $*"; }
 
+# bench_goal ID OP TARGET FIGURE LO HI UNIT GOAL: a bench's goal and what it
+# measured (make bench judges it: scripts/bench-verdict). OP is <= < >= >;
+# LO and HI bound FIGURE (the rounds' spread, or empty); GOAL says it in
+# words.
+bench_goal() { echo "goal:$1|$8|$2|$3|$4|$5|$6|$7"; }
+# min_max: the smallest and largest of the numbers on stdin, "LO HI"
+min_max() { grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }'; }
+
 # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
 	local t=$1 i=0; shift
