@@ -869,13 +869,36 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* AnonHugePages of the mapping that holds @p in /proc/self/smaps, in bytes */
+static uint64_t anon_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	uintptr_t a = (uintptr_t)p;
+	unsigned long lo, hi;
+	int in = 0;
+	uint64_t kb = 0;
+
+	if (!f)
+		die("open /proc/self/smaps");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = a >= lo && a < hi;
+		else if (in && sscanf(line, "AnonHugePages: %" SCNu64 " kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb << 10;
+}
+
 /*
  * bench NAME MIB [rounds=N] [threads=N]: first-touch rate of the domain, of anonymous
  * THP memory and of anonymous 4 KiB pages, the three interleaved in each
  * round, domain and THP taking turns at going first. One warm-up round
  * first, not counted: under QEMU the first guest touch of a guest-physical
  * page also faults in the host page behind it, whichever of the three gets
- * that page first.
+ * that page first. Fails (exit 3) when the THP baseline got less than 90%
+ * of its memory in huge pages (AnonHugePages).
  * Reports every round and the medians.
  */
 static int cmd_bench(int argc, char **argv)
@@ -918,6 +941,14 @@ static int cmd_bench(int argc, char **argv)
 			t = touch_rate(bal, len);
 		}
 		n = touch_rate(a, len);
+		/* a THP baseline that got 4 KiB pages would flatter the domain */
+		uint64_t huge = anon_huge(bal);
+
+		if (huge < len / 10 * 9) {
+			printf("bench: round %d: the THP baseline got %" PRIu64 " of %" PRIu64
+			       " MiB in huge pages: not a THP baseline\n", r + 1, huge >> 20, len >> 20);
+			return 3;
+		}
 
 		munmap(a, len);
 		munmap(b, len + (2 << 20));
