@@ -177,6 +177,7 @@ static void pm_debugfs_init(void)
 	pm_debugfs = debugfs_create_dir("poolmem", NULL);
 	pm_fault_debugfs(pm_debugfs);
 	pm_move_debugfs(pm_debugfs);
+	pm_pinwatch_debugfs(pm_debugfs);
 }
 
 /* The policy library keeps its own copies of the uapi constants. */

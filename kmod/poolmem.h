@@ -584,6 +584,7 @@ bool pm_chunk_longterm_ok(struct pm_domain *d, u64 idx);
 vm_fault_t pm_fault_longterm(struct pm_domain *d, struct vm_fault *vmf, u64 idx);
 void pm_pinwatch_start(void);
 void pm_pinwatch_stop(void);
+void pm_pinwatch_debugfs(struct dentry *dir);
 
 /* set.c: POOLMEM_DOMAIN_SET */
 int pm_domain_set(struct poolmem_domain_set *a);

@@ -2152,6 +2152,37 @@ static void *stamp_checker(void *arg)
 }
 
 /*
+ * odirect DEV SECONDS: O_DIRECT writes of 64 KiB from anonymous memory to
+ * block device DEV for SECONDS (a host's own disk I/O, pinning pages that
+ * are no domain's); prints how many
+ */
+static int cmd_odirect(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	int fd = open(argv[0], O_WRONLY | O_DIRECT);
+	double end = now() + atof(argv[1]);
+	void *buf = aligned_alloc(65536, 65536);
+	off_t size, at = 0;
+	uint64_t n = 0;
+
+	if (fd < 0 || !buf)
+		die("odirect: open");
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 65536)
+		die("odirect: device too small");
+	memset(buf, 0x5a, 65536);
+	while (now() < end) {
+		if (pwrite(fd, buf, 65536, at) != 65536)
+			die("odirect: write");
+		at = (at + 65536) % (size / 65536 * 65536);
+		n++;
+	}
+	printf("odirect: %" PRIu64 " writes of 64 KiB\n", n);
+	return 0;
+}
+
+/*
  * stamp NAME SECONDS [threads=N] [blockdev=DEV] [layout=huge|small]
  * [until=PATH] (stop early once PATH exists):
  * writers stamp (offset, sequence) into every page of the domain and
@@ -3290,6 +3321,8 @@ int main(int argc, char **argv)
 		return cmd_stall(argc, argv);
 	if (!strcmp(c, "hammer"))
 		return cmd_hammer(argc, argv);
+	if (!strcmp(c, "odirect"))
+		return cmd_odirect(argc, argv);
 	if (!strcmp(c, "memcheck"))
 		return cmd_memcheck(argc, argv);
 	if (!strcmp(c, "cache-fill"))
