@@ -125,9 +125,18 @@ static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struc
 		 */
 		pm_inflight_begin(nid);
 		page = pm_unit_alloc(nid, d->pinnable, flags);
+		/*
+		 * In its slot before the reverse map finds it: the error
+		 * worker matches what the reverse map says against the slot
+		 * (mf.c), under d->lock, which this store does not take.
+		 */
+		if (page)
+			WRITE_ONCE(out[u], page);
 		err = page ? pm_rmap_insert(page, d, first + u) : -ENOMEM;
-		if (err && page)
+		if (err && page) {
+			WRITE_ONCE(out[u], NULL);
 			put_page(page);
+		}
 		pm_inflight_end(nid);
 		if (err)
 			break;
@@ -138,7 +147,6 @@ static int pm_units_alloc_here(struct pm_domain *d, size_t first, int nid, struc
 		 * would otherwise keep whatever index its last user left.
 		 */
 		page->index = (pgoff_t)(first + u) << PM_UNIT_ORDER;
-		out[u] = page;
 		pm_inject_alloc_delay(d, first + u, page);
 	}
 	if (u < d->units_per_chunk)
@@ -301,6 +309,19 @@ void pm_chunk_lose(struct pm_domain *d, u64 idx)
 }
 
 /*
+ * A try to allocate chunk @idx failed and gave its units back: the memory
+ * errors the error worker recorded in them (mf.c: a chunk being allocated
+ * gets a record only) went with them, and the next try's fresh units must
+ * not fault as lost. d->lock not held; the chunk is busy.
+ */
+static void pm_chunk_alloc_forget(struct pm_domain *d, u64 idx)
+{
+	mutex_lock(&d->lock);
+	pm_poison_forget(d, idx);
+	mutex_unlock(&d->lock);
+}
+
+/*
  * Allocate chunk @idx on the first of @n candidate nodes (pools @ids, or
  * the home node when @ids is NULL) that can supply it, with d->lock
  * dropped: allocating and zeroing 2 MiB takes long, and other faults of
@@ -319,6 +340,8 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 	if (!ids) {
 		*pool = NULL;
 		ret = pm_chunk_alloc_node(d, idx, d->home_node, flags | PM_ALLOC_LOCAL);
+		if (ret)
+			pm_chunk_alloc_forget(d, idx);
 	} else {
 		for (i = 0; i < n && ret; i++) {
 			/* pools can't go away while this domain may use them */
@@ -326,8 +349,10 @@ static int pm_chunk_alloc_unlocked(struct pm_domain *d, u64 idx, const u8 *ids, 
 
 			*pool = p;
 			ret = pm_chunk_alloc_node(d, idx, p->node, flags);
-			if (ret)
+			if (ret) {
 				atomic64_inc(&p->failures);
+				pm_chunk_alloc_forget(d, idx);
+			}
 		}
 	}
 	mutex_lock(&d->lock);
@@ -556,8 +581,6 @@ int pm_chunk_place(struct pm_domain *d, u64 idx)
 				 * reserved bytes as usage).
 				 */
 				pm_quota_settle(d, tier);
-				/* errors recorded in units that went back (mf.c) */
-				pm_poison_forget(d, idx);
 			}
 			pm_chunk_unbusy(d, idx);
 			if (!ret)

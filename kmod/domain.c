@@ -864,8 +864,10 @@ struct inode *pm_domain_hold(struct pm_domain *d)
 		 * a worker.
 		 */
 		if (!atomic_add_unless(&sb->s_active, -1, 1)) {
-			atomic_inc(&pm_sb_puts);
 			WRITE_ONCE(pm_sb_put_sb, sb);
+			/* the worker that sees the count sees the superblock */
+			smp_mb__before_atomic();
+			atomic_inc(&pm_sb_puts);
 			schedule_work(&pm_sb_put_work);
 		}
 		return NULL;

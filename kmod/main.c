@@ -138,8 +138,8 @@
  * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
  * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
  * pm_domain.lock -> (page lock, i_mmap_rwsem, PTL, mmu notifiers) ->
- * pm_pool.af_lock; unit.c's pm_held_lock is a leaf, taken anywhere, even
- * under the hotplug lock. The memory hotplug lock comes before pm_lock: the
+ * pm_pool.af_lock; unit.c's pm_held_lock is taken anywhere, even under
+ * the hotplug lock, and under it only page_offline_begin()'s rwsem. The memory hotplug lock comes before pm_lock: the
  * memory notifier (hotplug.c) takes pm_lock, pm_domain.lock and what a
  * move takes under it, and nothing in poolmem waits for memory hotplug
  * holding any of those. pm_reserve.offline_sem is taken for write under

@@ -365,7 +365,9 @@ static void pm_mf_hard_one(unsigned long pfn)
 			pm_domain_release_held(&h);
 			return;
 		}
-		if (d->units[slot] == unit && (!d->meta[idx].present || d->meta[idx].busy == PM_BUSY_ALLOC)) {
+		/* READ_ONCE: an allocation fills its slots without d->lock (chunk.c) */
+		if (READ_ONCE(d->units[slot]) == unit &&
+		    (!d->meta[idx].present || d->meta[idx].busy == PM_BUSY_ALLOC)) {
 			/*
 			 * A chunk still being allocated: its slots fill one by
 			 * one without d->lock, and may be freed again if the

@@ -41,8 +41,10 @@
  * head->private is how many pages of a unit are out of the count.
  *
  * pm_held_lock (mutex) protects the list, each held unit's private and
- * pm_held_offlining; under it nothing but the page counters is touched, and
- * it nests inside the memory hotplug lock (the notifier). Offlines are
+ * pm_held_first/last; under it only the page counters and
+ * page_offline_begin() (a percpu rwsem that /proc/kcore's readers take,
+ * holding none of ours) are taken, and it nests inside the memory hotplug
+ * lock (the notifier). Offlines are
  * serialised by the hotplug lock, so one range at most is going offline.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -99,13 +101,21 @@ static void pm_held_uncount(struct page *unit)
 	set_page_private(unit, n);
 }
 
-/* @unit is frozen at refcount 0: PageOffline, and out of the managed count. Caller holds pm_held_lock. */
+/*
+ * @unit is frozen at refcount 0: PageOffline, and out of the managed count.
+ * PageOffline is set under page_offline_begin(), as virtio-mem does, so
+ * that /proc/kcore's readers (page_offline_freeze()) skip the pages
+ * reliably: a revoked unit may hold another host's data by now. Caller
+ * holds pm_held_lock.
+ */
 static void pm_held_take(struct page *unit)
 {
 	unsigned int i;
 
+	page_offline_begin();
 	for (i = 0; i < PM_UNIT_PAGES; i++)
 		__SetPageOffline(unit + i);
+	page_offline_end();
 	pm_held_uncount(unit);
 	if (page_zonenum(unit) != ZONE_MOVABLE)
 		pr_warn("held unit at PFN %#lx (node %d) is in a kernel zone: its memory block can't go offline again until a reboot (isolation refuses it outside ZONE_MOVABLE); pools onlined movable have no such limit\n",
@@ -286,9 +296,11 @@ void pm_held_offline(unsigned long first, unsigned long last)
 /*
  * Module exit: units still held are memory that may be another host's.
  * They stay as they are (PageOffline, refcount 0: lost to this host until
- * their block goes offline, which needs no module). Before 6.11 no
- * notifier will give them back to the managed count when that offline
- * subtracts them, so they go back to it now.
+ * their block goes offline, which needs no module). No notifier will
+ * make the managed count what that offline expects, so it is made so now:
+ * before 6.11 every page goes back to the count (the offline subtracts
+ * the range); since, the pages poisoned after the unit was held (the
+ * offline subtracts HWPoison pages itself).
  */
 void pm_held_exit(void)
 {
@@ -297,9 +309,13 @@ void pm_held_exit(void)
 
 	mutex_lock(&pm_held_lock);
 	list_for_each_entry_safe(unit, tmp, &pm_held_list, lru) {
+		/* what the offline will subtract itself: 6.11+ HWPoison pages (as in going_offline) */
+		unsigned long keep = PM_OFFLINE_SKIPS_OFFLINE_PAGES && !page_ref_count(unit) ?
+					     pm_held_uncounted(unit) : 0;
+
 		n++;
-		if (!PM_OFFLINE_SKIPS_OFFLINE_PAGES && page_private(unit))
-			adjust_managed_page_count(unit, page_private(unit));
+		if (page_private(unit) > keep)
+			adjust_managed_page_count(unit, page_private(unit) - keep);
 		set_page_private(unit, 0);
 		list_del(&unit->lru);
 	}
