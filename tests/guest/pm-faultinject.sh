@@ -25,8 +25,6 @@ pm_pools_up
 # whatever happens, no injection outlives this test
 no_injection() {
 	echo 0 > $F/probability
-	echo 0 > $D/fail_mc/probability
-	echo 0 > $D/alloc_delay_ms
 	for k in failslab fail_page_alloc; do echo 0 > /sys/kernel/debug/$k/probability; done
 }
 trap no_injection EXIT
@@ -130,73 +128,3 @@ for n in "$n1:$b1" "$n2:$b2"; do
 	[ $((base - now)) -le 1024 ] || fail "node $node lost $((base - now)) kB"
 done
 
-# The sections below leave held units behind (each costs its pool 2 MiB):
-# they come after the baseline checks above.
-modprobe hwpoison_inject 2>/dev/null || [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ] ||
-	fail "no hwpoison_inject in this kernel"
-
-# ---- 3: a memory error in a chunk still being allocated (issue 46) ----
-# The allocation of a 4 MiB chunk stops for a second after its first unit is
-# in the reverse map (alloc_delay_ms), and that unit's sixth page takes a
-# memory error meanwhile. The error worker must only record the offset: it
-# used to unmap the chunk's every slot, the second still NULL (an oops in
-# lock_page()). The fault that completes the chunk then maps it around the
-# record: the page gives SIGBUS BUS_MCEERR_AR, the rest is written.
-race() { # NAME: a 4 MiB-chunk domain whose first touch meets the error
-	pmtest domain-create $1 8M 0 8M chunk=4M pools=p0 >/dev/null
-	dmesg -c >/dev/null
-	echo 1000 > $D/alloc_delay_ms
-	pmtest touch $1 0 4M > /tmp/$1.out 2>&1 &
-	tp=$!
-	wait_for 10 sh -c "dmesg | grep -q 'alloc_delay: domain $1 slot 0 '" || fail "$1: no delayed allocation"
-	pfn=$(dmesg | sed -n "s/.*alloc_delay: domain $1 slot 0 at PFN \(0x[0-9a-f]*\).*/\1/p" | head -n 1)
-	# memory_failure() sets PG_hwpoison, emits its verdict and gives up on
-	# poolmem's units: the write fails (EBUSY) by design
-	echo $((pfn + 5)) > /sys/kernel/debug/hwpoison/corrupt-pfn 2>/dev/null || true
-}
-race mfa
-wait $tp || true	# the touch ends with SIGBUS (exit 3) or not: its output says
-echo 0 > $D/alloc_delay_ms
-out=$(cat /tmp/mfa.out)
-info "allocation met by an error: $out"
-echo "$out" | grep -q "SIGBUS at offset 20480 (BUS_MCEERR_AR)" ||
-	fail "the page that took the error during its chunk's allocation did not give a memory error: $out"
-check_eq "mfa: memory errors" 1 "$(dom_attr mfa memory_errors)"
-out=$(pmtest touch mfa 24576 $((4194304 - 24576)) 2>&1) || fail "mfa: the rest of the chunk: $out"
-pmtest domain-destroy mfa >/dev/null
-
-# ... and when that allocation then fails (the second unit, once), the
-# record goes with the units: the retry's fresh chunk has no lost page
-race mfb
-echo 1 > $F/times
-echo 100 > $F/probability
-wait $tp || true	# the touch ends with SIGBUS (exit 3) or not: its output says
-no_injection
-out=$(cat /tmp/mfb.out)
-info "failed allocation met by an error: $out"
-echo "$out" | grep -q "touch: 4194304 bytes at 0" ||
-	fail "a fresh chunk kept the record of an error in units that went back: $out"
-check_eq "mfb: memory errors" 1 "$(dom_attr mfb memory_errors)"
-pmtest domain-destroy mfb >/dev/null
-
-# ---- 4: a machine-check-safe read that fails (issue 46) ----
-# A chunk zeroed page by page by discards is freed once it reads as
-# zeroes (file.c). That read goes through copy_mc_to_kernel(); fail_mc
-# makes it report an uncorrectable error, as real poison would: the page
-# goes to memory_failure() (and poolmem records it lost), and the chunk
-# is not taken for zeroes.
-pmtest domain-create mc 4M 0 4M pools=p0 >/dev/null
-pmtest fill mc 0 2M 7 >/dev/null
-pmtest punch mc 4096 $((2097152 - 4096)) >/dev/null
-check_eq "mc: chunks before the last page's discard" 1 "$(dom_attr mc chunks)"
-inject $D/fail_mc 100
-echo 1 > $D/fail_mc/times
-pmtest punch mc 0 4096 >/dev/null
-no_injection
-wait_for 10 sh -c "[ \"\$(cat $DOMSYS/mc/memory_errors)\" = 1 ]" ||
-	fail "mc: the failed read was not reported as a memory error: $(dmesg | tail -n 5)"
-check_eq "mc: chunks after the discard whose zero check could not read" 1 "$(dom_attr mc chunks)"
-out=$(pmtest touch mc 0 4096 read=1 2>&1) || true	# exit 3: the SIGBUS expected
-echo "$out" | grep -q "SIGBUS at offset 0 (BUS_MCEERR_AR)" || fail "mc: the page the read failed on: $out"
-info "a failed machine-check-safe read: $(dmesg | grep -m1 'memory error at PFN')"
-pmtest domain-destroy mc >/dev/null
