@@ -366,27 +366,17 @@ static void pm_mf_hard_one(unsigned long pfn)
 			return;
 		}
 		/* READ_ONCE: an allocation fills its slots without d->lock (chunk.c) */
-		if (READ_ONCE(d->units[slot]) == unit &&
-		    (!d->meta[idx].present || d->meta[idx].busy == PM_BUSY_ALLOC)) {
+		if (READ_ONCE(d->units[slot]) == unit) {
 			/*
-			 * A chunk still being allocated: its slots fill one by
-			 * one without d->lock, and may be freed again if the
-			 * allocation fails. Nothing maps it yet: record the
-			 * offset only. The fault that completes the chunk maps
-			 * it page by page around the record (pm_poison_at());
-			 * a failed allocation forgets the record, and its
-			 * units' free holds this one (pm_unit_put()).
+			 * In the map, the old units of a move under way (in it
+			 * until commit), or a chunk still being allocated,
+			 * whose slots fill one by one without d->lock and may
+			 * go back if the try fails: nothing maps that one yet,
+			 * and it is left alone (a failed try forgets the
+			 * record, and its units' free holds this one).
 			 */
-			if (xa_err(xa_store(&d->poison, pgidx, counted, GFP_KERNEL))) {
-				e.action = POOLMEM_MEMERR_FAILED;
-			} else {
-				e.action = POOLMEM_MEMERR_ISOLATED;
-				d->meta[idx].poison = 1;
-			}
-			d->mem_errors++;
-			SetPageHasHWPoisoned(unit);
-		} else if (d->units[slot] == unit) {
-			/* in the map, or the old units of a move under way (in it until commit) */
+			bool placing = !d->meta[idx].present || d->meta[idx].busy == PM_BUSY_ALLOC;
+
 			if (xa_err(xa_store(&d->poison, pgidx, counted, GFP_KERNEL))) {
 				/* the page is still never mapped (PG_hwpoison), but a move loses that */
 				e.action = POOLMEM_MEMERR_FAILED;
@@ -401,10 +391,13 @@ static void pm_mf_hard_one(unsigned long pfn)
 			 * a move is under way: it may not have unmapped it yet,
 			 * and may yet fail and leave it in place. A unit that
 			 * took over the offset later gets the flag at its first
-			 * fault (pm_fault_page()).
+			 * fault (pm_fault_page()); the fault that completes a
+			 * chunk being placed maps it around the record
+			 * (pm_poison_at()).
 			 */
 			SetPageHasHWPoisoned(unit);
-			pm_units_unmap(d, h.inode, idx, &d->units[idx * d->units_per_chunk]);
+			if (!placing)
+				pm_units_unmap(d, h.inode, idx, &d->units[idx * d->units_per_chunk]);
 		} else if (old) {
 			/* a move copied around it already (pm_units_copy()): lost all the same */
 			xa_store(&d->poison, pgidx, counted, GFP_KERNEL);

@@ -28,6 +28,17 @@ bench_goal() { echo "goal:$1|$8|$2|$3|$4|$5|$6|$7"; }
 # min_max: the smallest and largest of the numbers on stdin, "LO HI"
 min_max() { grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }'; }
 
+# fault_inject DIR PROBABILITY: a fault attribute (Documentation/
+# fault-injection) failing every time its probability says, quietly, for
+# ever (until the probability is 0 again)
+fault_inject() {
+	echo 0 > $1/verbose
+	echo 1 > $1/interval
+	echo -1 > $1/times
+	echo 0 > $1/space
+	echo $2 > $1/probability
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
 	local t=$1 i=0; shift

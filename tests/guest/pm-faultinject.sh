@@ -41,16 +41,9 @@ ok_errno() { # CMD...: run, allow success, ENOMEM, ENOSPC, SIGBUS (exit 3)
 	fail "'$*': exit $rc: $out"
 }
 
-inject() { # DIR PROBABILITY
-	echo 0 > $1/verbose
-	echo 1 > $1/interval
-	echo -1 > $1/times
-	echo 0 > $1/space
-	echo $2 > $1/probability
-}
 
 # ---- 1: poolmem's own allocations ----
-inject $F 20
+fault_inject $F 20
 for i in $(seq 1 30); do
 	ok_errno pmtest domain-create fi$i 8M 4M 4M tier=interleave
 done
@@ -103,7 +96,7 @@ echo "$out" | grep -q "after the pipe closed: $base bytes" ||
 
 # ---- 2: the kernel's slab and page allocator, for our processes only ----
 for k in failslab fail_page_alloc; do
-	inject /sys/kernel/debug/$k 10
+	fault_inject /sys/kernel/debug/$k 10
 	echo Y > /sys/kernel/debug/$k/task-filter
 done
 echo N > /sys/kernel/debug/failslab/ignore-gfp-wait

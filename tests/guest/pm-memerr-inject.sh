@@ -23,13 +23,6 @@ no_injection() {
 	echo 0 > $D/alloc_delay_ms
 }
 trap no_injection EXIT
-inject() { # DIR PROBABILITY
-	echo 0 > $1/verbose
-	echo 1 > $1/interval
-	echo -1 > $1/times
-	echo 0 > $1/space
-	echo $2 > $1/probability
-}
 modprobe hwpoison_inject 2>/dev/null || [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ] ||
 	fail "no hwpoison_inject in this kernel"
 
@@ -87,7 +80,7 @@ pmtest domain-create mc 4M 0 4M pools=p0 >/dev/null
 pmtest fill mc 0 2M 7 >/dev/null
 pmtest punch mc 4096 $((2097152 - 4096)) >/dev/null
 check_eq "mc: chunks before the last page's discard" 1 "$(dom_attr mc chunks)"
-inject $D/fail_mc 100
+fault_inject $D/fail_mc 100
 echo 1 > $D/fail_mc/times
 pmtest punch mc 0 4096 >/dev/null
 no_injection
