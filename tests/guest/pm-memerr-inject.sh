@@ -19,6 +19,7 @@ pm_pools_up
 [ -d $F ] || skip "this kernel has no fault injection (the debug kernel runs it)"
 no_injection() {
 	echo 0 > $F/probability
+	echo N > $F/task-filter
 	echo 0 > $D/fail_mc/probability
 	echo 0 > $D/alloc_delay_ms
 }
@@ -33,11 +34,11 @@ modprobe hwpoison_inject 2>/dev/null || [ -e /sys/kernel/debug/hwpoison/corrupt-
 # used to unmap the chunk's every slot, the second still NULL (an oops in
 # lock_page()). The fault that completes the chunk then maps it around the
 # record: the page gives SIGBUS BUS_MCEERR_AR, the rest is written.
-race() { # NAME: a 4 MiB-chunk domain whose first touch meets the error
+race() { # NAME [ENV=VALUE]: a 4 MiB-chunk domain whose first touch meets the error
 	pmtest domain-create $1 8M 0 8M chunk=4M pools=p0 >/dev/null
 	dmesg -c >/dev/null
 	echo 1000 > $D/alloc_delay_ms
-	pmtest touch $1 0 4M > /tmp/$1.out 2>&1 &
+	env ${2:-} pmtest touch $1 0 4M > /tmp/$1.out 2>&1 &
 	tp=$!
 	wait_for 10 sh -c "dmesg | grep -q 'alloc_delay: domain $1 slot 0 '" || fail "$1: no delayed allocation"
 	pfn=$(dmesg | sed -n "s/.*alloc_delay: domain $1 slot 0 at PFN \(0x[0-9a-f]*\).*/\1/p" | head -n 1)
@@ -58,8 +59,11 @@ pmtest domain-destroy mfa >/dev/null
 
 # ... and when that allocation then fails (the second unit, once), the
 # record goes with the units: the retry's fresh chunk has no lost page
-race mfb
-# quietly (fault_inject: verbose 0; a stack dump would fail the test), once
+# The failure is aimed at the touching task alone (task-filter: the zero
+# reserve's refill must not take it), once, quietly (fault_inject: verbose
+# 0; a stack dump would fail the test).
+echo Y > $F/task-filter
+race mfb PMTEST_MAKE_IT_FAIL=1
 fault_inject $F 100
 echo 1 > $F/times
 wait $tp || true	# the touch ends with SIGBUS (exit 3) or not: its output says
