@@ -9,7 +9,7 @@
 #     76 has no option for it; an NVDIMM's dax device has it off: DRAM)
 # on the same 8 GiB device, in the order local, device, daxctl, daxctl,
 # device, local (drifts cancel out). DRAM: node 0's free memory before and
-# after (settle() below). Time:
+# after (mem_settle, tests/guest/lib.sh). Time:
 # /proc/uptime (10 ms resolution) around the command.
 . /rig/tests/lib.sh
 pm_load
@@ -20,20 +20,10 @@ d8=$3
 orig=$(cat /sys/bus/dax/devices/$d8/memmap_on_memory)
 gib=$(awk -v b=$(cat /sys/bus/dax/devices/$d8/size) 'BEGIN { printf "%.3f", b / 1073741824 }')
 now() { cut -d' ' -f1 /proc/uptime; }
-# a stable reading of free memory: page cache dropped, the per-CPU page
-# lists drained (compaction drains them) and counted, the per-CPU counter
-# deltas folded in (stat_refresh); without this node 0's MemFree jumps by
-# tens of MiB from one second to the next
-settle() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	echo 1 > /proc/sys/vm/compact_memory
-	echo 1 > /proc/sys/vm/stat_refresh
-}
 
 s_local=0 s_device=0 s_daxctl=0 k_local=0 k_device=0 k_daxctl=0
 for mode in local device daxctl daxctl device local; do
-	settle
+	mem_settle
 	f0=$(node_memfree_kb 0)
 	t0=$(now)
 	if [ $mode = daxctl ]; then
@@ -45,7 +35,7 @@ for mode in local device daxctl daxctl device local; do
 		poolctl pool online $d8 --name bm --memmap $mode >/dev/null || fail "poolctl pool online $d8 --memmap $mode"
 	fi
 	t1=$(now)
-	settle
+	mem_settle
 	used=$((f0 - $(node_memfree_kb 0)))
 	echo "bench: $mode: $gib GiB online in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') s, node 0 DRAM $((used / 1024)) MiB ($used kB)"
 	eval "s_$mode=\$(awk -v s=\$s_$mode -v a=$t0 -v b=$t1 'BEGIN { print s + b - a }')"

@@ -39,6 +39,17 @@ fault_inject() {
 	echo $2 > $1/probability
 }
 
+# mem_settle: a stable reading of free memory next: page cache dropped, the
+# per-CPU page lists drained (compaction drains them) and counted, the
+# per-CPU counter deltas folded in (stat_refresh); without it node 0's
+# MemFree jumps by tens of MiB from one second to the next
+mem_settle() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	echo 1 > /proc/sys/vm/compact_memory
+	echo 1 > /proc/sys/vm/stat_refresh
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
 wait_for() {
 	local t=$1 i=0; shift

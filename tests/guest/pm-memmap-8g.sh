@@ -19,18 +19,12 @@ bs=$((0x$(cat $MEMSYS/block_size_bytes)))
 size=$(($(cat /sys/bus/dax/devices/$d8/size) / bs * bs))
 [ $size -ge $((7 << 30)) ] || fail "$d8 is $((size >> 20)) MiB, not the 8 GiB NVDIMM"
 mm_kb=$((size / 4096 * 64 / 1024))
-settle() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	echo 1 > /proc/sys/vm/compact_memory
-	echo 1 > /proc/sys/vm/stat_refresh
-}
 
 # --- on the device: at most 1 MiB of local DRAM ---
-settle
+mem_settle
 f0=$(node_memfree_kb 0)
 out=$(poolctl pool online $d8 --name big --memmap device) || fail "online $d8 --memmap device: $out"
-settle
+mem_settle
 used=$((f0 - $(node_memfree_kb 0)))
 info "--memmap device: node 0 gave $used kB for $((size >> 20)) MiB of pool memory (its memmap is $mm_kb kB)"
 [ $used -le 1024 ] || fail "--memmap device: node 0 gave $used kB for 8 GiB (goal: at most 1 MiB)"
@@ -39,10 +33,10 @@ check_eq "pool node MemTotal (the device less its memmap)" $((size / 1024 - mm_k
 out=$(poolctl pool remove big 2>&1) || fail "pool remove big: $out"
 
 # --- in local DRAM: the whole memmap ---
-settle
+mem_settle
 f0=$(node_memfree_kb 0)
 out=$(poolctl pool online $d8 --name big --memmap local) || fail "online $d8 --memmap local: $out"
-settle
+mem_settle
 used=$((f0 - $(node_memfree_kb 0)))
 info "--memmap local: node 0 gave $used kB for $((size >> 20)) MiB of pool memory (its memmap is $mm_kb kB)"
 [ $used -ge $((mm_kb - 2048)) ] || fail "--memmap local: node 0 gave only $used kB (the memmap is $mm_kb kB)"

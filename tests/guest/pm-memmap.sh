@@ -32,24 +32,14 @@ bs=$((0x$(cat $MEMSYS/block_size_bytes)))
 size=$(($(cat /sys/bus/dax/devices/$da/size) / bs * bs))
 mm=$((size / 4096 * 64)) mm_kb=$((size / 4096 * 64 / 1024))
 mm_text=$(awk -v b=$mm 'BEGIN { printf "%.1f MiB", b / 1048576 }')
-# a stable reading of free memory: page cache dropped, the per-CPU page
-# lists drained (compaction drains them) and counted, the per-CPU counter
-# deltas folded in (stat_refresh); without this node 0's MemFree jumps by
-# tens of MiB from one second to the next
-settle() {
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	echo 1 > /proc/sys/vm/compact_memory
-	echo 1 > /proc/sys/vm/stat_refresh
-}
 
 # --- 1. on the device ---
-settle
+mem_settle
 f0=$(node_memfree_kb 0)
 out=$(poolctl pool online $da --name pd --memmap device) || fail "online $da --memmap device: $out"
 info "$out"
 echo "$out" | grep -q "memmap $mm_text on the device" || fail "online line does not place the memmap on the device: $out"
-settle
+mem_settle
 used=$((f0 - $(node_memfree_kb 0)))
 info "--memmap device: node 0 gave $used kB for $((size >> 20)) MiB of pool memory"
 [ $used -lt 4096 ] || fail "--memmap device: node 0 gave $used kB (the memmap is $mm_kb kB)"
@@ -62,11 +52,11 @@ check_eq "pool show --json memmap" "\"device_bytes\": $mm, \"local_bytes\": 0" \
 	"$(poolctl pool show pd --json | tr -d '\n' | sed -n 's/.*"memmap": {\([^}]*\)}.*/\1/p' | tr -s ' ' | sed 's/^ //; s/ $//')"
 
 # --- 2. in local DRAM ---
-settle
+mem_settle
 f0=$(node_memfree_kb 0)
 out=$(poolctl pool online $db --name pl --memmap local) || fail "online $db --memmap local: $out"
 echo "$out" | grep -q "memmap $mm_text in local DRAM" || fail "online line: $out"
-settle
+mem_settle
 used=$((f0 - $(node_memfree_kb 0)))
 info "--memmap local: node 0 gave $used kB for $((size >> 20)) MiB of pool memory"
 [ $used -ge $((mm_kb - 2048)) ] || fail "--memmap local: node 0 gave only $used kB (the memmap is $mm_kb kB)"
