@@ -496,7 +496,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto *events = pool->add_subcommand("events", "list the memory errors poolmem handled: time, address, pool, "
 							"domain and offset");
 	events->add_option("--pool", ev->pool, "only this pool's");
-	events->add_option("--domain", ev->domain, "only this domain's");
+	events->add_option("--domain", ev->domain, "only this domain's (by its id: not those of an earlier domain of that name)");
 	events->add_flag("--json", ev->json, "print JSON");
 	events->callback([&g, ev] { run_events(g, *ev); });
 

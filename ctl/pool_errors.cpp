@@ -5,6 +5,7 @@
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
+#include <poolmem/stats.hpp>
 #include <nlohmann/json.hpp>
 #include <cstdio>
 #include <ctime>
@@ -44,6 +45,7 @@ nlohmann::json memory_error_json(const poolmem::MemoryError &e)
 		{"node", e.node},
 		{"pool", e.pool.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.pool)},
 		{"domain", e.domain.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.domain)},
+		{"domain_id", e.domain_id ? nlohmann::json(e.domain_id) : nlohmann::json(nullptr)},
 		{"offset", e.domain.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.offset)}};
 }
 
@@ -51,9 +53,26 @@ void run_events(const GlobalOptions &g, const EventsOptions &o)
 {
 	poolmem::Control ctl = open_control(g);
 	auto r = ctl.memory_errors();
+	/*
+	 * --domain NAME: the records of the domain that has that name now, by
+	 * its id (a domain made again under an old name is another domain: the
+	 * pages the old one lost are not its). With no such domain now, or a
+	 * module older than ABI 12 (ids 0), every record under that name.
+	 */
+	uint32_t id = 0;
+	if (!o.domain.empty())
+		if (const auto d = poolmem::read_domain(g.sysfs, o.domain))
+			id = d->id;
+	auto ours = [&](const poolmem::MemoryError &e) {
+		if (o.domain.empty())
+			return true;
+		if (id && e.domain_id)
+			return e.domain_id == id;
+		return e.domain == o.domain;
+	};
 	std::vector<poolmem::MemoryError> shown;
 	for (const auto &e : r.errors)
-		if ((o.pool.empty() || e.pool == o.pool) && (o.domain.empty() || e.domain == o.domain))
+		if ((o.pool.empty() || e.pool == o.pool) && ours(e))
 			shown.push_back(e);
 	if (o.json) {
 		nlohmann::json out = nlohmann::json::array();

@@ -613,12 +613,13 @@ std::optional<std::vector<uint64_t>> lost_offsets(const GlobalOptions &g, const 
 	try {
 		poolmem::Control ctl = open_control(g);
 		for (const auto &e : ctl.memory_errors().errors)
-			if (e.domain == d.name && e.kind == "hard" && (e.action == "isolated" || e.action == "failed"))
+			if ((d.id && e.domain_id ? e.domain_id == d.id : e.domain == d.name) && e.kind == "hard" &&
+			    (e.action == "isolated" || e.action == "failed"))
 				out.push_back(e.offset);
 	} catch (const poolmem::Error &) {
 		return std::nullopt;
 	}
-	/* a named domain made again under the same name: only its own */
+	/* a module before ABI 12 (no ids): a name made again sees its newest */
 	if (out.size() > d.memory_errors)
 		out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(d.memory_errors));
 	return out;

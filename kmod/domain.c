@@ -30,6 +30,18 @@ struct class *pm_class;
 LIST_HEAD(pm_profiles);
 
 /*
+ * The next domain id to try (pm_lock). Ids are handed out cyclically from
+ * 1 (xa_alloc_cyclic), not lowest-free first: a memory error record keeps
+ * the id of the domain that lost the page, and a domain made later under
+ * the same name must not be taken for it (it has another id until the
+ * 32-bit counter wraps).
+ */
+static u32 pm_domain_next_id = 1;
+
+/* pm_domain.lock's lockdep class: one for all domains (main.c's order) */
+static struct lock_class_key pm_domain_lock_key;
+
+/*
  * Read without pm_lock by admission, which holds it: a write that races
  * with an admission decides whether that one domain sees the old or the
  * new limit, as with any later write.
@@ -598,6 +610,8 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	INIT_LIST_HEAD(&d->list);
 	INIT_LIST_HEAD(&d->linger);
 	mutex_init(&d->lock);
+	/* a name of its own in lockdep's reports and /proc/lockdep */
+	lockdep_set_class_and_name(&d->lock, &pm_domain_lock_key, "pm_domain.lock");
 	xa_init(&d->poison);
 	memcpy(d->name, a.name, POOLMEM_NAME_MAX);
 	d->size = a.bytes;
@@ -696,9 +710,11 @@ decide:
 	if (ret || check)
 		goto out_unlock;	/* a check that passed: 0 */
 	ret = pm_should_fail(0) ? -ENOMEM :
-	      xa_alloc(&pm_domain_ids, &d->id, d, xa_limit_32b, GFP_KERNEL);
-	if (ret)
+	      xa_alloc_cyclic(&pm_domain_ids, &d->id, d, XA_LIMIT(1, U32_MAX), &pm_domain_next_id,
+			      GFP_KERNEL);
+	if (ret < 0)
 		goto out_unlock;
+	ret = 0;	/* 1: the ids wrapped */
 	/* counted only for domains made: a check or a refusal moves no cursor */
 	d->rr_cursor = pm_domain_rr_start();
 	for (m = d->pool_mask; m; m &= m - 1) {

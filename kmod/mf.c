@@ -327,6 +327,7 @@ static bool pm_mf_find(unsigned long pfn, bool soft, struct poolmem_memory_error
 	h->inode = h->d ? pm_domain_hold(h->d) : NULL;
 	if (h->inode) {
 		strscpy(e->domain, h->d->name, sizeof(e->domain));
+		e->domain_id = h->d->id;
 		e->offset = ((u64)*slot << PM_UNIT_SHIFT) + PFN_PHYS(pfn - page_to_pfn(*unit));
 	}
 	mutex_unlock(&pm_lock);

@@ -238,7 +238,7 @@ struct pm_domain {
 	bool dead;			/* unlinked (named) or evicted: not listed; pm_lock */
 	bool registered;		/* sysfs device added; pm_lock */
 	struct list_head list;		/* pm_domains; pm_lock */
-	u32 id;				/* in pm_domain_ids while listed; pm_lock */
+	u32 id;				/* in pm_domain_ids while listed; pm_lock; never 0 */
 	struct hlist_node hnode;	/* pm_domain_names while listed; pm_lock */
 	/*
 	 * pm_linger_list (chunk.c) while, evicted, it holds a shared chunk

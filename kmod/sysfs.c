@@ -79,6 +79,7 @@ static PM_DOMAIN_ATTR_RO(file);
 	X(revoked_chunks, d->revoked)					\
 	X(memory_errors, d->mem_errors)
 
+DOMAIN_SHOW_U64(id, d->id)
 DOMAIN_SHOW_U64(size_bytes, d->size)
 DOMAIN_SHOW_U64(chunk_bytes, d->chunk_bytes)
 DOMAIN_SHOW_U64(local_quota_bytes, d->quota[PM_TIER_LOCAL])
@@ -243,6 +244,7 @@ static ssize_t fault_latency_histogram_show(struct device *dev, struct device_at
 static PM_DOMAIN_ATTR_RO(fault_latency_histogram);
 
 static struct attribute *pm_domain_attrs[] = {
+	&dev_attr_id.attr,
 	&dev_attr_size_bytes.attr,
 	&dev_attr_chunk_bytes.attr,
 	&dev_attr_local_quota_bytes.attr,
@@ -399,7 +401,7 @@ static int pm_table_show(struct seq_file *m, void *v)
 		seq_puts(m, "# name size_bytes chunk_bytes local_quota_bytes pool_quota_bytes home_node pinnable"
 			 " tier_policy pool_select tiering scan_rate hot_ms hot_chunks cold_chunks"
 			 DOMAIN_COUNTERS(PM_TABLE_NAME)
-			 " pool_chunks windows profile file creator_pid creator_comm\n");
+			 " pool_chunks windows profile file creator_pid creator_comm id\n");
 		return 0;
 	}
 	seq_puts(m, d->name);	/* a validated name: nothing to escape */
@@ -435,7 +437,7 @@ static int pm_table_show(struct seq_file *m, void *v)
 	pm_seq_string(m, d->path);
 	seq_printf(m, " %d ", d->creator);
 	pm_seq_string(m, d->creator_comm);
-	seq_putc(m, '\n');
+	seq_printf(m, " %u\n", d->id);
 	return 0;
 }
 

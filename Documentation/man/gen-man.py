@@ -216,7 +216,7 @@ was done (isolated: a domain's page, unmapped, its data lost, an access gets a m
 check; moved: the chunk moved off first, nothing lost; unused: the page held no
 domain's data; failed: see the kernel log), the host physical address, NUMA node, pool,
 domain and offset in the domain. Needs the control device (root).""",
- options=[("--pool NAME","only errors in this pool"), ("--domain NAME","only this domain's"),
+ options=[("--pool NAME","only errors in this pool"), ("--domain NAME","only the errors of the domain that has this name now, by its id (not those of an earlier domain of that name); with no such domain, every error recorded under the name"),
           ("--json","print JSON: seq, time, time_ns, kind, action, phys, node, pool, domain, offset (null where none)")],
  examples="""# poolctl pool events
 TIME                  KIND  ACTION    HOST-PHYS    NODE  POOL  DOMAIN  OFFSET

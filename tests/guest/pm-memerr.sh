@@ -10,8 +10,9 @@
 #  1. hard errors (MADV_HWPOISON, hwpoison-inject's corrupt-pfn) on huge
 #     and small mappings: reading the page gives SIGBUS BUS_MCEERR_AR at its
 #     address, every other page of the domain reads back what was written,
-#     the record names the domain, offset and pool, and the domain's and
-#     the pool's memory_errors count it;
+#     the record names the domain (and its id: a domain made again under
+#     the name sees only its own records), offset and pool, and the
+#     domain's and the pool's memory_errors count it;
 #  2. a drain moves the chunk with the lost page: the page still gives the
 #     memory error at the same address, the rest is intact;
 #  3. the unit with the poisoned page never reaches a new tenant: one that
@@ -60,6 +61,13 @@ for method in madvise inject; do
 		expect_line "$out" '"memory_error_offsets": \[' "$method/$layout: vm show --json offsets"
 		out=$(poolctl pool events --domain me --json)
 		expect_line "$out" '"action": "isolated"' "$method/$layout: pool events --json"
+		# "me" is made four times here: each sees its own record, by id,
+		# and not those of the earlier domains of that name (issue 46)
+		check_eq "$method/$layout: records of this me" 1 "$(echo "$out" | grep -c '"seq"')"
+		expect_line "$out" "\"domain_id\": $(dom_attr me id)," "$method/$layout: the record's domain id"
+		recs=$((${recs:-0} + 1))
+		check_eq "$method/$layout: records named me in all" $recs \
+			"$(poolctl pool events --json | grep -c '"domain": "me"')"
 		expect_line "$out" '"offset": 2117632' "$method/$layout: pool events --json offset"
 		out=$(poolctl pool events --pool p0)
 		expect_line "$out" "hard  *isolated  *0x[0-9a-f]*  *1  *p0  *me  *0x205000" "$method/$layout: pool events"

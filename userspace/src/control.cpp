@@ -482,7 +482,7 @@ MemoryErrors Control::memory_errors(uint64_t from)
 				    : e.action == POOLMEM_MEMERR_MOVED  ? "moved"
 				    : e.action == POOLMEM_MEMERR_UNUSED ? "unused"
 									: "failed",
-				    e.node});
+				    e.node, e.domain_id});
 	}
 	return r;
 }

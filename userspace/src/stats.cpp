@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <iterator>
@@ -119,6 +120,9 @@ void domain_fixed_from(const At &dir, DomainStats &d)
 {
 	d.size_bytes = u64(dir, "size_bytes");
 	d.chunk_bytes = u64(dir, "chunk_bytes");
+	/* id: ABI 12; absent before */
+	if (const auto id = dir.read("id"))
+		d.id = static_cast<uint32_t>(std::strtoul(id->c_str(), nullptr, 10));
 	d.home_node = static_cast<int>(u64(dir, "home_node"));
 	d.pinnable = u64(dir, "pinnable") != 0;
 	/* profile, file, creator: ABI 2 (the poolmem file system); absent before */
@@ -543,6 +547,9 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 	std::map<std::string_view, size_t> other_at;
 	for (const char *c : domain_other_columns)
 		other_at[c] = col.find(c)->second;
+	/* id: ABI 12; a column an older module does not have */
+	const auto id_col = col.find("id");
+	const size_t id_at = id_col == col.end() ? 0 : id_col->second;
 
 	std::vector<DomainStats> out;
 	out.reserve(tl.size() - 1);
@@ -583,6 +590,8 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 		d.profile = unescape(at("profile"));
 		d.file = unescape(at("file"));
 		d.creator = std::string(at("creator_pid")) + " " + unescape(at("creator_comm"));
+		if (id_at)
+			d.id = static_cast<uint32_t>(to_u64(w[id_at], line));
 		if (histograms) {
 			if (auto h = hist.find(d.name); h != hist.end())
 				d.fault_latency_histogram = std::move(h->second);

@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	11	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK; 11: /proc/poolmem/domains, domain_histograms */
+#define POOLMEM_ABI_VERSION	12	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK; 11: /proc/poolmem/domains, domain_histograms; 12: domain ids (sysfs id, poolmem_memory_error.domain_id) */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -495,7 +495,12 @@ struct poolmem_memory_error {
 	__u32 kind;			/* POOLMEM_MEMERR_HARD, _SOFT */
 	__u32 action;			/* POOLMEM_MEMERR_* */
 	__s32 node;
-	__u32 reserved;
+	/*
+	 * The domain's id (its sysfs file "id"), 0 with domain "": ids are
+	 * not reused until 2^32 - 1 domains later, so records of an earlier
+	 * domain of the same name are told apart (ABI 12; 0 before).
+	 */
+	__u32 domain_id;
 };
 
 struct poolmem_memory_errors {

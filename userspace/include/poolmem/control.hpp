@@ -152,6 +152,7 @@ struct MemoryError {
 	std::string kind;     ///< "hard" (uncorrectable) or "soft" (soft offline)
 	std::string action;   ///< "isolated", "moved", "unused" or "failed"
 	int node = -1;
+	uint32_t domain_id = 0; ///< DomainStats::id of that domain; 0 from an older module
 };
 
 /// Memory errors from sequence number FROM on, and how many there were in all.

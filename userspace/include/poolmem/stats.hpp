@@ -48,6 +48,9 @@ struct PoolStats {
 
 struct DomainStats {
 	std::string name;
+	/// the module's id of the domain, never reused until its 32 bits wrap
+	/// (ABI 12); 0 from an older module
+	uint32_t id = 0;
 	uint64_t size_bytes = 0, chunk_bytes = 0;
 	uint64_t local_quota_bytes = 0, pool_quota_bytes = 0, local_bytes = 0, pool_bytes = 0;
 	uint64_t chunks = 0, faults = 0, sigbus = 0, discards = 0;
