@@ -64,9 +64,13 @@ int pm_first_cpu_node(void)
 
 /* ---- profiles: references and lookup (their directories are fs.c's) ---- */
 
+/* any context: the last reference may go in an inode's eviction */
 static void pm_profile_free(struct kref *ref)
 {
-	kfree(container_of(ref, struct pm_profile, ref));
+	struct pm_profile *pr = container_of(ref, struct pm_profile, ref);
+
+	pm_profile_sysfs_put(pr);
+	kfree(pr);
 }
 
 void pm_profile_put(struct pm_profile *pr)
@@ -342,8 +346,11 @@ static void pm_domain_release(struct device *dev)
 		hash_del(&d->hnode);
 		pm_commit_verify();
 		xa_erase(&pm_domain_ids, d->id);
-		mutex_unlock(&pm_lock);
+		/* counted before the profile's counts may go from sysfs */
 		pm_count(d->profile, destroyed, 1);
+		if (d->profile)
+			pm_profile_sysfs_drop(d->profile);
+		mutex_unlock(&pm_lock);
 		pr_info("domain %s: memory returned\n", d->name);
 	}
 	if (d->profile) {
@@ -726,6 +733,8 @@ decide:
 	pm_commit_add(d, &spare);
 	list_add_tail(&d->list, &pm_domains);
 	hash_add(pm_domain_names, &d->hnode, pm_name_hash(d->name));
+	if (d->profile)
+		pm_profile_sysfs_hold(d->profile);
 	pm_commit_verify();
 	mutex_unlock(&pm_lock);
 	kfree(spare);

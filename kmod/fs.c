@@ -594,9 +594,9 @@ static int pm_rmdir(struct inode *dir, struct dentry *dentry)
 	if (top) {
 		mutex_lock(&pm_lock);
 		list_del_init(&pr->list);
+		/* its counts' directory stays while domains made from it live */
+		pm_profile_sysfs_drop(pr);
 		mutex_unlock(&pm_lock);
-		/* before the name is free for a new profile (pm_profile_create()) */
-		pm_profile_sysfs_del(pr);
 		pr_info("profile %s: removed\n", pr->conf.name);
 	}
 	simple_rmdir(dir, dentry);
@@ -1114,11 +1114,7 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
 		if (c.pool_mask & BIT_ULL(i) && !pm_pools[i])
 			goto out_unlock;
-	/*
-	 * Its sysfs directory: the name is free there too, as a removed
-	 * profile's goes in pm_rmdir(), under the root's lock that
-	 * pm_root_lookup() holds here.
-	 */
+	/* its name's counts: an earlier profile's, while its domains live */
 	ret = pm_profile_sysfs_add(pr);
 	if (ret)
 		goto out_unlock;
@@ -1149,10 +1145,11 @@ int pm_profile_create(const struct poolmem_profile *conf)
 	return 0;
 
 out_unlock:
-	pm_profile_sysfs_del(pr);
+	if (pr->pk)
+		pm_profile_sysfs_drop(pr);
 	mutex_unlock(&pm_lock);
 	pm_root_done(dentry);
-	pm_profile_put(pr);	/* the last reference once sysfs lets go of it */
+	pm_profile_put(pr);
 	kfree(pd);
 	return ret;
 }

@@ -692,17 +692,33 @@ static struct kobj_attribute pm_attr_vm_bindings = __ATTR(vm_bindings, 0400, vm_
 struct pm_counts pm_totals;
 static struct kobject *pm_profiles_kobj;
 
-/* A profile's directory; holds a reference on the profile for its show functions. */
+/*
+ * The counts of one profile name and their directory profiles/<name>/.
+ * The directory stays while something of the name may still count: the
+ * profile while it is listed, and each listed domain made from a profile
+ * of the name (holders, pm_lock). A profile is often removed while its VMs
+ * run, since QEMU unlinks the file it makes in the profile's directory at
+ * once; their SIGBUS denials, destruction and discards still count here,
+ * and a profile made again under the name takes up the same counts, so a
+ * scrape sees counters that only go up. The kobject's references: the
+ * directory's own (dropped when the last holder goes) and one per
+ * struct pm_profile pointing here (dropped when the profile is freed, in
+ * any context: the release only frees).
+ */
 struct pm_profile_kobj {
 	struct kobject kobj;
-	struct pm_profile *pr;
+	struct list_head list;		/* pm_profile_kobjs while in sysfs; pm_lock */
+	unsigned int holders;		/* pm_lock */
+	struct pm_counts counts;
 };
+
+static LIST_HEAD(pm_profile_kobjs);
 
 static struct pm_counts *pm_kobj_counts(struct kobject *kobj)
 {
 	if (kobj == pm_kobj)
 		return &pm_totals;
-	return &container_of(kobj, struct pm_profile_kobj, kobj)->pr->counts;
+	return &container_of(kobj, struct pm_profile_kobj, kobj)->counts;
 }
 
 #define COUNTS_SHOW(file, field)								\
@@ -739,10 +755,7 @@ static const struct attribute_group *pm_profile_groups[] = {
 
 static void pm_profile_kobj_release(struct kobject *kobj)
 {
-	struct pm_profile_kobj *pk = container_of(kobj, struct pm_profile_kobj, kobj);
-
-	pm_profile_put(pk->pr);
-	kfree(pk);
+	kfree(container_of(kobj, struct pm_profile_kobj, kobj));
 	pm_kobj_released();
 }
 
@@ -753,45 +766,74 @@ static const struct kobj_type pm_profile_ktype = {
 };
 
 /*
- * Give profile @pr its sysfs directory (pm_profile_create(), before the
- * profile is listed; under pm_lock and the root directory's inode lock,
- * which also keeps a removed profile's directory of the same name from
- * being there still: pm_rmdir() removes it under that inode lock).
+ * Give profile @pr its name's counts and directory: those still there from
+ * an earlier profile of the name (a removed one whose domains live on), or
+ * new ones. pm_profile_create(), under pm_lock, before the profile is
+ * listed; the profile holds the directory (pm_profile_sysfs_drop() when
+ * it is removed) and a reference (pm_profile_sysfs_put() when freed).
  */
 int pm_profile_sysfs_add(struct pm_profile *pr)
 {
 	struct pm_profile_kobj *pk;
 	int ret;
 
+	lockdep_assert_held(&pm_lock);
+	list_for_each_entry(pk, &pm_profile_kobjs, list)
+		if (!strcmp(kobject_name(&pk->kobj), pr->conf.name))
+			goto found;
 	pk = pm_should_fail(sizeof(*pk)) ? NULL : kzalloc(sizeof(*pk), GFP_KERNEL);
 	if (!pk)
 		return -ENOMEM;
-	kref_get(&pr->ref);
-	pk->pr = pr;
 	atomic_inc(&pm_kobjs_pending);	/* from here on, the release frees pk */
 	ret = kobject_init_and_add(&pk->kobj, &pm_profile_ktype, pm_profiles_kobj, "%s", pr->conf.name);
 	if (ret) {
-		kobject_put(&pk->kobj);	/* drops the profile reference */
+		kobject_put(&pk->kobj);
 		return ret;
 	}
-	pr->kobj = &pk->kobj;
+	list_add_tail(&pk->list, &pm_profile_kobjs);
+found:
+	pk->holders++;
+	kobject_get(&pk->kobj);		/* pr->pk's */
+	pr->pk = pk;
+	pr->counts = &pk->counts;
 	return 0;
 }
 
 /*
- * Remove profile @pr's sysfs directory (its file system directory is
- * being removed, under the root directory's inode lock, or was never
- * made). Waits for show functions in progress, which take no lock.
+ * A listed domain made from @pr holds its name's directory (pm_lock). A
+ * domain made from a removed profile whose directory went already (the
+ * file was opened before the removal and sized after it) counts into the
+ * unlisted counts, which nobody reads: the host's counts still have it.
  */
-void pm_profile_sysfs_del(struct pm_profile *pr)
+void pm_profile_sysfs_hold(struct pm_profile *pr)
 {
-	struct kobject *kobj = pr->kobj;
+	lockdep_assert_held(&pm_lock);
+	if (!list_empty(&pr->pk->list))
+		pr->pk->holders++;
+}
 
-	if (!kobj)
+/*
+ * @pr was removed, or a listed domain made from it went (pm_lock): the
+ * last holder takes the directory away. kobject_del() waits for show
+ * functions in progress, which take no lock.
+ */
+void pm_profile_sysfs_drop(struct pm_profile *pr)
+{
+	struct pm_profile_kobj *pk = pr->pk;
+
+	lockdep_assert_held(&pm_lock);
+	if (list_empty(&pk->list) || --pk->holders)
 		return;
-	pr->kobj = NULL;
-	kobject_del(kobj);
-	kobject_put(kobj);
+	list_del_init(&pk->list);
+	kobject_del(&pk->kobj);
+	kobject_put(&pk->kobj);		/* the directory's own */
+}
+
+/* @pr is freed (any context): its reference on the counts */
+void pm_profile_sysfs_put(struct pm_profile *pr)
+{
+	if (pr->pk)
+		kobject_put(&pr->pk->kobj);
 }
 
 int pm_pools_sysfs_init(void)

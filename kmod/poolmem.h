@@ -141,10 +141,11 @@ struct pm_heat {
 /*
  * Counts that outlive domains: a domain's own counters (sysfs.c) go with
  * its sysfs directory when its VM ends, before a scrape may have seen
- * them. Host-wide in pm_totals (/sys/kernel/poolmem/), per profile in the
- * profile (/sys/kernel/poolmem/profiles/<name>/, as long as the profile
- * exists). Atomic: counted under whichever lock the event happens (the
- * domain's, pm_lock, or none), read without locks.
+ * them. Host-wide in pm_totals (/sys/kernel/poolmem/), per profile name
+ * in /sys/kernel/poolmem/profiles/<name>/ (pool.c: as long as a profile
+ * of that name or a domain made from one lives). Atomic: counted under
+ * whichever lock the event happens (the domain's, pm_lock, or none), read
+ * without locks.
  */
 struct pm_counts {
 	atomic64_t sigbus;		/* faults denied: no memory within quota */
@@ -163,29 +164,30 @@ extern struct pm_counts pm_totals;
 									\
 	atomic64_add(__n, &pm_totals.field);				\
 	if (__pr)							\
-		atomic64_add(__n, &__pr->counts.field);			\
+		atomic64_add(__n, &__pr->counts->field);		\
 } while (0)
 
 /*
  * A profile: the quotas and policies of domains created as files in its
  * directory (and the directory's subdirectories). Immutable once created;
- * reference counted: its directories, its domains and its sysfs directory
- * hold references. Its counts go with it: a domain that outlives the
- * profile's directory (its file unlinked, QEMU still running) counts in
- * the host's counts only, from then on.
+ * reference counted: its directories and its domains hold references.
+ * Its counts are its name's (struct pm_profile_kobj, pool.c): a domain
+ * that outlives the profile's directory (QEMU's file is unlinked at once,
+ * so the directory can go while VMs run) still counts there, and a
+ * profile made again under the name meanwhile continues those counts.
  */
 struct pm_profile {
 	struct kref ref;
 	struct poolmem_profile conf;	/* as created: name, quotas, policies */
 	struct list_head list;		/* pm_profiles while its directory exists; pm_lock */
 	atomic64_t domains;		/* live domains made from it */
-	struct pm_counts counts;
 	/*
-	 * /sys/kernel/poolmem/profiles/<name>/ (pool.c): made before the
-	 * profile is listed, removed by its rmdir; both under the root
-	 * directory's inode lock.
+	 * Its name's counts and their directory /sys/kernel/poolmem/profiles/
+	 * <name>/ (pool.c), found or made before the profile is listed; the
+	 * profile holds a reference on it until it is freed.
 	 */
-	struct kobject *kobj;
+	struct pm_profile_kobj *pk;
+	struct pm_counts *counts;	/* &pk->counts */
 };
 
 /*
@@ -492,7 +494,9 @@ u64 pm_pool_af(struct pm_pool *p);
 int pm_pools_sysfs_init(void);
 void pm_pools_sysfs_exit(void);
 int pm_profile_sysfs_add(struct pm_profile *pr);
-void pm_profile_sysfs_del(struct pm_profile *pr);
+void pm_profile_sysfs_hold(struct pm_profile *pr);
+void pm_profile_sysfs_drop(struct pm_profile *pr);
+void pm_profile_sysfs_put(struct pm_profile *pr);
 void pm_pools_remove_all(void);
 
 /* domain.c: lifetime and admission */

@@ -10,7 +10,9 @@
 # allowed only on p0 then counts, host-wide and in
 # /sys/kernel/poolmem/profiles/<name>/, its file's SIGBUS, a refused
 # size, the domain made and gone and the bytes it discarded: after the
-# domain and its own counters are gone.
+# domain and its own counters are gone. Removed while a domain made from
+# it lives (QEMU's unlinked file), the profile's counts stay and count
+# that domain, and a profile made again under the name continues them.
 . /rig/tests/lib.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
@@ -101,9 +103,29 @@ check_eq "profile show --json: counts.sigbus" "$sb" \
 	"$(poolctl profile show starved --json | sed -n 's/.*"sigbus": \([0-9]*\).*/\1/p')"
 check_eq "status --json: counts.admission_refusals" "$(cat $PMK/admission_refusals)" \
 	"$(poolctl status --json | sed -n 's/.*"admission_refusals": \([0-9]*\).*/\1/p')"
-poolctl profile remove starved >/dev/null
-[ ! -e $PC ] || fail "profile starved's sysfs directory outlived it"
 info "profile starved: $sb SIGBUS, 1 refusal, 1 domain made and gone, 4 MiB discarded, counted after its domain went"
+# --- a profile removed while a VM made from it runs ---
+# QEMU unlinks the file it makes in the profile's directory at once, so the
+# directory can go while the VM runs: the VM still counts in the profile's
+# counts, and a profile made again under the name continues them.
+touch $PMFS/starved/run
+truncate -s 8M $PMFS/starved/run
+exec 9<> $PMFS/starved/run
+rm $PMFS/starved/run
+poolctl profile remove starved >/dev/null || fail "profile remove starved with its file unlinked"
+[ -e $PC ] || fail "profile starved's counts went while a domain made from it lives"
+RUN=../../proc/$$/fd/9	# pmtest opens MNT/NAME: the shell's open file
+pmtest touch $RUN 0 4M >/dev/null || fail "the removed profile's domain could not touch 4 MiB"
+pmtest punch $RUN 0 4M >/dev/null || fail "the removed profile's domain could not discard"
+check_eq "profile starved's counts with the profile removed, its domain running" \
+	"$sb 1 2 1 $((8 * MiB))" "$(counts $PC)"
+poolctl profile create starved --pool 100% --pools p0 >/dev/null
+check_eq "profile starved made again: the same counts go on" "$sb 1 2 1 $((8 * MiB))" "$(counts $PC)"
+exec 9>&-
+wait_for 10 sh -c "[ \$(cat $PC/domains_destroyed) = 2 ]" ||
+	fail "the removed profile's domain went uncounted: $(counts $PC)"
+poolctl profile remove starved >/dev/null
+[ ! -e $PC ] || fail "profile starved's sysfs directory outlived it and its domains"
 
 for d in fb starve; do pmtest domain-destroy $d >/dev/null; done
 pmtest pool-remove p0 >/dev/null
