@@ -76,9 +76,11 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	 * pinning (FOLL_LONGTERM sets PF_MEMALLOC_PIN, under which the page
 	 * allocator avoids ZONE_MOVABLE and CMA), only a unit outside
 	 * ZONE_MOVABLE: GUP can neither pin nor migrate one there (it would
-	 * retry forever). A reserve unit is of the movable class: pinned in a
-	 * kernel zone, it is a compound page off the LRU, which compaction
-	 * skips and isolation for offline refuses, as it does any unit there.
+	 * retry forever). A reserve unit has its node's class (reserve.c:
+	 * movable, but non-movable on a local node of a kernel with CMA);
+	 * pinned in a kernel zone it is, as any unit there, a compound page
+	 * off the LRU, which compaction skips and which an offline of its
+	 * block meets in the memory notifier (hotplug.c) first.
 	 */
 	if (flags & PM_ALLOC_ZERO) {
 		page = pm_reserve_take(nid, pinnable || (current->flags & PF_MEMALLOC_PIN));

@@ -59,7 +59,13 @@
  * range), which answers "which domain owns this host physical address" and
  * which chunks lie in a memory block going offline. Chunks are of the
  * movable class, so they may come from ZONE_MOVABLE, whose promise is that
- * its memory can go offline; the kernel's migration can't move them
+ * its memory can go offline; but for two kinds (chunk.c), allocated
+ * without __GFP_MOVABLE and so only from kernel zones: those of a
+ * long-term pinnable domain, and on a kernel with CONFIG_CMA the local
+ * tier's, whose node may have CMA pageblocks a module can't tell apart
+ * (Debian's kernels have no CMA). The zone a chunk is in, not its class,
+ * decides what offline does with it (hotplug.c, unit.c): the kernel's
+ * migration can't move chunks
  * (neither LRU nor movable_ops pages), so the memory notifier (hotplug.c)
  * moves them out itself, with poolmem's migration engine, and refuses the
  * offline only for a chunk that truly can't move: long-term pinned,
@@ -135,21 +141,37 @@
  *   reserve), fault.c (fault injection), policy/ (plain C shared with
  *   userspace).
  *
- * Lock order: inode lock of a directory (VFS) -> inode lock of a domain
- * file (VFS, ftruncate) -> pm_lock -> mmap_lock (the fault path) ->
- * pm_domain.lock -> (page lock, i_mmap_rwsem, PTL, mmu notifiers) ->
- * pm_pool.af_lock; unit.c's pm_held_lock is taken anywhere, even under
- * the hotplug lock, and under it only page_offline_begin()'s rwsem. The memory hotplug lock comes before pm_lock: the
- * memory notifier (hotplug.c) takes pm_lock, pm_domain.lock and what a
- * move takes under it, and nothing in poolmem waits for memory hotplug
- * holding any of those. pm_reserve.offline_sem is taken for write under
- * the hotplug lock, and for read by the reserve's thread and, trylocked,
- * by reclaim (the shrinker); under it only the reserve's spinlock and the
- * page allocator. The fault path takes pm_domain.lock and af_lock, and,
- * to unmap (a unit found poisoned, a refused long-term pin), page locks
- * and i_mmap_rwsem under pm_domain.lock; it sleeps on a busy chunk with
- * pm_domain.lock dropped, inside the faulting task's mmap_lock (read)
- * that the core holds. Whoever holds a
+ * Lock order, outermost first. tests/guest/pm-lockorder.sh checks it on
+ * the debug kernel against the dependencies lockdep recorded in a boot of
+ * the other tests (the ranks there are these levels); locks of one level
+ * are never held together.
+ *  1. The memory hotplug lock, then the memory notifier chain's rwsem:
+ *     the notifier (hotplug.c) runs under both and takes pm_lock,
+ *     pm_domain.lock, what a move takes, pm_reserve.offline_sem (for
+ *     write) and pm_held_lock. Nothing in poolmem waits for memory
+ *     hotplug holding a lock of its own.
+ *  2. VFS inode locks: a directory's (create, mkdir, unlink, rmdir; the
+ *     control device takes the root's the same way), then a domain file's
+ *     (ftruncate).
+ *  3. pm_lock; or a task's mmap_lock; or pm_reserve.offline_sem. pm_lock
+ *     and mmap_lock are never held together: no fault, ->mmap() or
+ *     get_user_pages() path takes pm_lock, and nothing under pm_lock
+ *     takes mmap_lock or touches user memory (listings copy out after
+ *     unlocking, and a seq_file's start/stop hold pm_lock only around its
+ *     show calls, not around the copy to user space). offline_sem is
+ *     taken for read by the reserve's thread and, trylocked, by reclaim
+ *     (the shrinker); under it only the reserve's spinlock and the page
+ *     allocator.
+ *  4. pm_domain.lock: under pm_lock, or under the faulting task's
+ *     mmap_lock (read) that the core holds.
+ *  5. The core's page locks, i_mmap_rwsem and page table locks (to unmap
+ *     a chunk), the reverse map's maple tree lock, pm_retired_lock.
+ *  6. pm_pool.af_lock and pm_reserve.lock (spinlocks).
+ *  7. Innermost, taken anywhere: pm_held_lock (unit.c; under it only
+ *     page_offline_begin()'s rwsem), pm_mf_lock and the error FIFO's raw
+ *     spinlock (mf.c), pm_bind_lock (fs.c).
+ * Busy chunks: the fault path sleeps on a busy chunk with pm_domain.lock
+ * dropped, inside the mmap_lock (read) the core holds. Whoever holds a
  * chunk busy takes neither pm_lock nor an inode lock, and takes no
  * mmap_lock: placement runs inside a fault, so it holds the faulting
  * task's for read, which it already had; migration holds none. So

@@ -29,6 +29,9 @@ DEFINE_HASHTABLE(pm_domain_names, PM_DOMAIN_NAME_BITS);
 /* bit i: pool i is draining (pm_pool.draining); written under pm_lock */
 u64 pm_pools_draining;
 
+/* pm_pool.af_lock's lockdep class, named for main.c's lock order */
+static struct lock_class_key pm_af_lock_key;
+
 unsigned int pm_window_ms = 1000;
 PM_PARAM_UINT_RANGE(window_ms, pm_window_ms, 10, 60000, 0644);
 MODULE_PARM_DESC(window_ms, "Length of one access-factor window in milliseconds, 10..60000 (default 1000)");
@@ -627,6 +630,7 @@ int pm_pool_add(struct poolmem_pool_add *arg)
 	p->zero_reserve_bytes = PM_ZERO_RESERVE_PCT;
 	p->zero_reserve_pct = READ_ONCE(pm_zero_reserve_pct);
 	spin_lock_init(&p->af_lock);
+	lockdep_set_class_and_name(&p->af_lock, &pm_af_lock_key, "pm_pool.af_lock");
 	INIT_WORK(&p->drain_work, pm_pool_drain_workfn);
 	p->af.epoch = pm_epoch();
 	atomic_inc(&pm_kobjs_pending);	/* from here on, the release frees p */

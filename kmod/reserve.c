@@ -453,6 +453,9 @@ static unsigned long pm_reserve_scan(struct shrinker *s, struct shrink_control *
 
 static struct shrinker *pm_reserve_shrinker;
 
+/* lockdep classes of every node's reserve, named for main.c's lock order */
+static struct lock_class_key pm_reserve_lock_key, pm_offline_sem_key;
+
 int pm_reserve_init(void)
 {
 	int nid, ret;
@@ -464,8 +467,10 @@ int pm_reserve_init(void)
 		struct pm_reserve *r = &pm_reserves[nid];
 
 		spin_lock_init(&r->lock);
+		lockdep_set_class_and_name(&r->lock, &pm_reserve_lock_key, "pm_reserve.lock");
 		INIT_LIST_HEAD(&r->units);
 		init_rwsem(&r->offline_sem);
+		lockdep_set_class_and_name(&r->offline_sem, &pm_offline_sem_key, "pm_reserve.offline_sem");
 		r->hold_until = jiffies;
 	}
 	/* seeks 0: zeroed memory is cheap to make again, so it goes first */
