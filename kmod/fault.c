@@ -39,6 +39,19 @@ static DECLARE_FAULT_ATTR(pm_fail_mc_attr);
  */
 static u32 pm_alloc_delay_ms;
 
+/*
+ * hold_busy: a unit held for a memory error counts as still referenced by
+ * someone else while this is set (pm_unit_hold() and its retries can't
+ * freeze it), as when a PFN walker keeps a speculative reference: the
+ * rig's way to an offline that meets such a unit.
+ */
+static bool pm_hold_busy;
+
+bool pm_inject_hold_busy(void)
+{
+	return READ_ONCE(pm_hold_busy);
+}
+
 bool pm_should_fail(size_t size)
 {
 	return should_fail(&pm_fail_attr, size);
@@ -65,9 +78,15 @@ void pm_fault_debugfs(struct dentry *dir)
 	fault_create_debugfs_attr("fail", dir, &pm_fail_attr);
 	fault_create_debugfs_attr("fail_mc", dir, &pm_fail_mc_attr);
 	debugfs_create_u32("alloc_delay_ms", 0600, dir, &pm_alloc_delay_ms);
+	debugfs_create_bool("hold_busy", 0600, dir, &pm_hold_busy);
 }
 #else
 bool pm_should_fail(size_t size)
+{
+	return false;
+}
+
+bool pm_inject_hold_busy(void)
 {
 	return false;
 }

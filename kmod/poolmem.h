@@ -474,6 +474,7 @@ int pm_first_cpu_node(void);
 /* fault.c: fault injection (CONFIG_FAULT_INJECTION) */
 bool pm_should_fail(size_t size);
 bool pm_should_fail_mc(void);
+bool pm_inject_hold_busy(void);
 void pm_inject_alloc_delay(struct pm_domain *d, size_t slot, struct page *unit);
 void pm_fault_debugfs(struct dentry *dir);
 

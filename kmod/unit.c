@@ -28,6 +28,11 @@
  *    walker kept one) would make offline_pages() loop until a signal: the
  *    notifier tries again to freeze it, and refuses the offline at once,
  *    naming it, while it is still referenced (pm_held_going_offline()).
+ *    Such a unit is also tried again every 100 ms until it freezes
+ *    (pm_held_retry_fn()): an offline whose MEM_GOING_OFFLINE passed
+ *    before the unit was held retries in offline_pages(), as for any page
+ *    pinned in ZONE_MOVABLE, and goes on as soon as the other reference
+ *    is gone and the unit is PageOffline at refcount 0.
  *
  * The managed page count. A held page is no longer the system's memory, so
  * it leaves the zone's managed pages (and MemTotal) when it is held, as
@@ -68,6 +73,16 @@ static DEFINE_MUTEX(pm_held_lock);
  * not taken out of the count: the offline is about to subtract it.
  */
 static unsigned long pm_held_first = 1, pm_held_last;
+
+static void pm_held_retry_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pm_held_retry, pm_held_retry_fn);
+#define PM_HELD_RETRY_MS	100
+
+/* Drop our reference on @unit if it is the last: refcount 0, frozen. */
+static bool pm_held_freeze(struct page *unit)
+{
+	return !pm_inject_hold_busy() && page_ref_freeze(unit, 1);
+}
 
 static bool pm_unit_in(struct page *unit, unsigned long first, unsigned long last)
 {
@@ -148,7 +163,7 @@ void pm_unit_hold(struct page *unit)
 	unsigned int try;
 
 	for (try = 0; try < 100; try++) {
-		frozen = page_ref_freeze(unit, 1);
+		frozen = pm_held_freeze(unit);
 		if (frozen)
 			break;
 		usleep_range(100, 200);
@@ -160,9 +175,37 @@ void pm_unit_hold(struct page *unit)
 		set_page_private(unit, 0);
 	list_add_tail(&unit->lru, &pm_held_list);
 	mutex_unlock(&pm_held_lock);
-	if (!frozen)
+	if (!frozen) {
 		pr_warn("unit at PFN %#lx has a poisoned page and is still referenced: held out of use; its block goes offline once the reference is gone\n",
 			page_to_pfn(unit));
+		schedule_delayed_work(&pm_held_retry, msecs_to_jiffies(PM_HELD_RETRY_MS));
+	}
+}
+
+/*
+ * Held units still referenced: freeze each whose other references went,
+ * and come back while any is left. Process context (system workqueue).
+ */
+static void pm_held_retry_fn(struct work_struct *work)
+{
+	struct page *unit;
+	bool left = false;
+
+	mutex_lock(&pm_held_lock);
+	list_for_each_entry(unit, &pm_held_list, lru) {
+		if (!page_ref_count(unit))
+			continue;
+		if (pm_held_freeze(unit)) {
+			pm_held_take(unit);
+			pr_info("held unit at PFN %#lx: the last other reference went; out of use for good\n",
+				page_to_pfn(unit));
+		} else {
+			left = true;
+		}
+	}
+	mutex_unlock(&pm_held_lock);
+	if (left)
+		schedule_delayed_work(&pm_held_retry, msecs_to_jiffies(PM_HELD_RETRY_MS));
 }
 
 /*
@@ -228,7 +271,7 @@ int pm_held_going_offline(unsigned long first, unsigned long last)
 	list_for_each_entry(unit, &pm_held_list, lru) {
 		if (!pm_unit_in(unit, first, last) || !page_ref_count(unit))
 			continue;
-		if (!page_ref_freeze(unit, 1)) {
+		if (!pm_held_freeze(unit)) {
 			pr_warn("memory offline of PFNs %#lx-%#lx refused: held unit at PFN %#lx (a poisoned page) is still referenced by someone else; try again later\n",
 				first, last, page_to_pfn(unit));
 			ret = -EBUSY;
@@ -307,6 +350,8 @@ void pm_held_exit(void)
 	struct page *unit, *tmp;
 	unsigned long n = 0;
 
+	/* the notifier is gone; nothing schedules the retry but a hold */
+	cancel_delayed_work_sync(&pm_held_retry);
 	mutex_lock(&pm_held_lock);
 	list_for_each_entry_safe(unit, tmp, &pm_held_list, lru) {
 		/* what the offline will subtract itself: 6.11+ HWPoison pages (as in going_offline) */

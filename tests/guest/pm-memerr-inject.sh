@@ -10,7 +10,10 @@
 #     when the allocation's try then fails, the record goes with its units;
 #  4. fail_mc makes the zero check's machine-check-safe read report an
 #     uncorrectable error: the page goes to memory_failure() and the chunk
-#     is kept, not taken for zeroes.
+#     is kept, not taken for zeroes;
+#  5. hold_busy keeps a poisoned unit referenced when it is held: its
+#     block's offline is refused at once (no loop in offline_pages()),
+#     and goes through once the reference is gone and the unit frozen.
 # Needs CONFIG_FAULT_INJECTION: skipped on Debian's kernels.
 . /rig/tests/lib.sh
 D=/sys/kernel/debug/poolmem
@@ -22,6 +25,7 @@ no_injection() {
 	echo N > $F/task-filter
 	echo 0 > $D/fail_mc/probability
 	echo 0 > $D/alloc_delay_ms
+	echo N > $D/hold_busy
 }
 trap no_injection EXIT
 modprobe hwpoison_inject 2>/dev/null || [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ] ||
@@ -96,3 +100,28 @@ out=$(pmtest touch mc 0 4096 read=1 2>&1) || true	# exit 3: the SIGBUS expected
 echo "$out" | grep -q "SIGBUS at offset 0 (BUS_MCEERR_AR)" || fail "mc: the page the read failed on: $out"
 info "a failed machine-check-safe read: $(dmesg | grep -m1 'memory error at PFN')"
 pmtest domain-destroy mc >/dev/null
+
+# ---- 5: a held unit still referenced when its block goes offline (issue 46) ----
+# hold_busy makes a poisoned unit look referenced by someone else (a PFN
+# walker's lasting reference): it is held with poolmem's reference, not
+# frozen. Its block's offline is refused at once, naming it, instead of
+# looping in offline_pages(); once the reference "goes", the retry
+# freezes it within a moment and the same offline goes through.
+echo Y > $D/hold_busy
+pmtest domain-create hb 4M 0 4M pools=p0 >/dev/null
+out=$(pmtest memerr hb huge inject 5) || fail "hb: $out"
+dmesg -c >/dev/null
+pmtest domain-destroy hb >/dev/null
+wait_for 10 sh -c "dmesg | grep -q 'has a poisoned page and is still referenced'" ||
+	fail "hb: the poisoned unit was not held as still referenced: $(dmesg | tail -n 5)"
+pfn=$(dmesg | sed -n 's/.*unit at PFN \(0x[0-9a-f]*\) has a poisoned page and is still referenced.*/\1/p' | tail -n 1)
+bs=$((0x$(cat /sys/devices/system/memory/block_size_bytes)))
+blk=/sys/devices/system/memory/memory$((pfn * 4096 / bs))
+echo offline > $blk/state 2>/dev/null && fail "hb: the block of a held unit still referenced went offline"
+dmesg | grep -q "refused: held unit at PFN $pfn .*still referenced" ||
+	fail "hb: no line naming the held unit: $(dmesg | tail -n 5)"
+echo N > $D/hold_busy
+wait_for 5 sh -c "dmesg | grep -q 'held unit at PFN $pfn: the last other reference went'" ||
+	fail "hb: the held unit was not frozen once its reference went"
+echo offline > $blk/state || fail "hb: its block did not go offline after the reference went"
+info "held unit at PFN $pfn: offline refused while referenced, done once the reference went"
