@@ -123,23 +123,23 @@
  *   tell CMA pageblocks, so local chunks avoid them by GFP on kernels with
  *   CMA, chunk.c).
  *
- * Files, with calls running down this list (a file calls only files below
- * it, but for pool.c and reserve.c, which call each other: a pool's
- * zero-reserve setting and figures, the reserve's view of the pools):
+ * Files, with calls running down this list: a file calls only files below
+ * it, but for the upward calls tests/kmod/layers.allowed lists (issue 47
+ * moves them down; tests/kmod/layers.py checks the built objects against
+ * this list and that file):
  *   main.c (this: init and exit), ctl.c (control ioctls), set.c
- *   (POOLMEM_DOMAIN_SET),
- *   fs.c (the file system and profile directories), file.c (file
- *   operations and fault), pin.c (long-term pins), hotplug.c (the memory
- *   notifier), mf.c (memory errors), tiering.c (access sampling, hot/cold moves), migrate.c
- *   (moving chunks: drain, offline, revoke, exchange, pool removal),
- *   domain.c (lifetime, admission, profile references), sysfs.c (domain
- *   attributes), chunk.c (placement, allocation, free, retired chunks),
- *   rmap.c (chunk map, reverse map, allocations in flight), unit.c
- *   (units held out of use for good; machine-check-safe reads of tenant
- *   pages), pool.c (the
- *   registries under pm_lock, pools, node figures), reserve.c (the zero
- *   reserve), fault.c (fault injection), policy/ (plain C shared with
- *   userspace).
+ *   (POOLMEM_DOMAIN_SET), fs.c (the file system and profile directories),
+ *   file.c (file operations and fault), pin.c (long-term pins), hotplug.c
+ *   (the memory notifier), mf.c (memory errors), tiering.c (access
+ *   sampling, hot/cold moves), migrate.c (moving chunks: drain, offline,
+ *   revoke, exchange, pool removal), domain.c (lifetime, admission,
+ *   profile references), sysfs.c (domain attributes), chunk.c (placement,
+ *   allocation, free, retired chunks), rmap.c (chunk map, reverse map,
+ *   allocations in flight), pool.c (the registries under pm_lock, pools,
+ *   node figures, profile counts), reserve.c (the zero reserve), unit.c
+ *   (a 2 MiB unit's put and hold, the held list; machine-check-safe reads
+ *   of tenant pages), fault.c (fault injection), policy/ (plain C shared
+ *   with userspace).
  *
  * Lock order, outermost first. tests/guest/pm-lockorder.sh checks it on
  * the debug kernel against the dependencies lockdep recorded in a boot of
