@@ -668,7 +668,12 @@ a VM too big for its profile fails with ENOSPC and the kernel logs the figures, 
 and the VM's file. At release end it takes back a binding still waiting (a start that failed
 before libvirt made the directory); an unused binding also expires after 10 minutes, and at most
 256 wait at once. VMs whose RAM is not in memory_backing_dir are left alone. The waiting bindings
-are in /sys/kernel/poolmem/vm_bindings (root only).""",
+are in /sys/kernel/poolmem/vm_bindings (root only).
+.PP
+The hook file is a conffile: removing poolmem-tools without purging it leaves the file. With
+poolctl gone it exits 0 for every call, so libvirt still starts every VM (their RAM files get
+their directory's profile while the module is loaded), and the first call after a boot writes
+why to the system log and /run/poolmem-libvirt-hook.missing.""",
  options=[],
  examples="""# poolctl profile create gold --local 25% --pool 75% --owner libvirt-qemu --libvirt | tail -n 3
 <metadata>

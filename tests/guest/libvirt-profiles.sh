@@ -25,7 +25,10 @@
 #     unknown network) leaves no binding (the hook's release end);
 #  5. the kernel's rules, through the hook: a profile removed after the
 #     binding fails the bound mkdir; 256 waiting bindings are the limit;
-#  6. everything destroyed: no domain, every byte back on the pool nodes.
+#  6. everything destroyed: no domain, every byte back on the pool nodes;
+#  7. poolmem-tools removed but not purged (poolctl gone, the hook a
+#     conffile left): the hook exits 0, so libvirtd still starts a VM, and
+#     notes poolctl's absence once.
 . /rig/tests/lib.sh
 . /rig/tests/libvirt-lib.sh
 pm_pools_up
@@ -174,6 +177,24 @@ for v in web1 web2 $long duo nofile; do
 	virsh undefine $v > /dev/null
 done
 wait_for 20 sh -c "[ -z \"\$(ls $DOMSYS)\" ]" || fail "domains left: $(ls $DOMSYS | xargs)"
+
+# --- 7. poolmem-tools removed, not purged: its hook stays (a conffile) ---
+# With poolctl gone, the hook must not stop libvirt's VMs: it exits 0 and
+# notes poolctl's absence once; the VM starts, its RAM file in the backing
+# directory's profile.
+lv_hook_install
+rm $LV/usr/local/sbin/poolctl $LV/run/poolmem-libvirt-hook.missing 2>/dev/null
+lv_up "$conf"
+vm_xml orphan 65536 /tmp/gold.md | lv_define orphan
+virsh start --paused orphan > /tmp/orphan.out 2>&1 ||
+	fail "with poolctl removed, the hook stopped a VM's start: $(cat /tmp/orphan.out)"
+grep -q "poolctl is missing" $LV/run/poolmem-libvirt-hook.missing ||
+	fail "the hook did not note poolctl's absence"
+info "ok: poolctl removed: orphan started under libvirtd; the hook noted: $(cat $LV/run/poolmem-libvirt-hook.missing)"
+virsh destroy orphan > /dev/null
+virsh undefine orphan > /dev/null
+rm -f $LV/run/poolmem-libvirt-hook.missing
+wait_for 20 sh -c "[ -z \"\$(ls $DOMSYS)\" ]" || fail "orphan's domain outlived its QEMU: $(ls $DOMSYS | xargs)"
 lv_hook_remove
 rm -r $PMFS/vms/libvirt
 for p in vms gold silver; do poolctl profile remove $p > /dev/null; done
