@@ -17,9 +17,15 @@
 #
 # KVER selects the kernel (default: newest Debian kernel installed under
 # /boot with modules, the one the rig boots); KDIR overrides its build tree.
+# make install and uninstall are for the running kernel (uname -r) unless
+# KVER is given: on a host that runs 6.1 with 6.12 installed, the newest
+# kernel's module would not load.
 
 # KVER=6.1 or KVER=6.12 picks the newest installed kernel of that release.
+KVER_GIVEN := $(strip $(KVER))
 override KVER := $(shell KVER=$(KVER) bash -c '. scripts/rig/lib.sh && rig_kver' 2>/dev/null)
+INSTALL_KVER := $(if $(KVER_GIVEN),$(KVER),$(shell uname -r))
+INSTALL_KMOD := $(abspath $(or $(BUILD),build))/kmod-$(INSTALL_KVER)
 export KVER
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build
@@ -82,13 +88,18 @@ bench: all
 simulate: userspace
 	scripts/simulate
 
-install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+# the module is built for $(INSTALL_KVER) apart from the tree's kmod/ (the rig's kernel's)
+install: userspace
+	@test -d /lib/modules/$(INSTALL_KVER)/build || { echo "install: no kernel build tree for $(INSTALL_KVER) (apt install linux-headers-$(INSTALL_KVER), or give KVER=)"; exit 2; }
+	rm -rf $(INSTALL_KMOD)
+	bash -c '. scripts/rig/lib.sh && rig_kmod_src $(INSTALL_KMOD)'
+	$(MAKE) -C /lib/modules/$(INSTALL_KVER)/build M=$(INSTALL_KMOD) W=1 modules
+	$(MAKE) -C /lib/modules/$(INSTALL_KVER)/build M=$(INSTALL_KMOD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
-	DESTDIR=$(DESTDIR) KVER=$(KVER) scripts/install-host install
+	DESTDIR=$(DESTDIR) KVER=$(INSTALL_KVER) scripts/install-host install
 
 uninstall:
-	DESTDIR=$(DESTDIR) KVER=$(KVER) BUILD=$(BUILD) scripts/install-host uninstall
+	DESTDIR=$(DESTDIR) KVER=$(INSTALL_KVER) BUILD=$(BUILD) scripts/install-host uninstall
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean

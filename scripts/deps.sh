@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Install every Debian package that poolmem's build, QEMU rig and tests need.
+# Install every Debian package that poolmem's build, QEMU rig and tests need:
+# this is the rig's and CI's machine, not a production host (it adds
+# bookworm-backports for QEMU 10 and libvirt 11, installs a 6.12 kernel that
+# becomes the default boot kernel, and etcd and Prometheus, whose services
+# Debian starts). On a host that runs VMs use --host.
 # Idempotent: packages already installed are left alone. Run as root on
 # Debian 12 (sudo is used only when it is there and we are not root).
 #
-# usage: scripts/deps.sh [--debug-kernel]
+# usage: scripts/deps.sh [--debug-kernel | --host]
 #   --debug-kernel  only what scripts/rig/debug-kernel builds with (the
 #                   source and a compiler): .ci/run starts that build, which
 #                   is all CPU, while the rest downloads and unpacks
+#   --host          only what building and installing poolmem on this host
+#                   needs, from the host's own sources (no backports, no
+#                   kernel, no services): debian/control's Build-Depends, a
+#                   compiler and the running kernel's headers (make install
+#                   builds for uname -r)
 #
 # Two stacks: Debian 12's own Linux 6.1, and the current one, Linux 6.12 LTS
 # (Debian 12 security/backports builds, "+deb12"), QEMU 10 and libvirt 11
@@ -16,11 +25,38 @@
 set -euo pipefail
 
 case "${1:-}" in
-'' | --debug-kernel) ;;
-*) echo "usage: scripts/deps.sh [--debug-kernel]" >&2; exit 2 ;;
+'' | --debug-kernel | --host) ;;
+*) echo "usage: scripts/deps.sh [--debug-kernel | --host]" >&2; exit 2 ;;
 esac
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+# install PKG...: those not installed yet, from the sources apt already has
+install_missing() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "deps: all $# packages already installed"
+		return 0
+	fi
+	echo "deps: installing ${missing[*]}"
+	[ -z "${DEPS_DRY_RUN:-}" ] || return 0	# tests/deps-host.sh
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+if [ "${1:-}" = --host ]; then
+	# (DEPS_DRY_RUN=1: say what would be installed, install nothing)
+	# debian/control's Build-Depends, names only (versions and
+	# alternatives as apt would pick them: the first)
+	mapfile -t bdeps < <(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$(dirname "$0")/../debian/control" |
+		sed '1s/^Build-Depends://; /^[A-Z]/d' | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/\[.*\]//; s/^ *//; s/ *$//' |
+		sed 's/^debhelper-compat$/debhelper/' | grep -v '^$')
+	install_missing gcc g++ make "linux-headers-$(uname -r)" daxctl "${bdeps[@]}"
+	exit
+fi
 
 BPO_SOURCES=/etc/apt/sources.list.d/poolmem-backports.sources
 BPO_PREFS=/etc/apt/preferences.d/poolmem-backports

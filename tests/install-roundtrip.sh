@@ -8,9 +8,10 @@ src=$1 build=$2
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-# the module for each supported kernel: 6.1 first, the default (6.12)
-# last, so that the tree's kmod/poolmem.ko is the rig's kernel's again
-for rel in 6.1 ""; do
+# the module for each supported kernel, given by KVER (without it, make
+# install is for the running kernel, which here is the CI machine's own);
+# each is built apart from the tree's kmod/
+for rel in 6.1 6.12; do
 	make -s -C "$src" BUILD="$build" KVER=$rel install DESTDIR="$dest" >/dev/null 2>&1 ||
 		fail "make install KVER=$rel"
 done
@@ -26,10 +27,19 @@ done
 grep -q "^ExecStart=$prefix/bin/poolmem-exporter " "$dest$prefix/lib/systemd/system/poolmem-exporter.service" ||
 	fail "ExecStart does not follow the prefix $prefix"
 n=$(find "$dest" -type f | wc -l)
-for rel in 6.1 ""; do
+for rel in 6.1 6.12; do
 	make -s -C "$src" BUILD="$build" KVER=$rel uninstall DESTDIR="$dest" >/dev/null 2>&1 ||
 		fail "make uninstall KVER=$rel"
 done
 left=$(find "$dest" -type f)
 [ -z "$left" ] || fail "left after uninstall: $left"
-echo "ok: $n files installed, none left after uninstall"
+# without KVER: the running kernel's, or a clear refusal when it has no build tree
+out=$(make -s -C "$src" BUILD="$build" install DESTDIR="$dest" 2>&1)
+if [ -d "/lib/modules/$(uname -r)/build" ]; then
+	ls "$dest/lib/modules/$(uname -r)/extra/"poolmem.ko* >/dev/null 2>&1 || fail "make install without KVER: not for the running kernel $(uname -r)"
+	make -s -C "$src" BUILD="$build" uninstall DESTDIR="$dest" >/dev/null 2>&1
+else
+	echo "$out" | grep -q "install: no kernel build tree for $(uname -r)" ||
+		fail "make install without KVER on a kernel without headers: $out"
+fi
+echo "ok: $n files installed, none left after uninstall; without KVER, $(uname -r)'s"
