@@ -392,8 +392,9 @@ void check_placement(const GlobalOptions &g, int home_node, const std::vector<st
 		const auto topo = poolmem::read_topology(g.sysfs);
 		const poolmem::Node *n = topo.node(home_node);
 		if (!n || !n->mem_total)
-			throw UsageError("--home-node " + std::to_string(home_node) +
-					 ": no such node with memory (see poolctl node list)");
+			/* no such object: exit 3, as an unknown --pools */
+			throw poolmem::Error::plain("--home-node " + std::to_string(home_node),
+						    "no such node with memory (see poolctl node list)", ENOENT);
 	}
 	const auto pools = poolmem::read_pools(g.sysfs);
 	const auto &planned = g.planned_pools;

@@ -18,7 +18,7 @@ the operation failed; the message names the object and the cause
 bad command line or value (size, policy, mode)
 .TP
 .B 3
-no such pool, domain, device, memdev or user; module not loaded
+no such pool, domain, node, device, memdev or user; module not loaded
 .TP
 .B 4
 refused: busy (chunks live there), exists, over capacity (admission control), no permission"""

@@ -42,7 +42,7 @@ expect 2 '^poolctl: --pool 64M: above --size 16M' vm create w --size 16M --pool 
 expect 2 '^poolctl: --local \+ --pool \(8.0 MiB\) must cover --size 16M: raise one of them by 8.0 MiB$' \
 	vm create w --size 16M --local 4M --pool 4M
 expect 2 '^poolctl: --local 9M: not a multiple of the chunk size' vm create w --size 16M --local 9M --pool 8M
-expect 2 '^poolctl: --home-node 99: no such node with memory' vm create w --size 16M --local 16M --home-node 99
+expect 3 '^poolctl: --home-node 99: no such node with memory' vm create w --size 16M --local 16M --home-node 99
 expect 2 "^poolctl: --home-node 1: it is pool cxl0's node" vm create w --size 16M --local 16M --home-node 1
 expect 3 '^poolctl: nosuch: no such pool' vm create w --size 16M --pool 16M --pools cxl0,nosuch
 expect 2 "^poolctl: --size: invalid size '1Q'" vm create w --size 1Q
@@ -71,7 +71,7 @@ expect 2 '^poolctl: --pool 128T: above the largest domain' profile create p --lo
 expect 2 '^poolctl: --local \+ --pool \(20% \+ 30%\) must cover 100% of a VM.s size$' \
 	profile create p --local 20% --pool 30%
 expect 2 "^poolctl: --local: invalid percentage '101%'" profile create p --local 101%
-expect 2 '^poolctl: --home-node 99: no such node with memory' profile create p --pool 100% --home-node 99
+expect 3 '^poolctl: --home-node 99: no such node with memory' profile create p --pool 100% --home-node 99
 expect 2 "^poolctl: --home-node 1: it is pool cxl0's node" profile create p --pool 100% --home-node 1
 expect 3 '^poolctl: nosuch: no such pool' profile create p --pool 100% --pools nosuch
 expect 3 '^poolctl: /nonexistent: ' profile create p --local 25% --pool 75% --home-node 0
