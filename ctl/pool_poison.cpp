@@ -196,6 +196,31 @@ nlohmann::json record_json(const PoisonRecord &r)
 		{"action", opt(r.action)}};
 }
 
+/// For the exporter: what the last scan found, and when
+/// (/run/poolctl/media-errors.json, root and group poolmem).
+void save_media_state(const nlohmann::json &doc)
+{
+	fs::create_directories(state_dir);
+	const fs::path tmp = media_errors_file.string() + ".tmp";
+	std::ofstream f(tmp);
+	f << doc.dump() << "\n";
+	f.close();
+	/* tenants' names: root and the exporter's group, as sysfs shows them */
+	fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+	if (const struct group *gr = ::getgrnam("poolmem"); gr && ::chown(tmp.c_str(), 0, gr->gr_gid))
+		std::fprintf(stderr, "poolctl: warning: %s: cannot give it to group poolmem: %s (the exporter "
+				     "will not read it)\n",
+			     media_errors_file.c_str(), std::strerror(errno));
+	fs::rename(tmp, media_errors_file);
+}
+
+uint64_t now_seconds()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+					     std::chrono::system_clock::now().time_since_epoch())
+					     .count());
+}
+
 } // namespace
 
 void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
@@ -212,8 +237,18 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 			if (c.bus == "cxl")
 				for (const auto &m : c.memdevs)
 					memdevs[m.name] = p.name;
-	if (memdevs.empty())
+	if (memdevs.empty()) {
+		/*
+		 * Nothing to scan is still a scan (the timer ran): its time
+		 * tells the exporter, and PoolmemPoisonScanMissing, that the
+		 * scan runs on this host.
+		 */
+		if (o.name.empty())
+			save_media_state({{"time", now_seconds()}, {"memdevs", nlohmann::json::object()},
+					  {"records", nlohmann::json::array()}, {"health", nlohmann::json::object()},
+					  {"events", nlohmann::json::object()}});
 		throw poolmem::Error::plain(o.name.empty() ? "poolmem" : o.name, "no pool on CXL memory devices", ENOENT);
+	}
 
 	std::vector<PoisonRecord> recs;
 	{
@@ -307,29 +342,12 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 			m[type] = (m.contains(type) && m[type].is_number_unsigned() ? m[type].get<uint64_t>() : 0) + n;
 	}
 
-	const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-				 std::chrono::system_clock::now().time_since_epoch())
-				 .count();
+	const auto now = now_seconds();
 	nlohmann::json out = nlohmann::json::array();
 	for (const auto &r : recs)
 		out.push_back(record_json(r));
-	{
-		/* for the exporter: what the last scan found, and when */
-		fs::create_directories(state_dir);
-		const fs::path tmp = media_errors_file.string() + ".tmp";
-		std::ofstream f(tmp);
-		f << nlohmann::json{{"time", now}, {"memdevs", memdevs}, {"records", out}, {"health", health},
-				    {"events", events}}.dump()
-		  << "\n";
-		f.close();
-		/* tenants' names: root and the exporter's group, as sysfs shows them */
-		fs::permissions(tmp, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
-		if (const struct group *gr = ::getgrnam("poolmem"); gr && ::chown(tmp.c_str(), 0, gr->gr_gid))
-			std::fprintf(stderr, "poolctl: warning: %s: cannot give it to group poolmem: %s (the exporter "
-					     "will not read it)\n",
-				     media_errors_file.c_str(), std::strerror(errno));
-		fs::rename(tmp, media_errors_file);
-	}
+	save_media_state({{"time", now}, {"memdevs", memdevs}, {"records", out}, {"health", health},
+			  {"events", events}});
 	if (o.json) {
 		print_json(g, out);
 		return;

@@ -14,7 +14,9 @@
 #     decrease below what its domains commit is refused with the figures
 #     (the module loaded again with stats_gid=1000: that group reads them);
 #  6. the last try of a placement reclaims: a pool node full of clean page
-#     cache still gives a pool-only VM its memory (no SIGBUS).
+#     cache still gives a pool-only VM its memory (no SIGBUS);
+#  7. poolctl pool poison-scan with no pool on CXL memory exits 3 and still
+#     records the scan's time for the exporter.
 # Own boot: it offlines a pool node's memory.
 . /rig/tests/lib.sh
 pm_pools_up
@@ -156,4 +158,15 @@ poolctl vm destroy oc >/dev/null
 poolctl pool set p0 --overcommit 1 >/dev/null
 check_eq "p0 overcommit_pct after the domain left" 100 "$(pool_attr p0 overcommit_pct)"
 check_eq "pool show's overcommit" "1.0" "$(poolctl pool show p0 --json | tr -d ' \n' | sed 's/.*"overcommit":\([0-9.]*\).*/\1/')"
+
+# --- 7. the poison scan where no pool is on CXL memory ---
+# Nothing to scan still records the scan's time, so that the exporter's
+# poolmem_cxl_poison_scan_timestamp_seconds shows the timer runs here
+# (PoolmemPoisonScanMissing fires on a host with pools and no scan).
+rm -f /run/poolctl/media-errors.json
+expect_exit 3 "^poolctl: poolmem: no pool on CXL memory devices" poolctl pool poison-scan
+grep -q '"time":[0-9]' /run/poolctl/media-errors.json || fail "the scan with nothing to scan left no time: $(cat /run/poolctl/media-errors.json 2>&1)"
+out=$(poolmem-exporter --once --no-collector.probe 2>&1 | grep '^poolmem_cxl_poison_scan_timestamp_seconds ') ||
+	fail "the exporter shows no scan time"
+info "scan with no CXL pool: exit 3, $out"
 info "pass"
