@@ -229,6 +229,7 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, nullptr); /* the server's threads inherit this */
 	std::string where;
 	bool open_to_all = false;
@@ -240,15 +241,50 @@ int main(int argc, char **argv)
 		exporter::web::Server server(std::move(listeners), web,
 					     [registry](const exporter::web::Request &req) { return serve(*registry, req); });
 		std::fprintf(stderr, "poolmem-exporter %s: serving / and /metrics on %s (%s%s)\n", POOLMEM_VERSION,
-			     where.c_str(), web.tls() ? "TLS" : "plain HTTP",
+			     where.c_str(),
+			     web.tls() ? (web.client_auth != exporter::web::Config::ClientAuth::none ? "TLS, client certificates"
+											: "TLS")
+				       : "plain HTTP",
 			     web.auth() ? ", basic auth" : ", no authentication");
 		/* the metrics name tenant VMs, which poolmem's sysfs shows only to its group */
 		if (open_to_all && !web.auth())
 			std::fprintf(stderr, "poolmem-exporter: warning: tenant VM names are served to anyone who can "
 					     "reach %s: set basic_auth_users in --web.config.file\n",
 				     where.c_str());
-		int sig;
-		sigwait(&set, &sig);
+		/*
+		 * SIGHUP: read --web.config.file again (a new certificate, users,
+		 * client CA) and serve with it, without refusing a connection;
+		 * a file that does not load leaves the running configuration.
+		 * SIGINT, SIGTERM: exit.
+		 */
+		for (;;) {
+			const timespec second{1, 0};
+			const int sig = sigtimedwait(&set, nullptr, &second);
+			if (sig < 0) {
+				server.tick();
+				continue;
+			}
+			if (sig != SIGHUP)
+				break;
+			if (web_config.empty()) {
+				std::fprintf(stderr, "poolmem-exporter: SIGHUP: no --web.config.file to read again\n");
+				continue;
+			}
+			try {
+				exporter::web::Config next = exporter::web::load_config(web_config);
+				const std::string what = std::string(next.tls() ? "TLS" : "plain HTTP") +
+							 (next.client_auth != exporter::web::Config::ClientAuth::none
+								  ? ", client certificates"
+								  : "") +
+							 (next.auth() ? ", basic auth" : ", no authentication");
+				server.reload(std::move(next));
+				std::fprintf(stderr, "poolmem-exporter: SIGHUP: %s read again: serving with %s\n",
+					     web_config.c_str(), what.c_str());
+			} catch (const std::runtime_error &e) {
+				std::fprintf(stderr, "poolmem-exporter: SIGHUP: %s; the running configuration stays\n",
+					     e.what());
+			}
+		}
 	} catch (const std::runtime_error &e) {
 		std::fprintf(stderr, "poolmem-exporter: %s\n", e.what());
 		return 1;

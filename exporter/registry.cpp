@@ -30,6 +30,25 @@ Registry::Registry(Roots roots, const std::set<std::string> &enabled) : roots_(s
 			collectors_.push_back(std::move(c));
 }
 
+void Registry::log(const std::string &collector, const std::string &line) const
+{
+	const auto now = std::chrono::steady_clock::now();
+	std::lock_guard lock(log_mu_);
+	auto [it, fresh] = logged_.try_emplace(collector + ": " + line);
+	Logged &l = it->second;
+	if (!fresh && now - l.last < std::chrono::minutes(10)) {
+		l.more++;
+		return;
+	}
+	if (l.more)
+		std::fprintf(stderr, "poolmem-exporter: collector %s: %s (%u more times since it was last logged)\n",
+			     collector.c_str(), line.c_str(), l.more);
+	else
+		std::fprintf(stderr, "poolmem-exporter: collector %s: %s\n", collector.c_str(), line.c_str());
+	l.last = now;
+	l.more = 0;
+}
+
 std::vector<prometheus::MetricFamily> Registry::Collect() const
 {
 	std::vector<prometheus::MetricFamily> out;
@@ -54,12 +73,11 @@ std::vector<prometheus::MetricFamily> Registry::Collect() const
 				r.success = false;
 				std::istringstream lines(e.what());
 				for (std::string line; std::getline(lines, line);)
-					std::fprintf(stderr, "poolmem-exporter: collector %s: %s\n", c->name().c_str(),
-						     line.c_str());
+					log(c->name(), line);
 			} catch (const std::exception &e) {
 				r.success = false;
 				r.families.clear();
-				std::fprintf(stderr, "poolmem-exporter: collector %s: %s\n", c->name().c_str(), e.what());
+				log(c->name(), e.what());
 			}
 			r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 			return r;

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <crypt.h>
 #include <fcntl.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -18,10 +19,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstring>
 #include <fstream>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <set>
 #include <sstream>
 
@@ -125,10 +129,13 @@ std::string tls_priorities(const std::string &path, const std::string &min, cons
  *   basic_auth_users:
  *     prometheus: $2y$10$...       # bcrypt (htpasswd -nBC 10 "" | tr -d ':\n')
  *
- * An unknown key is an error, as in exporter-toolkit. Client certificates
- * (client_auth_type other than NoClientCert), cipher and curve choices are
- * refused by name rather than ignored: a configuration that asks for them
- * does not get less than it asked for without knowing.
+ * An unknown key is an error, as in exporter-toolkit. Client certificates:
+ * client_auth_type NoClientCert (the default), VerifyClientCertIfGiven and
+ * RequireAndVerifyClientCert (mutual TLS), the latter two against
+ * client_ca_file; RequestClientCert and RequireAnyClientCert (a
+ * certificate taken unchecked), cipher and curve choices are refused by
+ * name rather than ignored: a configuration that asks for them does not
+ * get less than it asked for without knowing.
  */
 Config load_config(const std::string &path)
 {
@@ -149,12 +156,26 @@ Config load_config(const std::string &path)
 			only_keys(path, "tls_server_config", tls,
 				  {"cert_file", "key_file", "min_version", "max_version", "client_auth_type", "client_ca_file",
 				   "cipher_suites", "curve_preferences", "prefer_server_cipher_suites"});
-			for (const char *k : {"cipher_suites", "curve_preferences", "prefer_server_cipher_suites", "client_ca_file"})
+			for (const char *k : {"cipher_suites", "curve_preferences", "prefer_server_cipher_suites"})
 				if (tls[k])
 					throw error(path, std::string("tls_server_config.") + k + ": not supported by poolmem-exporter");
-			if (auto ca = tls["client_auth_type"]; ca && ca.as<std::string>() != "NoClientCert")
-				throw error(path, "tls_server_config.client_auth_type " + ca.as<std::string>() +
-							  ": not supported by poolmem-exporter (NoClientCert only; basic auth is)");
+			const std::string cat = tls["client_auth_type"] ? tls["client_auth_type"].as<std::string>() : "NoClientCert";
+			if (cat == "VerifyClientCertIfGiven")
+				c.client_auth = Config::ClientAuth::verify_if_given;
+			else if (cat == "RequireAndVerifyClientCert")
+				c.client_auth = Config::ClientAuth::require_and_verify;
+			else if (cat != "NoClientCert")
+				throw error(path, "tls_server_config.client_auth_type " + cat +
+							  ": not supported by poolmem-exporter (NoClientCert, VerifyClientCertIfGiven, "
+							  "RequireAndVerifyClientCert: a certificate is always checked)");
+			if (c.client_auth != Config::ClientAuth::none) {
+				if (!tls["client_ca_file"])
+					throw error(path, "tls_server_config.client_auth_type " + cat + " needs client_ca_file");
+				c.client_ca_pem = read_file(path, "tls_server_config.client_ca_file",
+							    tls["client_ca_file"].as<std::string>());
+			} else if (tls["client_ca_file"]) {
+				throw error(path, "tls_server_config.client_ca_file: client_auth_type is NoClientCert");
+			}
 			if (!tls["cert_file"] || !tls["key_file"])
 				throw error(path, "tls_server_config: cert_file and key_file are both required");
 			c.cert_pem = read_file(path, "tls_server_config.cert_file", tls["cert_file"].as<std::string>());
@@ -331,9 +352,23 @@ struct Server::State {
 	Config config;
 	Handler handler;
 	std::vector<MHD_Daemon *> daemons;
+	/*
+	 * Each daemon's listening socket: a dup of its Listener's, which the
+	 * Server keeps open for the next daemons. libmicrohttpd closes it
+	 * when the daemon stops, or when its start fails; a quiesced daemon
+	 * gives it back, and it is closed after that daemon stops.
+	 */
+	std::vector<int> fds;
+	bool quiesced = false;
 	std::mutex log_mu;
 	std::string first_log;	/* while starting: the cause of a failure */
 	bool started = false;
+	/*
+	 * Retired by a reload: each response closes its connection, so that a
+	 * client's next request (Prometheus keeps connections alive) comes to
+	 * the new daemons.
+	 */
+	std::atomic<bool> retired{false};
 };
 
 namespace {
@@ -363,6 +398,8 @@ MHD_Result queue(MHD_Connection *conn, const Server::State *st, const Response &
 		MHD_add_response_header(resp, k.c_str(), v.c_str());
 	for (const auto &[k, v] : r.headers)
 		MHD_add_response_header(resp, k.c_str(), v.c_str());
+	if (st->retired.load(std::memory_order_relaxed))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	MHD_Result ret = auth_fail ? MHD_queue_basic_auth_fail_response(conn, "poolmem-exporter", resp)
 				   : MHD_queue_response(conn, static_cast<unsigned>(r.status), resp);
 	MHD_destroy_response(resp);
@@ -380,6 +417,27 @@ MHD_Result on_request(void *cls, MHD_Connection *conn, const char *url, const ch
 		r.body = "405 method not allowed: GET and HEAD only\n";
 		r.headers.emplace_back("Allow", "GET, HEAD");
 		return queue(conn, st, r, false);
+	}
+	if (st->config.client_auth != Config::ClientAuth::none) {
+		/*
+		 * libmicrohttpd asks for a client certificate when it has a
+		 * trust list (MHD_OPTION_HTTPS_MEM_TRUST) but does not check it:
+		 * that is done here, before anything is served.
+		 */
+		const MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+		auto *session = ci ? static_cast<gnutls_session_t>(ci->tls_session) : nullptr;
+		unsigned n = 0, status = 0;
+		const bool given = session && gnutls_certificate_get_peers(session, &n) && n > 0;
+		Response r;
+		r.status = MHD_HTTP_FORBIDDEN;
+		if (!given && st->config.client_auth == Config::ClientAuth::require_and_verify) {
+			r.body = "403 a client certificate is required\n";
+			return queue(conn, st, r, false);
+		}
+		if (given && (gnutls_certificate_verify_peers2(session, &status) < 0 || status)) {
+			r.body = "403 the client certificate is not trusted (client_ca_file)\n";
+			return queue(conn, st, r, false);
+		}
 	}
 	if (st->config.auth()) {
 		char *pass = nullptr;
@@ -416,52 +474,172 @@ MHD_Result on_request(void *cls, MHD_Connection *conn, const char *url, const ch
 
 } // namespace
 
-Server::Server(std::vector<Listener> listeners, Config config, Handler handler)
-	: state_(std::make_unique<State>())
+namespace {
+
+/* @st's daemons stop; quiesced ones gave their sockets back, closed here */
+void stop_daemons(Server::State &st)
 {
-	state_->config = std::move(config);
-	state_->handler = std::move(handler);
-	const Config &c = state_->config;
-	for (size_t i = 0; i < listeners.size(); i++) {
-		const Listener &l = listeners[i];
-		unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (c.tls() ? MHD_USE_TLS : 0);
+	for (size_t i = 0; i < st.daemons.size(); i++) {
+		MHD_stop_daemon(st.daemons[i]);
+		if (st.quiesced)
+			close(st.fds[i]);
+	}
+	st.daemons.clear();
+	st.fds.clear();
+}
+
+/*
+ * Daemons for @st, one on a dup of each of @ls's sockets (@ls stay open).
+ * On a failure the daemons started here stop, and the cause is thrown.
+ */
+void start_daemons(Server::State &st, const std::vector<Listener> &ls)
+{
+	const Config &c = st.config;
+	const bool trust = c.tls() && c.client_auth != Config::ClientAuth::none;
+	for (const Listener &l : ls) {
+		const int fd = fcntl(l.fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			const int e = errno;
+			stop_daemons(st);
+			throw error(l.text, std::string("cannot serve: ") + std::strerror(e));
+		}
+		/* MHD_USE_ITC: what MHD_quiesce_daemon() needs, for a reload */
+		unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+				 (c.tls() ? MHD_USE_TLS : 0);
 		MHD_Daemon *d;
-		if (c.tls())
-			d = MHD_start_daemon(flags, 0, nullptr, nullptr, on_request, state_.get(),
-					     MHD_OPTION_LISTEN_SOCKET, l.fd, MHD_OPTION_THREAD_POOL_SIZE, 4u,
-					     MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_CONNECTION_LIMIT, 64u,
-					     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, state_.get(),
-					     MHD_OPTION_HTTPS_MEM_CERT, c.cert_pem.c_str(),
-					     MHD_OPTION_HTTPS_MEM_KEY, c.key_pem.c_str(),
-					     MHD_OPTION_HTTPS_PRIORITIES, c.tls_priorities.c_str(), MHD_OPTION_END);
+		if (trust)
+			d = MHD_start_daemon(flags, 0, nullptr, nullptr, on_request, &st, MHD_OPTION_LISTEN_SOCKET, fd,
+					     MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+					     MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &st,
+					     MHD_OPTION_HTTPS_MEM_CERT, c.cert_pem.c_str(), MHD_OPTION_HTTPS_MEM_KEY,
+					     c.key_pem.c_str(), MHD_OPTION_HTTPS_PRIORITIES, c.tls_priorities.c_str(),
+					     MHD_OPTION_HTTPS_MEM_TRUST, c.client_ca_pem.c_str(), MHD_OPTION_END);
+		else if (c.tls())
+			d = MHD_start_daemon(flags, 0, nullptr, nullptr, on_request, &st, MHD_OPTION_LISTEN_SOCKET, fd,
+					     MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+					     MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &st,
+					     MHD_OPTION_HTTPS_MEM_CERT, c.cert_pem.c_str(), MHD_OPTION_HTTPS_MEM_KEY,
+					     c.key_pem.c_str(), MHD_OPTION_HTTPS_PRIORITIES, c.tls_priorities.c_str(),
+					     MHD_OPTION_END);
 		else
-			d = MHD_start_daemon(flags, 0, nullptr, nullptr, on_request, state_.get(),
-					     MHD_OPTION_LISTEN_SOCKET, l.fd, MHD_OPTION_THREAD_POOL_SIZE, 4u,
-					     MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_CONNECTION_LIMIT, 64u,
-					     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, state_.get(), MHD_OPTION_END);
-		if (!d) {
+			d = MHD_start_daemon(flags, 0, nullptr, nullptr, on_request, &st, MHD_OPTION_LISTEN_SOCKET, fd,
+					     MHD_OPTION_THREAD_POOL_SIZE, 4u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+					     MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, &st,
+					     MHD_OPTION_END);
+		if (!d) {	/* libmicrohttpd closed fd */
 			std::string cause;
 			{
-				std::lock_guard lock(state_->log_mu);
-				cause = state_->first_log.empty() ? "libmicrohttpd could not start" : state_->first_log;
+				std::lock_guard lock(st.log_mu);
+				cause = st.first_log.empty() ? "libmicrohttpd could not start" : st.first_log;
 			}
-			for (size_t j = i; j < listeners.size(); j++)
-				close(listeners[j].fd);
-			for (auto *o : state_->daemons)
-				MHD_stop_daemon(o);
-			state_->daemons.clear();
+			stop_daemons(st);
 			throw error(l.text, "cannot serve: " + cause);
 		}
-		state_->daemons.push_back(d);
+		st.daemons.push_back(d);
+		st.fds.push_back(fd);
 	}
-	std::lock_guard lock(state_->log_mu);
-	state_->started = true;
+	std::lock_guard lock(st.log_mu);
+	st.started = true;
+}
+
+/* connections @st's daemons still serve */
+unsigned connections(const Server::State &st)
+{
+	unsigned n = 0;
+	for (auto *d : st.daemons)
+		if (const MHD_DaemonInfo *i = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS))
+			n += i->num_connections;
+	return n;
+}
+
+} // namespace
+
+Server::Server(std::vector<Listener> listeners, Config config, Handler handler)
+	: listeners_(std::move(listeners)), handler_(std::move(handler)), state_(std::make_unique<State>())
+{
+	state_->config = std::move(config);
+	state_->handler = handler_;
+	try {
+		start_daemons(*state_, listeners_);
+	} catch (...) {
+		for (auto &l : listeners_)
+			close(l.fd);
+		throw;
+	}
+}
+
+void Server::reload(Config config)
+{
+	auto next = std::make_unique<State>();
+	next->config = std::move(config);
+	next->handler = handler_;
+	/*
+	 * The old daemons stop accepting (their connections in progress go
+	 * on, each closed after its response); until the new ones accept,
+	 * the kernel queues new connections on the listening sockets.
+	 */
+	for (auto *d : state_->daemons)
+		MHD_quiesce_daemon(d);
+	state_->quiesced = true;
+	state_->retired = true;
+	std::unique_ptr<State> retired = std::move(state_);
+	std::string failed;
+	try {
+		start_daemons(*next, listeners_);
+	} catch (const std::runtime_error &e) {
+		failed = e.what();
+		next = std::make_unique<State>();
+		next->config = retired->config;
+		next->handler = handler_;
+		start_daemons(*next, listeners_);	/* as it served a moment ago */
+	}
+	state_ = std::move(next);
+	{
+		std::lock_guard lock(old_mu_);
+		old_.push_back(std::move(retired));
+	}
+	reap(false);
+	if (!failed.empty())
+		throw std::runtime_error(failed);
+}
+
+/*
+ * Stop retired daemons whose connections are done (@all: every one, after
+ * at most 35 s: the connection timeout is 30 s). A scrape in progress on
+ * an old daemon finishes there.
+ */
+void Server::reap(bool all)
+{
+	std::vector<std::unique_ptr<State>> done;
+	{
+		std::lock_guard lock(old_mu_);
+		for (auto it = old_.begin(); it != old_.end();) {
+			if (!connections(**it)) {
+				done.push_back(std::move(*it));
+				it = old_.erase(it);
+			} else {
+				++it;
+			}
+		}
+		if (all) {
+			for (auto &st : old_) {
+				for (int i = 0; i < 350 && connections(*st); i++)
+					std::this_thread::sleep_for(std::chrono::milliseconds(100));
+				done.push_back(std::move(st));
+			}
+			old_.clear();
+		}
+	}
+	for (auto &st : done)
+		stop_daemons(*st);
 }
 
 Server::~Server()
 {
-	for (auto *d : state_->daemons)
-		MHD_stop_daemon(d);	/* closes its listening socket */
+	reap(true);
+	stop_daemons(*state_);
+	for (auto &l : listeners_)
+		close(l.fd);
 }
 
 } // namespace exporter::web

@@ -19,6 +19,14 @@ namespace exporter::web {
 struct Config {
 	std::string cert_pem, key_pem;	/* TLS when both are set */
 	std::string tls_priorities;	/* GnuTLS priority string from min/max_version */
+	/*
+	 * Client certificates (client_auth_type): none (NoClientCert), or
+	 * checked against client_ca_pem when a client gives one
+	 * (VerifyClientCertIfGiven), or required and checked
+	 * (RequireAndVerifyClientCert, mutual TLS).
+	 */
+	enum class ClientAuth { none, verify_if_given, require_and_verify } client_auth = ClientAuth::none;
+	std::string client_ca_pem;
 	std::map<std::string, std::string> users;	/* basic auth: name -> bcrypt hash */
 	std::vector<std::pair<std::string, std::string>> headers;	/* added to every response */
 
@@ -69,8 +77,8 @@ using Handler = std::function<Response(const Request &)>;
 /*
  * libmicrohttpd daemons on @listeners (one each; they own the sockets
  * from here on), four threads each, GET and HEAD only (HEAD: the same
- * headers, no body), basic auth and TLS as @config says. Throws
- * std::runtime_error("ADDR: cannot serve: cause").
+ * headers, no body), basic auth, TLS and client certificates as @config
+ * says. Throws std::runtime_error("ADDR: cannot serve: cause").
  */
 class Server {
 public:
@@ -79,10 +87,28 @@ public:
 	Server(const Server &) = delete;
 	Server &operator=(const Server &) = delete;
 
+	/*
+	 * Serve with @config from now on (SIGHUP: a new certificate, users,
+	 * TLS on or off): new daemons take over the listening sockets (the
+	 * old ones stop accepting first, so the kernel queues what arrives in
+	 * between: no connection is refused), and each old daemon stops once
+	 * its connections in progress are done (at most 35 s). Throws
+	 * std::runtime_error when the new configuration can't serve; the
+	 * sockets are then served again with the configuration in force.
+	 */
+	void reload(Config config);
+	/* stop the daemons a reload retired whose connections are done */
+	void tick() { reap(false); }
+
 	struct State;
 
 private:
+	std::vector<Listener> listeners_;	/* the addresses; fds as taken over */
+	Handler handler_;
 	std::unique_ptr<State> state_;
+	std::mutex old_mu_;
+	std::vector<std::unique_ptr<State>> old_;	/* draining */
+	void reap(bool all);
 };
 
 } // namespace exporter::web

@@ -117,7 +117,7 @@ PKGS=(
 	# the exporter's HTTP server: libmicrohttpd (IPv6, dual stack, TLS
 	# through GnuTLS), its --web.config.file (yaml-cpp), basic auth's
 	# bcrypt hashes through libcrypt (libxcrypt)
-	libmicrohttpd-dev libyaml-cpp-dev libcrypt-dev
+	libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev
 	# the QEMU rig and what goes into the guest image
 	# (qemu-system-x86 10 from backports, by the preferences above)
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio

@@ -881,13 +881,20 @@ tls_server_config (cert_file, key_file, relative to the file's directory;
 min_version, default TLS12; max_version), http_server_config (headers:
 Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, X-XSS-Protection,
 Strict-Transport-Security; http2 is accepted and HTTP/1.1 served) and basic_auth_users
-(user: bcrypt hash, as htpasswd -nBC 10 USER makes it). An unknown key, client_auth_type
-other than NoClientCert, client_ca_file, cipher_suites and curve_preferences are refused
-with one line naming the file and the key (exit 2): client certificates are not
-supported. The file is read once, at start. Each authenticated request costs one bcrypt
+(user: bcrypt hash, as htpasswd -nBC 10 USER makes it). Client certificates:
+client_auth_type RequireAndVerifyClientCert (mutual TLS) or VerifyClientCertIfGiven, with
+client_ca_file, the CA that signs the clients' certificates (a client without one, or with
+another CA's, gets 403 or no TLS session). An unknown key, client_auth_type
+RequestClientCert or RequireAnyClientCert (a certificate taken unchecked), cipher_suites and
+curve_preferences are refused with one line naming the file and the key (exit 2). The
+file is read at start and again on SIGHUP (systemctl reload poolmem-exporter): new daemons
+take over the listening sockets, so no connection is refused; a file that does not load,
+or a certificate that can't serve, is logged and the running configuration stays. A
+collector's error that repeats every scrape is logged once, then every 10 minutes with a
+count. Each authenticated request costs one bcrypt
 (1.2 ms at cost 4, 70 ms at cost 10 on the 2-core machine of Documentation/performance.md).""",
  options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics, repeatable: localhost:PORT (the default, localhost:9788) is [::1] and 127.0.0.1; :PORT and [::]:PORT every address, IPv6 and IPv4 on one socket (IPv4 alone on a host without IPv6); [ADDR]:PORT an IPv6 address; A.B.C.D:PORT an IPv4 one; NAME:PORT every address NAME resolves to. /metrics is gzipped when asked (Accept-Encoding); HEAD answers as GET without a body; other methods get 405"),
-          ("--web.config.file FILE","TLS and basic auth, in node_exporter's web configuration format (above)"),
+          ("--web.config.file FILE","TLS, client certificates and basic auth, in node_exporter's web configuration format (above); read again on SIGHUP"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl (all on by default), cluster (on with --cluster.etcd)"),

@@ -11,6 +11,13 @@
 #    get 401 with a Basic challenge; the right one gets the metrics,
 #    gzipped when asked, and HEAD), plain HTTP to the TLS port gets nothing,
 #    configured headers are sent;
+#  - mutual TLS (RequireAndVerifyClientCert, client_ca_file): a client
+#    certificate of that CA gets the metrics; none, or one of another CA,
+#    gets 403 (or no TLS session);
+#  - SIGHUP reads the web config again: a new certificate and password are
+#    served, the old ones no longer, a file that does not load leaves the
+#    running configuration, and scrapes back to back through it all are
+#    never refused;
 #  - a bad web config is one line naming the file and the key, exit 2,
 #    before anything listens.
 # usage: web.sh EXPORTER FIXTURE-GENERATOR
@@ -105,6 +112,81 @@ grep -q '^HTTP/1.1 200' "$tmp/head" && grep -qi '^Content-Length: [1-9]' "$tmp/h
 [ "$(code "http://[::1]:$p/metrics" -u prom:s3cret)" = 000 ] || bad "plain HTTP answered on the TLS port"
 [ "$(code "$u" $ca -u prom:s3cret --tls-max 1.1)" = 000 ] || bad "TLS 1.1 accepted (min_version is TLS12 by default)"
 
+# ---- mutual TLS: client certificates checked against client_ca_file ----
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/ca.key" \
+	-out "$tmp/ca.crt" -days 2 -subj /CN=poolmem-test-ca 2>/dev/null || bad "openssl: CA"
+# client: signed by the CA; rogue: self-signed, same name
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/cl.key" -out "$tmp/cl.csr" \
+	-subj /CN=prometheus 2>/dev/null && openssl x509 -req -in "$tmp/cl.csr" -CA "$tmp/ca.crt" -CAkey "$tmp/ca.key" \
+	-CAcreateserial -out "$tmp/cl.crt" -days 2 2>/dev/null || bad "openssl: client certificate"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/rogue.key" \
+	-out "$tmp/rogue.crt" -days 2 -subj /CN=prometheus 2>/dev/null || bad "openssl: rogue certificate"
+printf 'tls_server_config:\n  cert_file: srv.crt\n  key_file: srv.key\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n' >"$tmp/mtls.yml"
+p=$(free_port)
+start mtls "--web.listen-address=[::1]:$p" "--web.config.file=$tmp/mtls.yml"
+u="https://[::1]:$p/metrics"
+wait_up "$u" $ca --cert "$tmp/cl.crt" --key "$tmp/cl.key" || bad "mTLS on [::1]:$p: no answer: $(cat "$tmp/mtls.err")"
+[ "$(code "$u" $ca --cert "$tmp/cl.crt" --key "$tmp/cl.key")" = 200 ] || bad "mTLS: the CA's client certificate: not 200"
+c=$(code "$u" $ca)
+[ "$c" = 403 ] || [ "$c" = 000 ] || bad "mTLS: no client certificate: $c (want 403 or no TLS session)"
+c=$(code "$u" $ca --cert "$tmp/rogue.crt" --key "$tmp/rogue.key")
+[ "$c" = 403 ] || [ "$c" = 000 ] || bad "mTLS: a certificate of another CA: $c (want 403 or no TLS session)"
+grep -q "(TLS, client certificates, no authentication)" "$tmp/mtls.err" || bad "mTLS start line: $(cat "$tmp/mtls.err")"
+
+# ---- SIGHUP: a new certificate and users, no refused scrape ----
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$tmp/srv2.key" \
+	-out "$tmp/srv2.crt" -days 2 -subj /CN=localhost -addext "subjectAltName=IP:::1,IP:127.0.0.1" 2>/dev/null ||
+	bad "openssl req (second certificate)"
+cp "$tmp/web.yml" "$tmp/hup.yml"
+p=$(free_port)
+start hup "--web.listen-address=[::1]:$p" "--web.config.file=$tmp/hup.yml"
+hpid=$last
+u="https://[::1]:$p/metrics"
+wait_up "$u" $ca || bad "SIGHUP server: no answer: $(cat "$tmp/hup.err")"
+# scrapes back to back through the reloads: every one answered
+(
+	n=0
+	while [ ! -e "$tmp/hup.stop" ]; do
+		c=$(code "$u" -k -u prom:s3cret)
+		[ "$c" = 200 ] || [ "$c" = 401 ] || echo "scrape $n: $c"
+		n=$((n + 1))
+	done
+	echo "scrapes: $n"
+) >"$tmp/hup.scrapes" &
+sp=$!
+sleep 1
+sed -i 's/srv\.crt/srv2.crt/; s/srv\.key/srv2.key/' "$tmp/hup.yml"
+kill -HUP $hpid
+sleep 1
+[ "$(code "$u" --cacert "$tmp/srv2.crt" -u prom:s3cret)" = 200 ] || bad "SIGHUP: the new certificate is not served: $(tail -n 2 "$tmp/hup.err")"
+[ "$(code "$u" $ca -u prom:s3cret)" = 000 ] || bad "SIGHUP: the old certificate is still served"
+# a users change, then a file that does not load (the running one stays)
+hash2=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("n3w", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))')
+sed -i "s|prom: .*|prom: '$hash2'|" "$tmp/hup.yml"
+kill -HUP $hpid
+sleep 1
+[ "$(code "$u" --cacert "$tmp/srv2.crt" -u prom:n3w)" = 200 ] || bad "SIGHUP: the new password is refused"
+[ "$(code "$u" --cacert "$tmp/srv2.crt" -u prom:s3cret)" = 401 ] || bad "SIGHUP: the old password still works"
+# a certificate that loads but can't serve: the sockets are served again as before
+printf 'tls_server_config:\n  cert_file: junk.crt\n  key_file: srv2.key\n' >"$tmp/hup.yml"
+echo junk >"$tmp/junk.crt"
+kill -HUP $hpid
+sleep 1
+grep -q "SIGHUP: .*cannot serve: .*; the running configuration stays" "$tmp/hup.err" ||
+	bad "SIGHUP with a junk certificate: $(tail -n 2 "$tmp/hup.err")"
+[ "$(code "$u" --cacert "$tmp/srv2.crt" -u prom:n3w)" = 200 ] || bad "SIGHUP with a junk certificate: the server stopped serving"
+echo "tls_server_config: [" >"$tmp/hup.yml"
+kill -HUP $hpid
+sleep 1
+grep -q "SIGHUP: .*hup.yml: not YAML.*; the running configuration stays" "$tmp/hup.err" ||
+	bad "SIGHUP with a bad file: $(tail -n 2 "$tmp/hup.err")"
+[ "$(code "$u" --cacert "$tmp/srv2.crt" -u prom:n3w)" = 200 ] || bad "SIGHUP with a bad file: the server stopped serving"
+touch "$tmp/hup.stop"
+wait $sp
+kill -0 $hpid 2>/dev/null || bad "the exporter died of SIGHUP"
+grep -q "^scrape [0-9]" "$tmp/hup.scrapes" && bad "scrapes refused or failed during the reloads: $(grep '^scrape [0-9]' "$tmp/hup.scrapes" | head -n 3 | xargs)"
+echo "SIGHUP: $(grep -c 'read again' "$tmp/hup.err") reloads, $(sed -n 's/^scrapes: //p' "$tmp/hup.scrapes") scrapes, none refused"
+
 # ---- bad web configs: one line naming the file and the key, exit 2 ----
 # badcfg WHAT EXPECTED-PATTERN TEXT: web.yml is TEXT (printf's format)
 badcfg() {
@@ -119,7 +201,9 @@ badcfg "unknown key" "tls_server_config: unknown key 'kye'" 'tls_server_config:\
 badcfg "no key_file" "tls_server_config: cert_file and key_file are both required" 'tls_server_config:\n  cert_file: srv.crt\n'
 badcfg "missing cert" "tls_server_config.cert_file .*nosuch.crt: cannot read: No such file" 'tls_server_config:\n  cert_file: nosuch.crt\n  key_file: srv.key\n'
 badcfg "plain password" "basic_auth_users.prom: not a bcrypt hash" 'basic_auth_users:\n  prom: s3cret\n'
-badcfg "client certificates" "tls_server_config.client_auth_type RequireAndVerifyClientCert: not supported" \
+badcfg "unchecked client certificates" "tls_server_config.client_auth_type RequireAnyClientCert: not supported" \
+	'tls_server_config:\n  cert_file: srv.crt\n  key_file: srv.key\n  client_auth_type: RequireAnyClientCert\n'
+badcfg "mTLS without a CA" "tls_server_config.client_auth_type RequireAndVerifyClientCert needs client_ca_file" \
 	'tls_server_config:\n  cert_file: srv.crt\n  key_file: srv.key\n  client_auth_type: RequireAndVerifyClientCert\n'
 badcfg "min_version" "tls_server_config.min_version 'TLS14'" 'tls_server_config:\n  cert_file: srv.crt\n  key_file: srv.key\n  min_version: TLS14\n'
 badcfg "not YAML" "not YAML" 'tls_server_config: [\n'
@@ -137,5 +221,5 @@ out=$("$exp" "--web.listen-address=::1:9788" 2>&1)
 rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "an IPv6 address goes in brackets" || bad "::1:9788: exit $rc: $out"
 
-[ $fails -eq 0 ] && echo "ok: localhost is [::1] and 127.0.0.1, :PORT dual stack, [::1] alone, warning without auth, TLS (1.2+), basic auth (bcrypt), headers, gzip and HEAD over TLS, bad configs"
+[ $fails -eq 0 ] && echo "ok: localhost is [::1] and 127.0.0.1, :PORT dual stack, [::1] alone, warning without auth, TLS (1.2+), basic auth (bcrypt), headers, gzip and HEAD over TLS, mutual TLS, SIGHUP reloads, bad configs"
 exit $fails
