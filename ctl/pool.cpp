@@ -421,7 +421,8 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 		->check(CLI::IsMember({"movable", "normal"}));
 	online->add_flag("--async", on->async, "return once --first is online; finish in the background");
 	online->add_option("--first", on->first, "with --async: how much to online synchronously (default 1G)");
-	online->add_flag("--force", on->force, "online even if the kernel's auto-online policy would race");
+	online->add_flag("--force", on->force,
+			 "no effect (kept for scripts: poolctl no longer races the kernel's auto-onlining)");
 	online->add_option("--overcommit", on->overcommit,
 			   "admission limit: capacity x this ratio, 1 to 10 (e.g. 1.5, or 150%; default 1)");
 	online->add_option("--memmap", on->memmap,

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -370,6 +371,49 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 
 	poolmem::DaxInfo before = dax.device(devname);
 	/*
+	 * Memory the kernel onlined by itself into another zone than the one
+	 * asked for: on a kernel that auto-onlines (Debian's 6.12 does, into
+	 * ZONE_NORMAL), the hmem and CXL RAM devices it binds to kmem at boot
+	 * come online there. It is taken back (offlined) and onlined below in
+	 * the zone asked for; where the kernel can't give it back (memory in
+	 * use), the command is refused and the blocks stay as they were.
+	 */
+	if (before.system_ram) {
+		const std::string want = zone == poolmem::Zone::movable ? "Movable" : "Normal";
+		std::vector<unsigned> other;
+		for (unsigned b : dax.blocks(devname))
+			if (poolmem::block_state(g.sysfs, b) == "online" && poolmem::block_zone(g.sysfs, b) != want)
+				other.push_back(b);
+		if (!other.empty()) {
+			const std::string had = poolmem::block_zone(g.sysfs, other.front());
+			std::vector<int> errs;
+			const auto refused = poolmem::offline_blocks(g.sysfs, other, &errs);
+			if (!refused.empty()) {
+				std::vector<unsigned> back;
+				for (unsigned b : other)
+					if (std::find(refused.begin(), refused.end(), b) == refused.end())
+						back.push_back(b);
+				try {
+					poolmem::online_blocks(g.sysfs, back, had == "Movable" ? poolmem::Zone::movable
+												: poolmem::Zone::normal);
+				} catch (const poolmem::Error &) {
+				}
+				throw poolmem::Error::plain(
+					devname,
+					std::to_string(refused.size()) + " of the " + std::to_string(other.size()) +
+						" blocks the kernel onlined into ZONE_" + had +
+						" by itself can't go offline (memory" + std::to_string(refused.front()) +
+						": " + std::strerror(errs.front()) + "): --zone " +
+						(had == "Movable" ? "movable" : "normal") +
+						" takes the device as it is, or boot with memhp_default_state=offline",
+					EBUSY);
+			}
+			std::fprintf(stderr, "poolctl: %s: took back %zu blocks the kernel had onlined into ZONE_%s itself\n",
+				     devname.c_str(), other.size(), had.c_str());
+			before = dax.device(devname);
+		}
+	}
+	/*
 	 * Since 6.5 ("dax: Assign RAM regions to memory-hotplug by default")
 	 * the kernel binds Soft Reserved (hmem) and CXL RAM devices to kmem
 	 * itself, so on 6.12 such a device comes as system-ram with every
@@ -386,11 +430,12 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		}
 	}
 	const bool memmap_device = place_memmap(g, dax, devname, o.memmap, before);
-	if (!before.system_ram && !o.force && dax.will_auto_online(devname))
-		throw poolmem::Error::plain(devname, "the kernel would online this memory by itself "
-						     "(auto_online_blocks is not offline, as on Debian's 6.12 kernels), "
-						     "racing poolctl; boot with memhp_default_state=offline or use --force",
-					   EBUSY);
+	/*
+	 * The kernel's own auto-onlining (auto_online_blocks: Debian's 6.12
+	 * onlines hot-added memory into ZONE_NORMAL) is off around the kmem
+	 * bind (poolmem::Dax::to_system_ram, poolmem::AutoOnlineOff), so the
+	 * blocks stay offline for us: no race, no reboot parameter.
+	 */
 	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
 	const uint64_t first_piece = (std::max<uint64_t>(first_bytes, 1) + block_size - 1) / block_size * block_size;
 
@@ -436,7 +481,7 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	const std::vector<unsigned> rest(blocks.begin() + static_cast<long>(sync_n), blocks.end());
 	const unsigned all_blocks = split ? total_blocks : static_cast<unsigned>(blocks.size());
 	const bool tty = isatty(STDERR_FILENO);
-	/* a device poolctl just bound to kmem has every block offline (auto-onlining was refused above) */
+	/* a device poolctl just bound to kmem has every block offline (auto-onlining was off for the bind) */
 	std::vector<unsigned> were_offline;
 	if (!before.system_ram)
 		were_offline = blocks;

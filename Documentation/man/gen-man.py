@@ -60,8 +60,14 @@ On a terminal a progress bar runs; the summary line gives blocks, size, node, ti
 time per GiB. If any step fails, what this command did is undone: blocks it onlined go
 offline again, a device it reconfigured returns to devdax, a region it created is deleted.
 .PP
-Like daxctl, it refuses when the kernel would online the memory by itself
-(auto_online_blocks), which would race with it, unless --force.
+The kernel's own onlining of hot-added memory (auto_online_blocks, memhp_default_state; Debian's
+6.12 onlines into ZONE_NORMAL) is set to offline while the device binds to kmem, under a lock
+(/run/poolctl/auto-online.lock), and the value found is restored right after (kept in
+/run/poolctl/auto-online.saved meanwhile: a poolctl that died holding it is undone by the next);
+memory others hot-add in that window stays offline too. A device the kernel bound to kmem and
+onlined at boot into another zone than --zone is taken back (its blocks offlined, then onlined
+in that zone; a line on stderr says so); where a block can't go offline, the command is refused
+and the blocks stay as they were.
 .PP
 Movable (the default) keeps the memory unpluggable but not pinnable (VFIO, RDMA);
 normal can be pinned but not reliably unplugged. poolmem's chunks are of the movable
@@ -84,7 +90,7 @@ poolctl pool show and the exporter (poolmem_pool_memmap_bytes) report it per poo
           ("--zone movable|normal","zone to online into (default movable: can be offlined and unplugged again, but not long-term pinned; normal: what pinnable domains, for VFIO and RDMA, need)"),
           ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show. A device of a dynamic dax region (dax_hmem: memory the firmware marked Soft Reserved) is split first: it shrinks to --first, so that kmem sets up only that much before the pool is usable, and the rest of the region comes as one more device, bound to kmem and onlined block by block. pool remove gives the region back as one device of its old size. Pool offline and remove wait for the background process (they refuse, EBUSY, while it runs)"),
           ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
-          ("--force","online even if the kernel's auto-online policy would race"),
+          ("--force","no effect (kept for scripts: poolctl no longer races the kernel's auto-onlining, see above)"),
           ("--overcommit RATIO","admission limit for domains: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1); poolctl pool set changes it later"),
           ("--memmap auto|local|device","where kmem puts the struct pages: device (the pool memory holds them; 6.8+, booted with memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device where the kernel can)")],
  examples="""# poolctl pool online --cxl mem0 --name c0

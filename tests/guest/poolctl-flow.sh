@@ -27,11 +27,6 @@ expect_exit 2 "" poolctl vm create
 expect_exit 3 "^poolctl: poolmem: module not loaded" poolctl --sysfs /tmp pool list
 expect_exit 4 "control: cannot open: Permission denied" pmtest run-as 65534 65534 poolctl vm destroy x
 
-# the kernel's own auto-onlining would race: refused unless --force
-echo online_movable > $MEMSYS/auto_online_blocks
-expect_exit 4 "^poolctl: $da: the kernel would online this memory by itself" poolctl pool online $da --name pa
-echo offline > $MEMSYS/auto_online_blocks
-check_eq "$da untouched by the refused online" device_dax "$(basename $(readlink /sys/bus/dax/devices/$da/driver))"
 
 # --- online: synchronous ---
 out=$(poolctl pool online $da --name pa)

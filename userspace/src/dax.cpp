@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -84,11 +86,94 @@ bool Dax::will_auto_online(const std::string &name)
 	return daxctl_dev_will_auto_online_memory(impl_->find(name)) > 0;
 }
 
+namespace {
+
+std::string read_line(const fs::path &p)
+{
+	std::string s = sysfs::read(p).value_or("");
+	while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+		s.pop_back();
+	return s;
+}
+
+void write_policy(const fs::path &p, const std::string &v)
+{
+	int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ::write(fd, v.data(), v.size()) < 0) {
+		const int e = errno;
+		if (fd >= 0)
+			::close(fd);
+		throw Error(p.string(), "cannot set the kernel's auto-online policy to " + v, e);
+	}
+	::close(fd);
+}
+
+} // namespace
+
+AutoOnlineOff::AutoOnlineOff(const fs::path &sysfs, const fs::path &run)
+    : file_(sysfs / "devices/system/memory/auto_online_blocks"), saved_(run / "auto-online.saved")
+{
+	if (!fs::exists(file_))
+		return; /* no memory hotplug: nothing onlines by itself */
+	std::error_code ec;
+	fs::create_directories(run, ec);
+	const fs::path lock = run / "auto-online.lock";
+	lock_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock_ < 0)
+		throw Error(lock.string(), "cannot open", errno);
+	if (::flock(lock_, LOCK_EX) < 0) {
+		const int e = errno;
+		::close(lock_);
+		throw Error(lock.string(), "cannot lock", e);
+	}
+	try {
+		/* a holder that died left the policy it found: put it back first */
+		if (const std::string left = read_line(saved_); !left.empty())
+			write_policy(file_, left);
+		const std::string cur = read_line(file_);
+		if (cur.empty() || cur == "offline") {
+			fs::remove(saved_, ec);
+			return;
+		}
+		{
+			const fs::path tmp = saved_.string() + ".tmp";
+			std::FILE *f = std::fopen(tmp.c_str(), "w");
+			if (!f || std::fprintf(f, "%s\n", cur.c_str()) < 0 || std::fclose(f))
+				throw Error(tmp.string(), "cannot write", errno);
+			fs::rename(tmp, saved_);
+		}
+		write_policy(file_, "offline");
+		was_ = cur;
+	} catch (...) {
+		::close(lock_);
+		throw;
+	}
+}
+
+AutoOnlineOff::~AutoOnlineOff()
+{
+	if (lock_ < 0)
+		return;
+	if (was_ != "offline") {
+		try {
+			write_policy(file_, was_);
+			std::error_code ec;
+			fs::remove(saved_, ec);
+		} catch (const Error &e) {
+			/* left in auto-online.saved: the next holder restores it */
+			std::fprintf(stderr, "poolmem: %s\n", e.what());
+		}
+	}
+	::close(lock_);
+}
+
 void Dax::to_system_ram(const std::string &name)
 {
 	daxctl_dev *dev = impl_->find(name);
 	if (daxctl_dev_is_enabled(dev) && daxctl_dev_get_memory(dev))
 		return;
+	/* the kernel must not online the new blocks itself: we do, in our zone */
+	AutoOnlineOff guard(sysfs_);
 	int rc;
 	if (daxctl_dev_is_enabled(dev) && (rc = daxctl_dev_disable(dev)) < 0)
 		throw Error(name, "cannot disable device (is it in use?)", -rc);
@@ -243,6 +328,13 @@ std::vector<unsigned> Dax::blocks(const std::string &name)
 			out.push_back(idx);
 	}
 	return out;
+}
+
+std::string block_zone(const fs::path &sysfs, unsigned b)
+{
+	const std::string z =
+		sysfs::read(sysfs / ("devices/system/memory/memory" + std::to_string(b)) / "valid_zones").value_or("");
+	return z.substr(0, z.find_first_of(" \n"));
 }
 
 static int write_state(const fs::path &sysfs, unsigned block, const char *state)

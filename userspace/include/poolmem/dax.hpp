@@ -27,6 +27,33 @@ enum class Zone { movable, normal };
 /// Progress of onlining: blocks done so far out of total.
 using Progress = std::function<void(unsigned done, unsigned total)>;
 
+/// The kernel's own onlining of hot-added memory switched off for this
+/// object's life (/sys/devices/system/memory/auto_online_blocks, which
+/// memhp_default_state= sets at boot; Debian's 6.12 onlines by default,
+/// into ZONE_NORMAL). poolmem onlines the memory it adds itself, in the
+/// zone it was asked for: a kmem bind under this guard leaves every block
+/// offline. Held under an exclusive lock (RUN/auto-online.lock) against
+/// other poolmem processes; the policy found is restored when the object
+/// goes, and kept in RUN/auto-online.saved meanwhile, so that the next
+/// holder restores it when a process died holding it. Other memory hot-
+/// added during that window (a DIMM, virtio-mem) stays offline too; the
+/// window is one kmem bind. A policy of "offline" is left alone.
+class AutoOnlineOff {
+public:
+	explicit AutoOnlineOff(const std::filesystem::path &sysfs = "/sys",
+			       const std::filesystem::path &run = "/run/poolctl");
+	~AutoOnlineOff();
+	AutoOnlineOff(const AutoOnlineOff &) = delete;
+	AutoOnlineOff &operator=(const AutoOnlineOff &) = delete;
+	/// The policy found ("online", "online_movable", ...); "offline" when nothing was changed.
+	const std::string &was() const { return was_; }
+
+private:
+	int lock_ = -1;
+	std::filesystem::path file_, saved_;
+	std::string was_ = "offline";
+};
+
 /// A libdaxctl context. Not copyable; not thread-safe.
 class Dax {
 public:
@@ -41,8 +68,9 @@ public:
 	/// True when the kernel would online NAME's memory by itself
 	/// (memhp_default_state / auto_online_blocks), racing our onlining.
 	bool will_auto_online(const std::string &name);
-	/// devdax -> system-ram (kmem), blocks left offline. No-op when
-	/// already in system-ram mode. Throws naming the device and cause.
+	/// devdax -> system-ram (kmem), blocks left offline whatever the
+	/// kernel's auto-online policy (AutoOnlineOff). No-op when already in
+	/// system-ram mode. Throws naming the device and cause.
 	void to_system_ram(const std::string &name);
 	/// system-ram -> devdax; every block must be offline.
 	void to_devdax(const std::string &name);
@@ -99,6 +127,10 @@ uint64_t memory_block_size(const std::filesystem::path &sysfs);
 
 /// State of memory block B ("online", "offline", ...); "" if it is gone.
 std::string block_state(const std::filesystem::path &sysfs, unsigned b);
+
+/// The zone online memory block B is in ("Normal", "Movable": valid_zones
+/// of an online block names its zone alone); "" when unknown.
+std::string block_zone(const std::filesystem::path &sysfs, unsigned b);
 
 /// The order online_blocks() and offline_blocks() take BLOCKS in: by
 /// address, but the second block onlined last (offlined first), so that the
