@@ -14,6 +14,10 @@
 //
 // The configuration (TOML):
 //   etcd = "http://127.0.0.1:2379"    prefix = "/poolmem"
+//   endpoints = ["http://10.0.0.1:2379", "http://10.0.0.2:2379", ...]
+//                                     instead of etcd: every member of the
+//                                     cluster; a call goes on to the next
+//                                     when one does not answer
 //   host = "h1"                       (default: the host name)
 //   ttl_s = 10                        fence_margin_s = 3
 //   state = "/run/poolmem-agent/state.json" where the agent writes what it holds
@@ -107,6 +111,19 @@ Conf load(const std::string &file)
 			if (std::error_code ec; !std::filesystem::exists(*s, ec))
 				throw NoFile(file + ": " + key + ": " + *s + ": no such file");
 			(key == "etcd_cacert" ? c.tls.cacert : key == "etcd_cert" ? c.tls.cert : c.tls.key) = *s;
+		} else if (key == "endpoints") {
+			/* several members of one etcd cluster, as etcdctl --endpoints */
+			const auto *a = v.as_array();
+			if (!a || a->empty())
+				bad(file, key, "a list of etcd URLs, e.g. [\"http://10.0.0.1:2379\", \"http://10.0.0.2:2379\"]");
+			std::string all;
+			for (const auto &e : *a) {
+				auto s = e.value<std::string>();
+				if (!s || s->empty() || s->find(',') != std::string::npos)
+					bad(file, key, "each an etcd URL");
+				all += (all.empty() ? "" : ",") + *s;
+			}
+			c.etcd = all;
 		} else if (key == "etcd" || key == "prefix" || key == "host" || key == "sysfs" || key == "control" ||
 		    key == "state") {
 			auto s = v.value<std::string>();
@@ -188,8 +205,14 @@ Conf load(const std::string &file)
 	if (c.tls.cert.empty() != c.tls.key.empty())
 		bad(file, c.tls.cert.empty() ? "etcd_cert" : "etcd_key",
 		    c.tls.cert.empty() ? "needed with etcd_key" : "needed with etcd_cert");
-	if (!(c.tls.cacert.empty() && c.tls.cert.empty()) && c.etcd.rfind("https://", 0) != 0)
-		bad(file, "etcd", "TLS files are given, so an https:// endpoint (not " + c.etcd + ")");
+	if (!(c.tls.cacert.empty() && c.tls.cert.empty()))
+		for (size_t at = 0; at <= c.etcd.size();) {
+			const size_t comma = std::min(c.etcd.find(',', at), c.etcd.size());
+			const std::string e = c.etcd.substr(at, comma - at);
+			if (e.rfind("https://", 0) != 0)
+				bad(file, "etcd", "TLS files are given, so an https:// endpoint (not " + e + ")");
+			at = comma + 1;
+		}
 	if (c.host.empty()) {
 		char h[256] = "";
 		gethostname(h, sizeof(h) - 1);
@@ -570,6 +593,10 @@ int main(int argc, char **argv)
 			std::printf("; of its last life's extents %u kept online, %u offlined (fenced or changed since)",
 				    agent.kept(), agent.dropped());
 		std::printf("\n");
+		std::string member = etcd.endpoint();
+		if (etcd.endpoints().size() > 1)
+			std::printf("poolmem-agent: %s: etcd member %s answers (%zu endpoints)\n", c.host.c_str(),
+				    member.c_str(), etcd.endpoints().size());
 		std::fflush(stdout);
 		write_state(c, agent, generation);
 		bool was_fenced = false;
@@ -602,6 +629,13 @@ int main(int argc, char **argv)
 			const unsigned settled = agent.settled_steps();
 			/* memory that refuses to go offline: say so, and try again next step */
 			guarded([&] { agent.step(); });
+			if (etcd.endpoint() != member) {
+				std::printf("poolmem-agent: %s: etcd member %s did not answer: %s answers now (failover %lu)\n",
+					    c.host.c_str(), member.c_str(), etcd.endpoint().c_str(),
+					    static_cast<unsigned long>(etcd.failovers()));
+				std::fflush(stdout);
+				member = etcd.endpoint();
+			}
 			if (agent.settled_steps() != settled)
 				settled_generation = generation; /* this configuration's targets are met, or nothing is free */
 			if (agent.fenced() != was_fenced) {

@@ -225,7 +225,10 @@ void setup_cluster(CLI::App &app, const GlobalOptions &g)
 	auto c = std::make_shared<ClusterOptions>();
 	auto *cl = app.add_subcommand("cluster", "the ledger of shared devices on etcd: who may online which extent");
 	cl->require_subcommand(1);
-	cl->add_option("--etcd", c->etcd, "etcd endpoint (default $POOLMEM_ETCD or http://127.0.0.1:2379)");
+	cl->add_option("--etcd", c->etcd,
+		       "etcd endpoints: one member's URL or several, comma-separated, as etcdctl --endpoints; a call "
+		       "goes on to the next member when one does not answer (default $POOLMEM_ETCD or "
+		       "http://127.0.0.1:2379)");
 	cl->add_option("--cacert", c->tls.cacert, "with an https:// endpoint: the CA that signed etcd's certificate")
 		->check(CLI::ExistingFile);
 	cl->add_option("--cert", c->tls.cert, "this client's certificate, for an etcd that requires one")

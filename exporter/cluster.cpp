@@ -5,6 +5,8 @@
 // dashboard takes it from any one. Off unless --cluster.etcd is given.
 #include "collector.hpp"
 
+#include <mutex>
+
 #include <poolmem/cluster.hpp>
 
 #include <map>
@@ -19,16 +21,51 @@ class ClusterCollector : public Collector {
 public:
 	std::string name() const override { return "cluster"; }
 
+private:
+	/* across scrapes: the member that answered last, failovers so far */
+	mutable std::mutex mu_;
+	mutable std::string member_;
+	mutable uint64_t failovers_ = 0;
+
+public:
+
 	void collect(const Roots &r, std::vector<prometheus::MetricFamily> &out) const override
 	{
 		if (r.cluster_etcd.empty())
 			return;
-		/* a scrape must not hang on a stopped etcd: 2 s per call */
+		/* a scrape must not hang on a stopped etcd: 2 s per call, for all the members tried */
 		poolmem::cluster::Etcd etcd(r.cluster_etcd, 2000);
 		etcd.set_tls({r.cluster_cacert, r.cluster_cert, r.cluster_key});
+		{
+			std::lock_guard lock(mu_);
+			if (!member_.empty())
+				etcd.prefer(member_); /* the one that answered the last scrape */
+		}
 		poolmem::cluster::Ledger ledger(etcd, r.cluster_prefix);
-		const auto s = ledger.status();
-		const auto load = ledger.load();
+		auto note = [&] {
+			std::lock_guard lock(mu_);
+			failovers_ += etcd.failovers();
+			member_ = etcd.endpoint();
+		};
+		poolmem::cluster::Status s;
+		std::vector<poolmem::cluster::Ledger::Load> load;
+		try {
+			s = ledger.status();
+			load = ledger.load();
+		} catch (...) {
+			note();
+			throw;
+		}
+		note();
+		Family member("poolmem_cluster_etcd_member_info", "The etcd member (of --cluster.etcd's endpoints) that answered this scrape (value 1).", MetricType::Gauge);
+		Family failover("poolmem_cluster_etcd_failovers_total", "Calls that went on to another etcd member because the one in use did not answer (all of --cluster.etcd's endpoints).", MetricType::Counter);
+		{
+			std::lock_guard lock(mu_);
+			member.add({{"member", member_}}, 1);
+			failover.add({}, static_cast<double>(failovers_));
+		}
+		out.push_back(member.take());
+		out.push_back(failover.take());
 		Family ext_bytes("poolmem_cluster_device_extent_bytes", "Extent size of a shared device registered in the ledger (a whole number of memory blocks).", MetricType::Gauge);
 		Family extents("poolmem_cluster_extents", "Extents of a shared device by state: free, claimed (its host's lease holds) or fencing (its host's lease is gone; free only after a confirmed fence).", MetricType::Gauge);
 		Family host_ext("poolmem_cluster_host_extents", "Extents of a shared device a host holds in the ledger, by state (claimed, fencing).", MetricType::Gauge);

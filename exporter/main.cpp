@@ -148,8 +148,9 @@ int main(int argc, char **argv)
 	std::string probe_size;
 	app.add_option("--probe.size", probe_size, "probe buffer per pool, e.g. 64M (default: 2 x last-level cache, 32M..256M)");
 	app.add_option("--cluster.etcd", roots.cluster_etcd,
-		       "the shared-device ledger's etcd (e.g. http://127.0.0.1:2379): export the cluster view "
-		       "(default: none, the cluster collector is off)");
+		       "the shared-device ledger's etcd: one member's URL or several, comma-separated (e.g. "
+		       "http://10.0.0.1:2379,http://10.0.0.2:2379): export the cluster view, the member that "
+		       "answered and failovers (default: none, the cluster collector is off)");
 	app.add_option("--cluster.prefix", roots.cluster_prefix, "the ledger's key prefix (default /poolmem)");
 	app.add_option("--cluster.etcd.cacert", roots.cluster_cacert,
 		       "with an https:// --cluster.etcd: the CA that signed etcd's certificate")

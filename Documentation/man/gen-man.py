@@ -761,7 +761,7 @@ a no-op, another one exit 4). claim joins as HOST, claims the extents, keeps the
 alive until --hold seconds pass or SIGINT/SIGTERM, then releases them and leaves: a
 stand-in for a host's agent, for scripts and tests. fence confirms that HOST is down;
 refused (exit 4) while its lease is live.""",
- options=[("--etcd URL","etcd endpoint (default $POOLMEM_ETCD, then http://127.0.0.1:2379)"),
+ options=[("--etcd URL[,URL...]","etcd endpoints: one member or several, comma-separated, as etcdctl --endpoints; a call goes on to the next member when one does not answer (default $POOLMEM_ETCD, then http://127.0.0.1:2379)"),
           ("--cacert FILE, --cert FILE, --key FILE","TLS to an https:// endpoint, as etcdctl: the CA that signed etcd's certificate, and this client's certificate and key for an etcd that requires one (--client-cert-auth). A TLS failure is one line that says TLS, and that no client certificate was given when none was"),
           ("--prefix P","key prefix of the ledger (default /poolmem)"),
           ("register --size SIZE --extent SIZE","the device's capacity and its extent size, whole memory blocks (default 128M)"),
@@ -904,7 +904,7 @@ count. Each authenticated request costs one bcrypt
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl (all on by default), cluster (on with --cluster.etcd)"),
-          ("--cluster.etcd URL","the shared-device ledger's etcd (e.g. http://127.0.0.1:2379): export the cluster view; 2 s per call"),
+          ("--cluster.etcd URL[,URL...]","the shared-device ledger's etcd: one member's URL or several, comma-separated, as etcdctl --endpoints (a call goes on to the next member when one does not answer): export the cluster view, the member that answered (poolmem_cluster_etcd_member_info) and failovers (poolmem_cluster_etcd_failovers_total); 2 s per call, for all the members tried"),
           ("--cluster.prefix P","the ledger's key prefix (default /poolmem)"),
           ("--cluster.etcd.cacert FILE, --cluster.etcd.cert FILE, --cluster.etcd.key FILE","TLS to an https:// --cluster.etcd, as poolctl cluster's --cacert, --cert and --key"),
           ("--once","print the metrics once to standard output and exit"),

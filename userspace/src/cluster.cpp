@@ -132,29 +132,48 @@ const Curl &curl()
 
 } // namespace
 
-Etcd::Etcd(std::string endpoint, long timeout_ms) : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms)
+Etcd::Etcd(std::string endpoints, long timeout_ms) : timeout_ms_(timeout_ms)
 {
+	size_t at = 0;
+	while (at <= endpoints.size()) {
+		const size_t comma = std::min(endpoints.find(',', at), endpoints.size());
+		std::string e = endpoints.substr(at, comma - at);
+		while (!e.empty() && (e.back() == ' ' || e.back() == '/'))
+			e.pop_back();
+		while (!e.empty() && e.front() == ' ')
+			e.erase(0, 1);
+		if (!e.empty())
+			endpoints_.push_back(e);
+		at = comma + 1;
+	}
+	if (endpoints_.empty())
+		throw Error::plain("etcd", "no endpoint given", EINVAL);
 	curl_ = curl().easy_init();
 	if (!curl_)
-		throw Error("etcd " + endpoint_, "cannot set up libcurl", ENOMEM);
+		throw Error("etcd " + endpoints_.front(), "cannot set up libcurl", ENOMEM);
 }
 
 Etcd::~Etcd() { curl().easy_cleanup(static_cast<CURL *>(curl_)); }
 
-nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
+nlohmann::json Etcd::call_one(const std::string &endpoint, const std::string &path, const std::string &data,
+			      long budget_ms, bool &sent, int &http)
 {
 	const Curl &cu = curl();
 	CURL *c = static_cast<CURL *>(curl_);
-	const std::string url = endpoint_ + "/v3/" + path, data = body.dump();
+	const std::string url = endpoint + "/v3/" + path;
 	std::string reply;
+	sent = false;
+	http = 0;
 	cu.easy_reset(c);
 	cu.easy_setopt(c, CURLOPT_URL, url.c_str());
 	cu.easy_setopt(c, CURLOPT_POSTFIELDS, data.c_str());
 	cu.easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(data.size()));
 	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	cu.easy_setopt(c, CURLOPT_WRITEDATA, &reply);
-	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms_);
-	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms_, 2000L));
+	cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, budget_ms);
+	/* a member that does not answer a connect is given up on quickly: there are others */
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+		       std::min(budget_ms, endpoints_.size() > 1 ? 1000L : 2000L));
 	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	cu.easy_setopt(c, CURLOPT_NOPROXY, "*"); /* loopback or the operator's etcd: never a proxy */
 	if (!tls_.cacert.empty())
@@ -164,16 +183,19 @@ nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
 	if (!tls_.key.empty())
 		cu.easy_setopt(c, CURLOPT_SSLKEY, tls_.key.c_str());
 	const CURLcode rc = cu.easy_perform(c);
+	long request_bytes = 0;
+	cu.easy_getinfo(c, CURLINFO_REQUEST_SIZE, &request_bytes);
+	sent = request_bytes > 0;
 	if (rc != CURLE_OK) {
 		const int e = rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
 			      : rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT
 							       : EIO;
 		/* a TLS failure is not an outage: say it is TLS, and which file */
-		const bool https = endpoint_.rfind("https:", 0) == 0;
+		const bool https = endpoint.rfind("https:", 0) == 0;
 		const bool tls = https && (rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION ||
 				 rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE ||
 				 rc == CURLE_SSL_CIPHER || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR);
-		throw Error::plain("etcd " + endpoint_,
+		throw Error::plain("etcd " + endpoint,
 				   std::string(tls ? "TLS failed (" : "unreachable (") + cu.easy_strerror(rc) + ") on " +
 					   path +
 					   (tls && tls_.cert.empty()
@@ -183,12 +205,71 @@ nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
 	}
 	long status = 0;
 	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	http = static_cast<int>(status);
 	nlohmann::json j = nlohmann::json::parse(reply, nullptr, false);
 	if (status != 200 || j.is_discarded()) {
 		std::string msg = j.is_object() && j.contains("message") ? j["message"].get<std::string>() : reply;
-		throw Error::plain("etcd " + endpoint_, path + ": HTTP " + std::to_string(status) + ": " + msg, EPROTO);
+		throw Error::plain("etcd " + endpoint, path + ": HTTP " + std::to_string(status) + ": " + msg, EPROTO);
 	}
 	return j;
+}
+
+nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
+{
+	const std::string data = body.dump();
+	/* what may be sent twice: it changes nothing, or only what it renews */
+	const bool idempotent = path == "kv/range" || path == "lease/keepalive" || path == "lease/timetolive" ||
+				path == "lease/leases" || path == "maintenance/status";
+	const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
+	const size_t n = endpoints_.size();
+	std::string why;
+	int code = ETIMEDOUT;
+	for (size_t k = 0; k < n; k++) {
+		const size_t idx = (current_ + k) % n;
+		const long left = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+							    deadline - std::chrono::steady_clock::now())
+							    .count());
+		if (left <= 0)
+			break;
+		bool sent = false;
+		int http = 0;
+		/*
+		 * A member that takes a request and never answers (stopped, cut
+		 * off) must not eat the whole budget: with others left, a try
+		 * gets its share of what is left (at least 300 ms).
+		 */
+		const long rest = static_cast<long>(n - k);
+		const long budget = rest > 1 ? std::max(left / rest, std::min(left, 300L)) : left;
+		try {
+			nlohmann::json j = call_one(endpoints_[idx], path, data, budget, sent, http);
+			if (idx != current_) {
+				current_ = idx;
+				failovers_++;
+			}
+			return j;
+		} catch (const Error &e) {
+			/*
+			 * Go on to the next member when this one surely did not
+			 * act on the request (never sent: no connection), or
+			 * when acting twice is harmless; a gateway error of 5xx
+			 * is a member without a leader (a TLS failure is tried
+			 * on the next member too). An answer etcd gave (4xx) is
+			 * the same on every member.
+			 */
+			const bool down = e.code() == ECONNREFUSED || e.code() == ETIMEDOUT || e.code() == EIO ||
+					  (e.code() == EPROTO && http >= 500);
+			if (n == 1 || !down || (sent && !idempotent))
+				throw;
+			why += (why.empty() ? "" : "; ") + std::string(e.what());
+			code = e.code() == EPROTO ? EIO : e.code();
+		}
+	}
+	std::string all;
+	for (const auto &e : endpoints_)
+		all += (all.empty() ? "" : ",") + e;
+	throw Error::plain("etcd " + all, "no member answered on " + path + " in " + std::to_string(timeout_ms_) +
+						 " ms" + (why.empty() ? "" : " (" + why + ")"),
+			   code);
 }
 
 std::vector<Etcd::Kv> Etcd::range(const std::string &key, bool prefix, int64_t *revision)
@@ -214,7 +295,7 @@ int64_t Etcd::lease_grant(int64_t ttl_s)
 	const auto j = call("lease/grant", {{"TTL", std::to_string(ttl_s)}});
 	const int64_t id = i64(j, "ID");
 	if (!id)
-		throw Error::plain("etcd " + endpoint_, "no lease granted: " + j.dump(), EPROTO);
+		throw Error::plain("etcd " + endpoint(), "no lease granted: " + j.dump(), EPROTO);
 	return id;
 }
 

@@ -29,10 +29,20 @@
 
 namespace poolmem::cluster {
 
-/// One etcd endpoint through its gRPC gateway (JSON over HTTP), libcurl.
+/// An etcd cluster through its members' gRPC gateways (JSON over HTTP),
+/// libcurl. ENDPOINTS is one member's URL or several, comma-separated, as
+/// etcdctl's --endpoints. A call goes to the member that answered last;
+/// when that one can't be reached it goes on to the next, within the same
+/// time budget (timeout_ms: what is left of the caller's deadline). A
+/// request that may have reached a member is sent again elsewhere only if
+/// it changes nothing (reads, lease renewals and lookups); a transaction
+/// or put that may have been applied fails instead, as with one member.
+/// A member without a leader (HTTP 5xx from its gateway) counts as
+/// unreachable for those. So with a quorum standing, the loss of any one
+/// member costs a failover, not an outage.
 class Etcd {
 public:
-	explicit Etcd(std::string endpoint = "http://127.0.0.1:2379", long timeout_ms = 5000);
+	explicit Etcd(std::string endpoints = "http://127.0.0.1:2379", long timeout_ms = 5000);
 	~Etcd();
 	Etcd(const Etcd &) = delete;
 	Etcd &operator=(const Etcd &) = delete;
@@ -54,7 +64,19 @@ public:
 	int64_t lease_ttl(int64_t id);
 	void lease_revoke(int64_t id);
 
-	const std::string &endpoint() const { return endpoint_; }
+	/// The member in use: the one that answered last.
+	const std::string &endpoint() const { return endpoints_[current_]; }
+	const std::vector<std::string> &endpoints() const { return endpoints_; }
+	/// Calls that went on to another member than the one in use.
+	uint64_t failovers() const { return failovers_; }
+	/// Start with member ENDPOINT (one that answered before); no-op for
+	/// one not among the endpoints.
+	void prefer(const std::string &endpoint)
+	{
+		for (size_t i = 0; i < endpoints_.size(); i++)
+			if (endpoints_[i] == endpoint)
+				current_ = i;
+	}
 	long timeout_ms() const { return timeout_ms_; }
 	/// The time any one call may take from now on (a deadline's budget).
 	void set_timeout_ms(long ms) { timeout_ms_ = ms; }
@@ -69,10 +91,16 @@ public:
 	void set_tls(Tls tls) { tls_ = std::move(tls); }
 
 private:
-	std::string endpoint_;
+	std::vector<std::string> endpoints_;
+	size_t current_ = 0;
+	uint64_t failovers_ = 0;
 	long timeout_ms_;
 	void *curl_;
 	Tls tls_;
+	/// One try at member ENDPOINT within BUDGET_MS; SENT: whether the
+	/// request may have reached it (it was sent, or the answer was lost).
+	nlohmann::json call_one(const std::string &endpoint, const std::string &path, const std::string &data,
+				long budget_ms, bool &sent, int &http);
 };
 
 /// A transaction: compares, then the ops on success (or on failure).
