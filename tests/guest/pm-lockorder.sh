@@ -56,7 +56,7 @@ function rank(c) {
 END { exit bad > 0 }' /tmp/lockdep.edges || fail "dependencies against kmod/main.c's lock order (above)"
 
 # what must have been seen, or the check above judged nothing
-for e in 'pm_lock -> pm_pool.af_lock' '&mm->mmap_lock -> pm_domain.lock' '(memory_chain).rwsem -> pm_lock' \
+for e in 'pm_lock -> pm_pool.af_lock' '&mm->mmap_lock -> pm_domain.lock' '(memory_chain).rwsem -> pm_reserve.offline_sem' \
 	 'pm_domain.lock -> pm_pool.af_lock' 'pm_reserve.offline_sem -> pm_reserve.lock' \
 	 'mem_hotplug_lock -> (memory_chain).rwsem'; do
 	grep -qxF "$e" /tmp/lockdep.edges || fail "lockdep recorded no '$e': a class renamed, or the boot's tests reached less"
