@@ -33,9 +33,18 @@ for i in 1 2 3; do
 	pmtest touch cyc 0 128M >/dev/null
 	pmtest domain-destroy cyc >/dev/null
 done
-# allow 256 KiB of noise per node (other allocations on the node)
+# allow 256 KiB of noise per node (other allocations on the node). Freed
+# units may sit in the per-CPU free lists, which MemFree does not count,
+# for a moment (6.1 in a fast guest once read 18 MiB short): settle first,
+# and give a real leak 5 s to go away.
 for n in "$n0:$base0" "$n1:$base1"; do
-	node=${n%%:*} base=${n#*:} now=$(free_kb ${n%%:*})
+	node=${n%%:*} base=${n#*:}
+	for i in $(seq 25); do
+		mem_settle
+		now=$(free_kb $node)
+		[ $((base - now)) -le 256 ] && break
+		sleep 0.2
+	done
 	info "node $node MemFree: baseline $base kB, now $now kB"
 	[ $((base - now)) -le 256 ] || fail "node $node leaked $((base - now)) kB"
 done
