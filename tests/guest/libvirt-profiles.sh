@@ -183,7 +183,7 @@ wait_for 20 sh -c "[ -z \"\$(ls $DOMSYS)\" ]" || fail "domains left: $(ls $DOMSY
 # notes poolctl's absence once; the VM starts, its RAM file in the backing
 # directory's profile.
 lv_hook_install
-rm $LV/usr/local/sbin/poolctl $LV/run/poolmem-libvirt-hook.missing 2>/dev/null
+rm -f $LV/usr/local/sbin/poolctl $LV/run/poolmem-libvirt-hook.missing
 lv_up "$conf"
 vm_xml orphan 65536 /tmp/gold.md | lv_define orphan
 virsh start --paused orphan > /tmp/orphan.out 2>&1 ||
