@@ -357,18 +357,34 @@ private:
 
 } // namespace
 
+namespace {
+/* agents "a" and "b" on dcd0 (8 extents) through ENDPOINTS, each wanting WANT, started */
+struct TwoAgents {
+	Board board;
+	Etcd ea, eb;
+	Ledger la, lb;
+	BoardMemory ma, mb;
+	Agent a, b;
+	TwoAgents(const std::string &endpoints, long timeout_ms, int64_t ttl_s, double margin_s, unsigned want)
+		: ea(endpoints, timeout_ms), eb(endpoints, timeout_ms), la(ea), lb(eb), ma(board, "a"), mb(board, "b"),
+		  a(ea, la, ma, {"a", ttl_s, margin_s, {{"dcd0", want}}}),
+		  b(eb, lb, mb, {"b", ttl_s, margin_s, {{"dcd0", want}}})
+	{
+		la.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+		a.start();
+		b.start();
+	}
+};
+} // namespace
+
 TEST(ClusterAgent, TwoHostsNeverOnlineTheSameExtent)
 {
 	EtcdServer srv;
-	Board board;
-	Etcd ea(srv.url()), eb(srv.url());
-	Ledger la(ea), lb(eb);
-	la.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
-	BoardMemory ma(board, "a"), mb(board, "b");
-	Agent a(ea, la, ma, {"a", 10, 3, {{"dcd0", 6}}});
-	Agent b(eb, lb, mb, {"b", 10, 3, {{"dcd0", 6}}});
-	a.start();
-	b.start();
+	TwoAgents t(srv.url(), 5000, 10, 3, 6);
+	Board &board = t.board;
+	Ledger &la = t.la;
+	BoardMemory &ma = t.ma, &mb = t.mb;
+	Agent &a = t.a, &b = t.b;
 	EXPECT_EQ(ma.count(), 6u);
 	EXPECT_EQ(mb.count(), 2u); /* only two were left */
 	for (int r = 0; r < 20; r++) {
@@ -385,18 +401,30 @@ TEST(ClusterAgent, TwoHostsNeverOnlineTheSameExtent)
 	EXPECT_TRUE(la.status().extents.empty());
 }
 
+namespace {
+/* one agent "a" (lease 4 s, fence margin 1.5 s) holding 3 of dcd0's 8 extents through ENDPOINTS */
+struct OneAgent {
+	Board board;
+	Etcd e;
+	Ledger l;
+	BoardMemory m;
+	Agent a;
+	OneAgent(const std::string &endpoints, long timeout_ms)
+		: e(endpoints, timeout_ms), l(e), m(board, "a"), a(e, l, m, {"a", 4, 1.5, {{"dcd0", 3}}})
+	{
+		l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
+		a.start();
+		a.step();
+	}
+};
+} // namespace
+
 TEST(ClusterAgent, FencesItselfBeforeItsLeaseCanRunOut)
 {
 	EtcdServer srv;
-	Board board;
-	Etcd e(srv.url(), 500);
-	Ledger l(e);
-	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
-	BoardMemory m(board, "a");
-	Agent a(e, l, m, {"a", 4, 1.5, {{"dcd0", 3}}});
-	a.start();
+	OneAgent o(srv.url(), 500);
+	auto &[board, e, l, m, a] = o;
 	ASSERT_EQ(m.count(), 3u);
-	a.step();
 	const auto renewed = std::chrono::steady_clock::now();
 	srv.stop(); /* the ledger goes away */
 	double offline_after = -1;
@@ -788,15 +816,11 @@ bool hold_through(Agent &a, BoardMemory &ma, Agent &b, BoardMemory &mb, std::chr
 TEST(ClusterMembers, AgentsOutliveAMemberAndTheLeader)
 {
 	EtcdCluster cl;
-	Board board;
-	Etcd ea(cl.endpoints(), 2000), eb(cl.endpoints(), 2000);
-	Ledger la(ea), lb(eb);
-	la.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
-	BoardMemory ma(board, "a"), mb(board, "b");
-	Agent a(ea, la, ma, {"a", 6, 2, {{"dcd0", 4}}});
-	Agent b(eb, lb, mb, {"b", 6, 2, {{"dcd0", 4}}});
-	a.start();
-	b.start();
+	TwoAgents t(cl.endpoints(), 2000, 6, 2, 4);
+	Board &board = t.board;
+	Etcd &ea = t.ea, &eb = t.eb;
+	BoardMemory &ma = t.ma, &mb = t.mb;
+	Agent &a = t.a, &b = t.b;
 	ASSERT_EQ(ma.count(), 4u);
 	ASSERT_EQ(mb.count(), 4u);
 	std::string why;
@@ -827,15 +851,9 @@ TEST(ClusterMembers, AgentsOutliveAMemberAndTheLeader)
 TEST(ClusterMembers, QuorumLostFencesThenComesBack)
 {
 	EtcdCluster cl;
-	Board board;
-	Etcd e(cl.endpoints(), 1000);
-	Ledger l(e);
-	l.register_device({"dcd0", 8ULL << 27, 128ULL << 20});
-	BoardMemory m(board, "a");
-	Agent a(e, l, m, {"a", 4, 1.5, {{"dcd0", 3}}});
-	a.start();
+	OneAgent o(cl.endpoints(), 1000);
+	auto &[board, e, l, m, a] = o;
 	ASSERT_EQ(m.count(), 3u);
-	a.step();
 	/* two of three down: no quorum, whichever member answers */
 	cl.kill_member(0);
 	cl.kill_member(1);
