@@ -32,8 +32,11 @@ public:
 		if (!loaded)
 			return;
 		const auto mod = r.sysfs / "module/poolmem";
-		Family info("poolmem_module_info", "poolmem module metadata (value 1), from /sys/module/poolmem.", MetricType::Gauge);
-		info.add({{"srcversion", read_line(mod / "srcversion")}}, 1);
+		Family info("poolmem_module_info", "poolmem module metadata (value 1), from /sys/module/poolmem: its release (version), source (srcversion) and kernel ABI (abi, /sys/kernel/poolmem/abi_version). poolmem_exporter_build_info names the release and ABI of the installed tools: a differing pair is a module upgrade pending a reload.", MetricType::Gauge);
+		info.add({{"srcversion", read_line(mod / "srcversion")},
+			  {"version", read_line(mod / "version")},
+			  {"abi", read_line(r.sysfs / "kernel/poolmem/abi_version")}},
+			 1);
 		out.push_back(info.take());
 		Family win("poolmem_module_window_seconds", "Length of one access-factor window, from the window_ms parameter.", MetricType::Gauge);
 		std::string ms = read_line(mod / "parameters/window_ms");

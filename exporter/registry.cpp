@@ -1,5 +1,6 @@
 #include "registry.hpp"
 
+
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -7,6 +8,9 @@
 
 #ifndef POOLMEM_VERSION
 #define POOLMEM_VERSION "unknown"
+#endif
+#ifndef POOLMEM_ABI
+#define POOLMEM_ABI "unknown"
 #endif
 
 using prometheus::MetricType;
@@ -93,7 +97,7 @@ std::vector<prometheus::MetricFamily> Registry::Collect() const
 	out.push_back(ok.take());
 	out.push_back(dur.take());
 	Family build("poolmem_exporter_build_info", "poolmem-exporter build information (value 1).", MetricType::Gauge);
-	build.add({{"version", POOLMEM_VERSION}, {"compiler", __VERSION__}}, 1);
+	build.add({{"version", POOLMEM_VERSION}, {"abi", POOLMEM_ABI}, {"compiler", __VERSION__}}, 1);
 	out.push_back(build.take());
 	return out;
 }

@@ -328,3 +328,5 @@ module_init(pm_init);
 module_exit(pm_exit);
 MODULE_DESCRIPTION("Pooled memory (CXL, DAX, PMem) for VMs with per-tier quotas");
 MODULE_LICENSE("GPL");
+/* the release (CMake's project version, dkms.conf's: tests/version-consistency.sh) */
+MODULE_VERSION("0.2.0");

@@ -88,6 +88,8 @@ def main():
     if not module:
         return
     w(f"{sysd}/module/poolmem/srcversion", "0123456789ABCDEF0123456")
+    w(f"{sysd}/module/poolmem/version", "0.2.0")
+    w(f"{sysd}/kernel/poolmem/abi_version", "12")
     w(f"{sysd}/module/poolmem/parameters/window_ms", "1000")
     # node 0 (CPUs): the local tier's 64 MiB; pool nodes: their pools' lines
     w(f"{sysd}/kernel/poolmem/zero_reserve", "\n".join(
