@@ -738,6 +738,7 @@ void setup_apply(CLI::App &app, const GlobalOptions &g)
 	auto *apply = app.add_subcommand("apply", "make the host's pools, profiles and named domains match a file");
 	apply->add_option("--config", ao->config, std::string("the file (default ") + default_config + ")");
 	apply->add_flag("--dry-run", ao->dry_run, "print the plan, change nothing");
+	apply->add_flag("--check", ao->dry_run, "the same as --dry-run (the other verbs' word for it)");
 	apply->callback([&g, ao] { run_apply(g, *ao); });
 
 	auto eo = std::make_shared<ExportOptions>();

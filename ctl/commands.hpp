@@ -36,6 +36,18 @@ struct GlobalOptions {
 	std::vector<std::string> planned_pools;
 };
 
+/// --check, with one wording on every verb that changes something: run the
+/// command's checks (ADMISSION: the kernel's admission too) and change
+/// nothing.
+inline CLI::Option *add_check_flag(CLI::App *verb, bool &flag, bool admission = false)
+{
+	return verb->add_flag("--check", flag,
+			      std::string("run every check the command runs") +
+				      (admission ? " (the kernel's admission included)" : "") +
+				      " and change nothing: exit 0 and one line if it would succeed, else its error and "
+				      "exit code");
+}
+
 /// Thrown for a bad value the parser could not catch (exit code 2).
 struct UsageError : std::runtime_error {
 	using std::runtime_error::runtime_error;

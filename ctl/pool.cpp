@@ -430,7 +430,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 			   "memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device "
 			   "where the kernel can)")
 		->check(CLI::IsMember({"auto", "local", "device"}));
-	online->add_flag("--check", on->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
+	add_check_flag(online, on->check);
 	online->callback([&g, on] { run_online(g, *on); });
 
 	auto ad = std::make_shared<AddOptions>();
@@ -440,7 +440,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	add->add_option("--overcommit", ad->overcommit,
 			"admission limit: capacity x this ratio, 1 to 10 (e.g. 1.5, or 150%; default 1)");
 	add->add_flag("--force", ad->force, "register a node with CPUs too");
-	add->add_flag("--check", ad->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
+	add_check_flag(add, ad->check);
 	add->callback([&g, ad] { run_add(g, *ad); });
 
 	auto lo = std::make_shared<NameOptions>();
@@ -457,6 +457,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto oo = std::make_shared<NameOptions>();
 	auto *off = pool->add_subcommand("offline", "offline a pool's memory (refused while chunks live there)");
 	off->add_option("name", oo->name, "pool")->required();
+	add_check_flag(off, oo->check);
 	off->callback([&g, oo] { run_offline(g, *oo); });
 
 	auto dro = std::make_shared<DrainOptions>();
@@ -474,6 +475,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto uo = std::make_shared<NameOptions>();
 	auto *undrain = pool->add_subcommand("undrain", "end draining: the pool takes chunks again");
 	undrain->add_option("name", uo->name, "pool")->required();
+	add_check_flag(undrain, uo->check);
 	undrain->callback([&g, uo] { run_undrain(g, *uo); });
 
 	auto se = std::make_shared<SetOptions>();
@@ -490,7 +492,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 		->check(CLI::IsMember({"report", "drain"}));
 	set->add_option("--error-threshold", se->error_threshold,
 			"with --on-errors drain: N errors (1..64), or N within PERIOD (e.g. 3/24h)");
-	set->add_flag("--check", se->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
+	add_check_flag(set, se->check);
 	set->callback([&g, se] { run_set(g, *se); });
 
 	auto ev = std::make_shared<EventsOptions>();
@@ -518,6 +520,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto ro = std::make_shared<NameOptions>();
 	auto *rm = pool->add_subcommand("remove", "unregister a pool, offline it and hand the device back to devdax");
 	rm->add_option("name", ro->name, "pool")->required();
+	add_check_flag(rm, ro->check);
 	rm->callback([&g, ro] { run_remove(g, *ro); });
 }
 

@@ -39,6 +39,7 @@ struct OnlineOptions {
 struct NameOptions {
 	std::string name;
 	bool json = false;
+	bool check = false; ///< --check: the checks alone (offline, remove, undrain, vm destroy)
 };
 
 struct AddOptions {

@@ -122,6 +122,11 @@ void run_offline(const GlobalOptions &g, const NameOptions &o)
 	auto p = pool_or_throw(g, o.name);
 	refuse_if_held(g, p, "offline");
 	::close(background_lock(p.name));
+	if (o.check) {
+		std::printf("%s: offline would go ahead: no chunk there, %zu blocks on node %d\n", p.name.c_str(),
+			    node_blocks(g, p.node).size(), p.node);
+		return;
+	}
 	offline_node(g, p.name, p.node);
 }
 
@@ -135,6 +140,10 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 		~Unlock() { ::close(fd); }
 	} unlock{lock};
 	poolmem::Control ctl = open_control(g);
+	if (o.check) {
+		std::printf("%s: remove would go ahead: no chunk there\n", p.name.c_str());
+		return;
+	}
 	ctl.pool_remove(p.name);
 	std::error_code ec;
 	if (fs::exists(added_marker(p.name))) {
@@ -325,6 +334,10 @@ void run_undrain(const GlobalOptions &g, const NameOptions &o)
 {
 	auto p = pool_or_throw(g, o.name);
 	poolmem::Control ctl = open_control(g);
+	if (o.check) {
+		std::printf("%s: undrain would go ahead (state %s)\n", p.name.c_str(), p.state.c_str());
+		return;
+	}
 	ctl.pool_undrain(p.name);
 	std::printf("%s: takes chunks again\n", p.name.c_str());
 }

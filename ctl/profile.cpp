@@ -386,7 +386,7 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 			 "print the qemu.conf line and <memoryBacking> XML (with --znuma, the <cpu><numa> cells)");
 	create->add_option("--size", c->vm.size, "with --znuma --libvirt: the VM's memory, for its cells");
 	create->add_option("--vcpus", c->vm.vcpus, "with --znuma --libvirt: the VM's CPUs, all on node 0 (default 1)");
-	create->add_flag("--check", c->check, "run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
+	add_check_flag(create, c->check);
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();

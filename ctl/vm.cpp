@@ -44,6 +44,7 @@ struct CreateOptions {
 struct NameOptions {
 	std::string name;
 	bool json = false;
+	bool check = false; ///< vm destroy --check
 };
 
 struct SetOptions {
@@ -818,6 +819,14 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 
 void run_destroy(const GlobalOptions &g, const NameOptions &o)
 {
+	if (o.check) {
+		/* the domain, then the right to destroy (the control device) */
+		const auto d = domain_or_throw(g, o.name);
+		open_control(g);
+		std::printf("%s: destroy would go ahead (%s held)\n", o.name.c_str(),
+			    poolmem::format_size(d.local_bytes + d.pool_bytes).c_str());
+		return;
+	}
 	poolmem::Control ctl = open_control(g);
 	ctl.domain_destroy(o.name);
 	std::printf("%s: destroyed (memory returns when the last open file and mapping go)\n", o.name.c_str());
@@ -850,7 +859,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 			   "QEMU touches the whole domain with THREADS threads before the guest starts (on the home "
 			   "node's CPUs where QEMU has thread contexts)")
 		->type_name("THREADS");
-	create->add_flag("--check", c->check, "run every check the command runs (the kernel's admission included) and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
+	add_check_flag(create, c->check, true);
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();
@@ -880,11 +889,12 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--tier-policy", so2->tier_policy, "local-first, interleave, pool-first");
 	set->add_option("--pool-select", so2->pool_select, "smart-idle, round-robin, random, nearest");
 	add_tiering_options(set, so2->tiering);
-	set->add_flag("--check", so2->check, "run every check the command runs (the kernel's admission included) and change nothing: exit 0 and one line if it would succeed, else its error and exit code");
+	add_check_flag(set, so2->check, true);
 	set->callback([&g, so2] { run_set(g, *so2); });
 
 	auto *destroy = vm->add_subcommand("destroy", "destroy a domain (memory returns with the last mapping)");
 	destroy->add_option("name", d->name, "domain")->required();
+	add_check_flag(destroy, d->check);
 	destroy->callback([&g, d] { run_destroy(g, *d); });
 }
 

@@ -132,9 +132,9 @@ pool pb (id 1): node 2, tier pool, overcommit 1
  see=["poolctl-pool-list"]),
 "poolctl-pool-offline": dict(
  summary="offline a pool's memory",
- synopsis="poolctl pool offline NAME",
+ synopsis="poolctl pool offline NAME [--check]",
  description="Offlines every memory block of the pool's node. Refused (exit 4) while chunks of any domain live in the pool, naming the domains; the kernel module would refuse the offline of those blocks anyway (poolmem's memory notifier answers EBUSY at once instead of letting the kernel retry).",
- options=[],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
  examples="""# poolctl pool offline pb
 poolctl: pb: cannot offline: chunks of domains live there: db (16 chunks), web1 (12 chunks)""",
  see=["poolctl-pool-remove"]),
@@ -171,9 +171,9 @@ p0: offlined 15 blocks on node 1""",
  see=["poolctl-pool-undrain", "poolctl-pool-remove", "poolctl-vm-set"]),
 "poolctl-pool-undrain": dict(
  summary="end a pool's draining",
- synopsis="poolctl pool undrain NAME",
+ synopsis="poolctl pool undrain NAME [--check]",
  description="The pool takes new chunks again (from faults and from moves). Chunks already moved stay where they are.",
- options=[],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
  examples="""# poolctl pool undrain p1
 p1: takes chunks again""",
  see=["poolctl-pool-drain"]),
@@ -278,9 +278,9 @@ poolctl: page 0x1000: not in a domain's chunk""",
  see=["poolctl-pool-events"]),
 "poolctl-pool-remove": dict(
  summary="unregister a pool and hand its device back to devdax",
- synopsis="poolctl pool remove NAME",
+ synopsis="poolctl pool remove NAME [--check]",
  description="Unregisters the pool (refused while chunks live there, or while a live domain may allocate from it and the pool was not drained; a drained pool leaves the pools of the domains allowed on it), offlines its memory, and reconfigures its dax device back to devdax mode.",
- options=[],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
  examples="""# poolctl pool remove pa
 pa: offlined 15 blocks on node 1
 pa: dax0.0 handed back to devdax""",
@@ -304,7 +304,7 @@ fw: unregistered; node 1's memory stays online""",
  see=["poolctl-pool-online", "poolctl-pool-remove"]),
 "poolctl-apply": dict(
  summary="make the host's pools, profiles and named domains match a file",
- synopsis="poolctl apply [--config FILE] [--dry-run]",
+ synopsis="poolctl apply [--config FILE] [--dry-run | --check]",
  description="""Reads FILE (default /etc/poolmem/poolmem.toml; TOML), compares it with the host
 and prints the plan: one line per step saying what changes, then the poolctl command (or
 chown/chmod) that does it, as an operator would type it. Then every step is checked
@@ -334,7 +334,8 @@ size), chunk, tier_policy, pool_select, pools, home_node, owner, mode, pinnable;
 [domains.NAME] with size, local, pool, chunk, tier_policy, pool_select, pools,
 home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
  options=[("--config FILE","the file (default /etc/poolmem/poolmem.toml)"),
-          ("--dry-run","print the plan, check every step, change nothing")],
+          ("--dry-run","print the plan, check every step, change nothing"),
+          ("--check","the same as --dry-run (the other verbs' word for it)")],
  examples="""# poolctl apply --dry-run
 /etc/poolmem/poolmem.toml: 2 steps
 + pool pa: online dax0.0
@@ -518,9 +519,9 @@ va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, t
  see=["poolctl-vm-create", "poolctl-vm-show", "poolctl-pool-drain"]),
 "poolctl-vm-destroy": dict(
  summary="destroy a VM domain",
- synopsis="poolctl vm destroy NAME",
+ synopsis="poolctl vm destroy NAME [--check]",
  description="Unlinks /run/poolmem/NAME at once (no new opens; rm does the same). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
- options=[],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
  examples="""# poolctl vm destroy web1
 web1: destroyed (memory returns when the last open file and mapping go)""",
  see=["poolctl-vm-create"]),

@@ -126,9 +126,18 @@ fi
 expect_exit 4 "^poolctl: pb: cannot offline: chunks of domains live there: .*db \(16 chunks\)" poolctl pool offline pb
 expect_exit 4 "^poolctl: pa: cannot remove: chunks of domains live there: web1" poolctl pool remove pa
 
+# --check: the checks alone; web1 stays
+out=$(poolctl vm destroy web1 --check) || fail "vm destroy web1 --check: $out"
+echo "$out" | grep -q "^web1: destroy would go ahead (" || fail "vm destroy --check: $out"
+[ -d $DOMSYS/web1 ] || fail "vm destroy --check destroyed web1"
 poolctl vm destroy web1
 poolctl vm destroy db
 check_eq "pools empty" "0 0" "$(pool_attr pa allocated_bytes) $(pool_attr pb allocated_bytes)"
+out=$(poolctl pool offline pb --check) || fail "pool offline pb --check: $out"
+echo "$out" | grep -q "^pb: offline would go ahead: no chunk there, [0-9]* blocks on node $nb$" || fail "pool offline --check: $out"
+out=$(poolctl pool remove pa --check) || fail "pool remove pa --check: $out"
+check_eq "pb: blocks still online after the checks" "$(node_blocks $nb | wc -l)" "$(online_node_blocks $nb)"
+[ -d $POOLSYS/pa ] || fail "pool remove --check removed pa"
 poolctl pool offline pb
 check_eq "pb: blocks online after offline" 0 "$(node_blocks $nb | while read b; do grep -l online $MEMSYS/$b/state; done | wc -l)"
 poolctl pool show pb | grep -q "^  zone       no block online$" || fail "pool show pb after offline: $(poolctl pool show pb)"
