@@ -39,6 +39,7 @@ struct CreateOptions {
 	std::string qemu = "qemu-system-x86_64"; ///< the QEMU the arguments are for
 	unsigned prealloc = 0;                    ///< --prealloc THREADS (0: fault on touch)
 	bool check = false;                       ///< --check: every check, nothing made
+	bool json = false;                        ///< --json: the result as one object
 };
 
 struct NameOptions {
@@ -459,6 +460,11 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 		/* the kernel's checks too, admission included: nothing is made */
 		if (g.planned_pools.empty())
 			open_control(g).domain_create(s, true);
+		if (o.json) {
+			print_json(g, {{"name", s.name}, {"created", false}, {"size_bytes", s.bytes},
+				       {"admission_checked", g.planned_pools.empty()}});
+			return;
+		}
 		std::printf("%s: would be created (%s: local %s, pool %s)%s\n", s.name.c_str(), o.size.c_str(),
 			    o.local.c_str(), o.pool.c_str(),
 			    g.planned_pools.empty() ? "" : "; admission checked once the planned pools exist");
@@ -489,15 +495,22 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	if (ask_qemu)
 		std::fprintf(stderr, "poolctl: %s: arguments for %s%s\n", s.name.c_str(), qemu.describe().c_str(),
 			     qemu.found ? "" : ": for QEMU 7.2 and later");
+	std::string args;
 	if (o.znuma) {
-		std::printf("%s\n%s\n", path.c_str(), znuma_arguments(g, s, path, o.vcpus, pre).c_str());
+		args = znuma_arguments(g, s, path, o.vcpus, pre);
+	} else {
+		std::string objects;
+		const std::string id = poolmem::qemu_object_id(s.name);
+		const std::string extra = prealloc_properties(pre, id, objects);
+		args = objects + qemu_argument(s.name, path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20), extra);
+	}
+	if (o.json) {
+		/* what a script needs to start QEMU: Documentation/json.md */
+		print_json(g, {{"name", s.name}, {"created", true}, {"path", path}, {"size_bytes", s.bytes},
+			       {"chunk_bytes", s.chunk_bytes}, {"qemu_arguments", args}});
 		return;
 	}
-	std::string objects;
-	const std::string id = poolmem::qemu_object_id(s.name);
-	const std::string extra = prealloc_properties(pre, id, objects);
-	std::printf("%s\n%s%s\n", path.c_str(), objects.c_str(),
-		    qemu_argument(s.name, path, s.bytes, std::max<uint64_t>(s.chunk_bytes, 2ULL << 20), extra).c_str());
+	std::printf("%s\n%s\n", path.c_str(), args.c_str());
 }
 
 } // namespace
@@ -860,6 +873,8 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 			   "node's CPUs where QEMU has thread contexts)")
 		->type_name("THREADS");
 	add_check_flag(create, c->check, true);
+	create->add_flag("--json", c->json, "print the result as JSON: name, path, size and chunk bytes, and the QEMU arguments")
+		->excludes("--libvirt");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();

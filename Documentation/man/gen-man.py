@@ -356,7 +356,7 @@ same file.""",
  see=["poolctl-apply"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
- synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt] [--znuma [--vcpus N]] [--prealloc THREADS] [--qemu BINARY]",
+ synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt] [--znuma [--vcpus N]] [--prealloc THREADS] [--qemu BINARY] [--check] [--json]",
  description="""Creates the domain file /run/poolmem/NAME (the poolmem file system, mounted when it is
 not) of SIZE bytes and prints its path and a QEMU argument that backs guest RAM with it
 as it is: the object id mem-NAME (QEMU wants ids that start with a letter), share=on
@@ -419,7 +419,8 @@ slower start. For a QEMU with thread contexts (7.2 and later) the threads run in
 the local chunks come from, and on a real host the socket the pool memory hangs off
 (pool nodes have no CPUs of their own). Not with --libvirt: libvirt preallocates with
 <memoryBacking><allocation mode='immediate' threads='N'/>.""",
- options=[("--check","run every check the command runs, the kernel's admission included (POOLMEM_DOMAIN_CHECK: not counted as a refusal), and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+ options=[("--json","print the result as one JSON object: name, created, path, size_bytes, chunk_bytes and qemu_arguments (with --check: name, created false, size_bytes, admission_checked); not with --libvirt"),
+          ("--check","run every check the command runs, the kernel's admission included (POOLMEM_DOMAIN_CHECK: not counted as a refusal), and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
           ("--size SIZE","size of the guest RAM"),
           ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
           ("--pool SIZE","quota of the pool tier (default 0)"),

@@ -65,6 +65,13 @@ poolctl vm create db --size 32M --pool 32M --tier-policy pool-first --pool-selec
 	--owner tenant --mode 0600 >/dev/null
 check_eq "db owner" "1000 1000" "$(stat -c '%u %g' /run/poolmem/db)"
 poolctl vm create lv --size 16M --pool 16M --libvirt | grep -q "<path>/run/poolmem/lv</path>" || fail "libvirt snippet"
+# --json: what a script starts QEMU with
+out=$(poolctl vm create js --size 16M --pool 16M --json) || fail "vm create --json: $out"
+for kv in '"name":"js"' '"created":true' '"path":"/run/poolmem/js"' '"size_bytes":16777216' '"chunk_bytes":2097152'; do
+	echo "$out" | tr -d ' \n' | grep -qF "$kv" || fail "vm create --json: no $kv: $out"
+done
+echo "$out" | grep -q '"qemu_arguments": ".*mem-path=/run/poolmem/js,size=16777216' || fail "vm create --json arguments: $out"
+poolctl vm destroy js >/dev/null
 poolctl vm destroy lv >/dev/null
 
 expect_exit 4 "^poolctl: web1: cannot create domain: a domain of that name exists" \
