@@ -40,6 +40,25 @@ static bool pm_set_pending(struct pm_domain *d)
 }
 
 /*
+ * Bytes of @d that must still move (POOLMEM_DOMAIN_SET's remaining_bytes):
+ * the local tier's excess, and the larger of the pool tier's excess and
+ * what lies on pools outside the mask, since one move can settle both. A
+ * lower bound: pm_set_move() may meet an excess chunk that is not outside
+ * first. Caller holds d->lock.
+ */
+static u64 pm_set_remaining(struct pm_domain *d)
+	__must_hold(&d->lock)
+{
+	u64 over_local = 0, over_pool = 0;
+
+	if (d->usage[PM_TIER_LOCAL] > d->committed[PM_TIER_LOCAL])
+		over_local = d->usage[PM_TIER_LOCAL] - d->committed[PM_TIER_LOCAL];
+	if (d->usage[PM_TIER_POOL] > d->committed[PM_TIER_POOL])
+		over_pool = d->usage[PM_TIER_POOL] - d->committed[PM_TIER_POOL];
+	return over_local + max(over_pool, pm_bytes_outside(d));
+}
+
+/*
  * Move the chunks of @h that must leave after POOLMEM_DOMAIN_SET: those on
  * pools outside the pool_mask (to the pools left), and chunks of a tier
  * whose usage exceeds its committed quota (to the other tier). The
@@ -50,10 +69,12 @@ static bool pm_set_pending(struct pm_domain *d)
  * referenced for a moment are retried over about a second. When only
  * retired chunks (discarded, still referenced elsewhere) are left in the
  * way, they can't move but will go by themselves, and the quota settles
- * then: done. Returns 0 or the error that stopped it.
+ * then: done. With POOLMEM_SET_STEP it returns 0 once move_bytes more have
+ * moved. Returns 0 or the error that stopped it.
  */
 static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 {
+	const u64 stop = (a->flags & POOLMEM_SET_STEP) ? a->moved_bytes + a->move_bytes : U64_MAX;
 	struct pm_domain *d = h->d;
 	unsigned int pass;
 	bool pending;
@@ -88,6 +109,8 @@ static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 				return 0;
 			if (!move)
 				continue;
+			if (a->moved_bytes >= stop)
+				return 0;	/* this step's share moved */
 			movable = true;
 			if (signal_pending(current))
 				return -EINTR;
@@ -109,7 +132,10 @@ static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 static int pm_set_check_args(const struct poolmem_domain_set *a)
 {
 	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) || a->moved_bytes || a->need_bytes ||
-	    a->room_bytes || memchr_inv(a->reserved, 0, sizeof(a->reserved)))
+	    a->room_bytes || a->remaining_bytes)
+		return -EINVAL;
+	/* a step has a size; STEP with CHECK would move nothing anyway */
+	if ((a->flags & POOLMEM_SET_STEP) ? !a->move_bytes || (a->flags & POOLMEM_SET_CHECK) : a->move_bytes)
 		return -EINVAL;
 	if ((!(a->flags & POOLMEM_SET_TIERING) && (a->tiering || a->hot_ms || a->scan_rate)) ||
 	    a->tiering >= POOLMEM_NR_TIERING || a->hot_ms > 3600 * 1000 ||
@@ -277,11 +303,60 @@ static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create
 }
 
 /*
+ * Move what must move of the held domain @h (at most a step with
+ * POOLMEM_SET_STEP), then say in @a how much is left. Returns 0 or the
+ * error that stopped the moves.
+ */
+static int pm_set_finish(struct pm_held *h, struct poolmem_domain_set *a, bool pending)
+{
+	struct pm_domain *d = h->d;
+	int ret;
+
+	ret = pending ? pm_set_move(h, a) : 0;
+	mutex_lock(&d->lock);
+	a->remaining_bytes = pm_set_remaining(d);
+	mutex_unlock(&d->lock);
+	if (ret)
+		pr_info("domain %s: settings applied, but chunks could not all move (%d); tiers stay at their usage until done\n",
+			d->name, ret);
+	return ret;
+}
+
+/*
+ * POOLMEM_SET_STEP alone: go on with the moves an earlier change left.
+ * Nothing is checked again: the settings are those already applied.
+ */
+static int pm_set_resume(struct poolmem_domain_set *a)
+{
+	struct pm_held h = {};
+	bool pending;
+	int ret;
+
+	mutex_lock(&pm_lock);
+	h.d = pm_domain_find_live(a->name);
+	if (h.d)
+		h.inode = pm_domain_hold(h.d);
+	mutex_unlock(&pm_lock);
+	if (!h.d)
+		return -ENOENT;
+	if (!h.inode)
+		return 0;	/* its file is being evicted: nothing left to move */
+	mutex_lock(&h.d->lock);
+	pending = pm_set_pending(h.d);
+	mutex_unlock(&h.d->lock);
+	ret = pm_set_finish(&h, a, pending);
+	pm_domain_release_held(&h);
+	return ret;
+}
+
+/*
  * POOLMEM_DOMAIN_SET on the live domain @a->name. Returns 0 once the
- * settings apply and every chunk that had to move did; -EINVAL, -ENOENT,
- * -ENOSPC (admission, or no room for what must move: @a says how much)
- * before anything changed; or, after the settings applied, the error that
- * stopped the moves (the tiers then stay at their usage until done).
+ * settings apply and every chunk that had to move did (or, with
+ * POOLMEM_SET_STEP, a step's worth: remaining_bytes says what is left);
+ * -EINVAL, -ENOENT, -ENOSPC (admission, or no room for what must move: @a
+ * says how much) before anything changed; or, after the settings applied,
+ * the error that stopped the moves (the tiers then stay at their usage
+ * until done).
  */
 int pm_domain_set(struct poolmem_domain_set *a)
 {
@@ -296,6 +371,8 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	ret = pm_set_check_args(a);
 	if (ret)
 		return ret;
+	if (a->flags == POOLMEM_SET_STEP)
+		return pm_set_resume(a);
 	mutex_lock(&pm_lock);
 	d = pm_domain_find_live(a->name);
 	ret = d ? pm_set_proposal(d, a, &c, &mask) : -ENOENT;
@@ -321,10 +398,7 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	if (!h.inode)
 		return 0;	/* its file is being evicted: nothing left to move */
 
-	ret = pending ? pm_set_move(&h, a) : 0;
-	if (ret)
-		pr_info("domain %s: settings applied, but chunks could not all move (%d); tiers stay at their usage until done\n",
-			d->name, ret);
+	ret = pm_set_finish(&h, a, pending);
 	/* the tiering worker runs only while the file exists: it is held here */
 	if (!ret && (a->flags & POOLMEM_SET_TIERING))
 		ret = pm_tier_set(d, a->tiering, a->scan_rate, a->hot_ms);

@@ -405,6 +405,10 @@ DomainSetResult Control::domain_set(const std::string &name, const DomainChange 
 	}
 	if (c.check)
 		a.flags |= POOLMEM_SET_CHECK;
+	if (c.step) {
+		a.flags |= POOLMEM_SET_STEP;
+		a.move_bytes = c.step;
+	}
 	DomainSetResult r;
 	if (ioctl(fd_, POOLMEM_DOMAIN_SET, &a)) {
 		r.err = errno;
@@ -422,6 +426,7 @@ DomainSetResult Control::domain_set(const std::string &name, const DomainChange 
 	r.moved_bytes = a.moved_bytes;
 	r.need_bytes = a.need_bytes;
 	r.room_bytes = a.room_bytes;
+	r.remaining_bytes = a.remaining_bytes;
 	return r;
 }
 

@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	12	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK; 11: /proc/poolmem/domains, domain_histograms; 12: domain ids (sysfs id, poolmem_memory_error.domain_id) */
+#define POOLMEM_ABI_VERSION	13	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK; 11: /proc/poolmem/domains, domain_histograms; 12: domain ids (sysfs id, poolmem_memory_error.domain_id); 13: POOLMEM_SET_STEP */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */
@@ -301,6 +301,14 @@ struct poolmem_domain_info {
  * left; where they don't fit within the new quotas and the free memory,
  * nothing changes: -ENOSPC with need_bytes and room_bytes. The struct's
  * size is its version: later versions append fields.
+ *
+ * With POOLMEM_SET_STEP the moves stop once move_bytes have moved (the
+ * ioctl returns 0), and remaining_bytes says how many must still move (at
+ * least; 0 when done). Until then the shrunk tiers keep a quota of their
+ * usage, as while any move runs. POOLMEM_SET_STEP alone changes no setting:
+ * it goes on with the moves an earlier POOLMEM_DOMAIN_SET left (a step, a
+ * signal, a chunk that stayed referenced). So a caller moves a large change
+ * in steps it can time, show and interrupt.
  */
 #define POOLMEM_SET_QUOTA		(1u << 0)	/* quota[] */
 #define POOLMEM_SET_POOL_MASK		(1u << 1)	/* pool_mask (0 = every pool) */
@@ -309,9 +317,11 @@ struct poolmem_domain_info {
 #define POOLMEM_SET_TIERING		(1u << 4)	/* tiering, scan_rate, hot_ms */
 /* every check, admission and room for the moves included; nothing changes */
 #define POOLMEM_SET_CHECK		(1u << 5)
+/* move at most move_bytes, then return (ABI 13) */
+#define POOLMEM_SET_STEP		(1u << 6)
 #define POOLMEM_SET_FLAGS		(POOLMEM_SET_QUOTA | POOLMEM_SET_POOL_MASK | \
 					 POOLMEM_SET_TIER_POLICY | POOLMEM_SET_POOL_SELECT | \
-					 POOLMEM_SET_TIERING | POOLMEM_SET_CHECK)
+					 POOLMEM_SET_TIERING | POOLMEM_SET_CHECK | POOLMEM_SET_STEP)
 
 /*
  * Tiering of a domain. Each period (module parameter tiering_period_ms)
@@ -345,7 +355,8 @@ struct poolmem_domain_set {
 	__u32 tiering;			/* enum poolmem_tiering */
 	__u32 hot_ms;			/* 0 = keep (default 500) */
 	__u64 scan_rate;		/* bytes per second; 0 = keep (default 64 MiB) */
-	__u64 reserved[2];
+	__u64 move_bytes;		/* in, POOLMEM_SET_STEP: move at most this much (> 0) */
+	__u64 remaining_bytes;		/* out: still to move, at least (0: done) */
 };
 
 /* The largest scan_rate: 1 TiB a second (more is -EINVAL). */

@@ -57,11 +57,16 @@ struct DomainChange {
 	/// Every check (admission and room for the moves included), nothing
 	/// changed: POOLMEM_SET_CHECK.
 	bool check = false;
+	/// Move at most this many bytes, then return (POOLMEM_SET_STEP, ABI
+	/// 13); 0: every move at once. With no field above set, a step goes on
+	/// with the moves an earlier change left.
+	uint64_t step = 0;
 };
 
 struct DomainSetResult {
 	int err = 0; ///< 0, ENOSPC (need/room say why), EBUSY, EAGAIN, EIO, EINTR
 	uint64_t moved_bytes = 0, need_bytes = 0, room_bytes = 0;
+	uint64_t remaining_bytes = 0; ///< still to move, at least (ABI 13)
 };
 
 struct DomainSpec {
