@@ -17,6 +17,7 @@
 // conflict and left; a pool's overcommit changes live (pool set); objects the file does not name are
 // left alone.
 #include "commands.hpp"
+#include "moves.hpp"
 
 #include <poolmem/chain.hpp>
 #include <poolmem/control.hpp>
@@ -55,6 +56,7 @@ const char *const default_config = "/etc/poolmem/poolmem.toml";
 struct ApplyOptions {
 	std::string config = default_config;
 	bool dry_run = false;
+	bool json = false; ///< the plan and what became of each step, as one object
 };
 
 struct ExportOptions {
@@ -442,7 +444,7 @@ std::string quoted(const std::vector<std::string> &argv)
 
 /// Run ARGV ("poolctl" is this binary); its exit status. QUIET: its
 /// standard output goes to /dev/null (errors still reach standard error).
-int run(const std::vector<std::string> &argv, const GlobalOptions &g, bool quiet = false)
+int run(const std::vector<std::string> &argv, const GlobalOptions &g, bool quiet = false, std::string *errors = nullptr)
 {
 	std::vector<std::string> full = argv;
 	if (full[0] == "poolctl") {
@@ -450,6 +452,9 @@ int run(const std::vector<std::string> &argv, const GlobalOptions &g, bool quiet
 		full.insert(full.begin() + 1, {"--sysfs", g.sysfs, "--control", g.control, "--mount", g.mount});
 	}
 	std::fflush(stdout);
+	int pipefd[2] = {-1, -1};
+	if (errors && pipe2(pipefd, O_CLOEXEC))
+		throw poolmem::Error("apply", "cannot make a pipe", errno);
 	pid_t pid = fork();
 	if (pid < 0)
 		throw poolmem::Error("apply", "cannot fork", errno);
@@ -463,9 +468,23 @@ int run(const std::vector<std::string> &argv, const GlobalOptions &g, bool quiet
 			if (null >= 0)
 				dup2(null, STDOUT_FILENO);
 		}
+		/* --json: the step's error goes into the object */
+		if (errors)
+			dup2(pipefd[1], STDERR_FILENO);
 		execvp(av[0], av.data());
 		std::fprintf(stderr, "poolctl: %s: cannot run: %s\n", full[0].c_str(), std::strerror(errno));
 		_exit(127);
+	}
+	if (errors) {
+		::close(pipefd[1]);
+		char buf[4096];
+		ssize_t n;
+		while ((n = ::read(pipefd[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+			if (n > 0)
+				errors->append(buf, static_cast<size_t>(n));
+		::close(pipefd[0]);
+		while (!errors->empty() && errors->back() == '\n')
+			errors->pop_back();
 	}
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -473,10 +492,13 @@ int run(const std::vector<std::string> &argv, const GlobalOptions &g, bool quiet
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAILED;
 }
 
-/// Fail as a step's own exit code RC would: 2 usage, 3 not found, 4 refused, else 1.
-[[noreturn]] void fail_as(int rc, const std::string &object, const std::string &message)
+/// Fail as a step's own exit code RC would: 2 usage, 3 not found, 4 refused,
+/// else 1; PARTIAL (steps were applied): exit 5.
+[[noreturn]] void fail_as(int rc, const std::string &object, const std::string &message, bool partial = false)
 {
 	std::fflush(stdout); /* the plan and the x lines before the error */
+	if (partial)
+		throw PartialError(object, message, EIO);
 	if (rc == EXIT_USAGE)
 		throw UsageError(object + ": " + message);
 	throw poolmem::Error::plain(object, message, rc == EXIT_REFUSED ? EBUSY : rc == EXIT_NOTFOUND ? ENOENT : EIO);
@@ -491,9 +513,12 @@ struct Checks {
 	const Plan &plan;
 	const GlobalOptions &g;
 	bool new_pools = false;
+	bool quiet = false; ///< --json: no "x step" lines
 	std::vector<bool> done;
+	std::vector<int> rcs; ///< each step's check: -1 not run (yet), else its exit code
+	std::vector<std::string> errors; ///< with quiet: what each failed check said
 
-	Checks(const Plan &p, const GlobalOptions &gg) : plan(p), g(gg), done(p.steps.size())
+	Checks(const Plan &p, const GlobalOptions &gg) : plan(p), g(gg), done(p.steps.size()), rcs(p.steps.size(), -1), errors(p.steps.size())
 	{
 		for (const auto &s : plan.steps)
 			if (s.argv[0] == "poolctl" && s.argv[1] == "pool" && s.what.rfind("+ pool", 0) == 0) {
@@ -530,12 +555,14 @@ struct Checks {
 			if (!final && waits(i))
 				argv.insert(argv.begin() + 1, {"--planned-pools", planned});
 			argv.push_back("--check");
-			const int rc = run(argv, g, true);
+			const int rc = run(argv, g, true, quiet ? &errors[i] : nullptr);
+			rcs[i] = rc;
 			if (!rc) {
 				passed++;
 				continue;
 			}
-			std::printf("x step %zu (%s) would fail with exit code %d\n", i + 1, s.what.c_str(), rc);
+			if (!quiet)
+				std::printf("x step %zu (%s) would fail with exit code %d\n", i + 1, s.what.c_str(), rc);
 			failed++;
 			if (!first)
 				first = rc;
@@ -566,29 +593,62 @@ void run_apply(const GlobalOptions &g, const ApplyOptions &o)
 	plan_profiles(o.config, root, ctl, plan);
 	plan_domains(o.config, root, g, ctl, plan);
 
-	for (const auto &c : plan.conflicts)
-		std::printf("! %s\n", c.c_str());
-	for (const auto &u : plan.unmanaged)
-		std::printf("= %s: not in %s, left as it is\n", u.c_str(), o.config.c_str());
-	if (plan.steps.empty()) {
-		std::printf("%s: the host matches; nothing to do\n", o.config.c_str());
-	} else {
-		std::printf("%s: %s\n", o.config.c_str(), poolmem::plural(plan.steps.size(), "step").c_str());
-		for (const auto &s : plan.steps)
-			std::printf("%s\n    %s\n", s.what.c_str(), quoted(s.argv).c_str());
+	if (!o.json) {
+		for (const auto &c : plan.conflicts)
+			std::printf("! %s\n", c.c_str());
+		for (const auto &u : plan.unmanaged)
+			std::printf("= %s: not in %s, left as it is\n", u.c_str(), o.config.c_str());
+		if (plan.steps.empty()) {
+			std::printf("%s: the host matches; nothing to do\n", o.config.c_str());
+		} else {
+			std::printf("%s: %s\n", o.config.c_str(), poolmem::plural(plan.steps.size(), "step").c_str());
+			for (const auto &s : plan.steps)
+				std::printf("%s\n    %s\n", s.what.c_str(), quoted(s.argv).c_str());
+		}
 	}
 	Checks checks(plan, g);
+	checks.quiet = o.json;
+	std::vector<int> run_rcs(plan.steps.size(), -1); /* each step's exit code once run */
+	/* --json: the plan, each step's check and run, Documentation/json.md */
+	auto print_result = [&] {
+		if (!o.json)
+			return;
+		nlohmann::json steps = nlohmann::json::array();
+		for (size_t i = 0; i < plan.steps.size(); i++) {
+			const auto &s = plan.steps[i];
+			const int crc = checks.rcs[i], rrc = run_rcs[i];
+			steps.push_back({{"what", s.what},
+					 {"command", s.argv},
+					 {"waits_for_pools", checks.waits(i)},
+					 {"check", s.argv[0] != "poolctl" ? "none" : crc < 0 ? "pending" : crc ? "failed" : "passed"},
+					 {"check_exit_code", crc < 0 ? nlohmann::json(nullptr) : nlohmann::json(crc)},
+					 {"check_error", crc > 0 ? nlohmann::json(checks.errors[i]) : nlohmann::json(nullptr)},
+					 {"applied", rrc == 0},
+					 {"exit_code", rrc < 0 ? nlohmann::json(nullptr) : nlohmann::json(rrc)}});
+		}
+		print_json(g, {{"config", o.config},
+			       {"applied", !o.dry_run && std::all_of(run_rcs.begin(), run_rcs.end(),
+									  [](int rc) { return rc == 0; })},
+			       {"steps", steps},
+			       {"conflicts", plan.conflicts},
+			       {"unmanaged", plan.unmanaged}});
+	};
 	size_t passed = 0, failed = 0, waiting = 0;
 	for (size_t i = 0; i < plan.steps.size(); i++)
 		waiting += checks.waits(i);
 	if (int rc = checks.run_checks(false, passed, failed); rc || !plan.steps.empty()) {
-		std::printf("checks: %zu passed, %zu failed%s\n", passed, failed,
-			    waiting ? ("; the admission of " + poolmem::plural(waiting, "step") +
-				       " on domains and profiles is checked once the pools this plan registers exist")
-						.c_str()
-				    : "");
-		if (rc)
-			fail_as(rc, o.config, poolmem::plural(failed, "step") + " would fail (x lines above); nothing applied");
+		if (!o.json)
+			std::printf("checks: %zu passed, %zu failed%s\n", passed, failed,
+				    waiting ? ("; the admission of " + poolmem::plural(waiting, "step") +
+					       " on domains and profiles is checked once the pools this plan registers "
+					       "exist")
+							.c_str()
+					    : "");
+		if (rc) {
+			print_result();
+			fail_as(rc, o.config, poolmem::plural(failed, "step") + " would fail (" +
+						      (o.json ? "steps[].check" : "x lines above") + "); nothing applied");
+		}
 	}
 	if (!o.dry_run) {
 		/* what is done, for the message when a later step fails */
@@ -598,20 +658,29 @@ void run_apply(const GlobalOptions &g, const ApplyOptions &o)
 		for (size_t i = 0; i < plan.steps.size(); i++) {
 			if (checks.waits(i) && !checks.done[i]) {
 				size_t p2 = 0, f2 = 0;
-				if (int rc = checks.run_checks(true, p2, f2))
+				if (int rc = checks.run_checks(true, p2, f2)) {
+					print_result();
 					fail_as(rc, o.config,
-						poolmem::plural(f2, "step") + " would fail (x lines above): " + applied(i) +
+						poolmem::plural(f2, "step") + " would fail (" +
+							(o.json ? "steps[].check" : "x lines above") + "): " + applied(i) +
 							std::to_string(i + 1) + "-" + std::to_string(plan.steps.size()) +
-							" not (run apply again once fixed)");
+							" not (run apply again once fixed)",
+						i > 0);
+				}
 			}
-			const int rc = run(plan.steps[i].argv, g);
-			if (rc)
+			const int rc = run(plan.steps[i].argv, g, o.json);	/* its error stays on stderr */
+			run_rcs[i] = rc;
+			if (rc) {
+				print_result();
 				fail_as(rc, o.config,
 					"step " + std::to_string(i + 1) + " (" + plan.steps[i].what + ") failed with exit code " +
 						std::to_string(rc) + ": " + applied(i) + std::to_string(i + 1) + "-" +
-						std::to_string(plan.steps.size()) + " not (run apply again once fixed)");
+						std::to_string(plan.steps.size()) + " not (run apply again once fixed)",
+					i > 0);
+			}
 		}
 	}
+	print_result();
 	if (!plan.conflicts.empty())
 		throw poolmem::Error::plain(o.config, poolmem::plural(plan.conflicts.size(), "conflict") +
 							     " left (lines starting with !)",
@@ -739,6 +808,8 @@ void setup_apply(CLI::App &app, const GlobalOptions &g)
 	apply->add_option("--config", ao->config, std::string("the file (default ") + default_config + ")");
 	apply->add_flag("--dry-run", ao->dry_run, "print the plan, change nothing");
 	apply->add_flag("--check", ao->dry_run, "the same as --dry-run (the other verbs' word for it)");
+	apply->add_flag("--json", ao->json,
+			"print the plan as JSON: each step's command, its check and whether it was applied");
 	apply->callback([&g, ao] { run_apply(g, *ao); });
 
 	auto eo = std::make_shared<ExportOptions>();

@@ -31,6 +31,7 @@ struct StatusOptions {
 
 struct RegisterOptions {
 	std::string device, size, extent = "128M";
+	bool check = false, json = false;
 };
 
 struct ClaimOptions {
@@ -42,6 +43,7 @@ struct ClaimOptions {
 
 struct FenceOptions {
 	std::string host, by;
+	bool check = false, json = false;
 };
 
 std::string endpoint(const ClusterOptions &c)
@@ -136,7 +138,7 @@ void run_status(const GlobalOptions &g, const ClusterOptions &c, const StatusOpt
 	}
 }
 
-void run_register(const ClusterOptions &c, const RegisterOptions &o)
+void run_register(const GlobalOptions &g, const ClusterOptions &c, const RegisterOptions &o)
 {
 	poolmem::cluster::Etcd etcd(endpoint(c));
 	etcd.set_tls(c.tls);
@@ -144,9 +146,13 @@ void run_register(const ClusterOptions &c, const RegisterOptions &o)
 	poolmem::cluster::Device d{o.device, size_value("--size", o.size), size_value("--extent", o.extent)};
 	if (!d.extent_bytes || d.size_bytes % d.extent_bytes)
 		throw UsageError("--size " + o.size + ": not a whole number of --extent " + o.extent + " extents");
-	ledger.register_device(d);
-	std::printf("%s: registered, %u extents of %s\n", d.name.c_str(), d.extents(),
-		    poolmem::format_size(d.extent_bytes).c_str());
+	const bool fresh = ledger.register_device(d, o.check);
+	const std::string what = std::to_string(d.extents()) + " extents of " + poolmem::format_size(d.extent_bytes);
+	report(g, o.json,
+	       d.name + (o.check ? fresh ? ": would be registered, " : ": registered already, the same: "
+				 : fresh ? ": registered, " : ": registered already, the same: ") + what,
+	       {{"device", d.name}, {"registered", !o.check}, {"new", fresh}, {"size_bytes", d.size_bytes},
+		{"extent_bytes", d.extent_bytes}, {"extents", d.extents()}});
 }
 
 std::atomic<bool> stop_claim{false};
@@ -203,7 +209,7 @@ void run_claim(const ClusterOptions &c, const ClaimOptions &o)
 	std::printf("%s: released %zu extents and left\n", o.host.c_str(), idx.size());
 }
 
-void run_fence(const ClusterOptions &c, const FenceOptions &o)
+void run_fence(const GlobalOptions &g, const ClusterOptions &c, const FenceOptions &o)
 {
 	poolmem::cluster::Etcd etcd(endpoint(c));
 	etcd.set_tls(c.tls);
@@ -214,8 +220,22 @@ void run_fence(const ClusterOptions &c, const FenceOptions &o)
 		gethostname(h, sizeof(h) - 1);
 		by = std::string("operator on ") + h;
 	}
+	if (o.check) {
+		/* fence()'s own rule: the host is down (no lease holds hosts/<host>) */
+		if (const int64_t lease = ledger.host_lease(o.host))
+			throw poolmem::Error::plain(o.host, "is alive (lease " + std::to_string(lease) +
+								  " holds the ledger): fence only a host that is down and cut off",
+						    EBUSY);
+		size_t n = 0;
+		for (const auto &e : ledger.status().extents)
+			n += e.host == o.host;
+		report(g, o.json, o.host + ": fence would go ahead; " + std::to_string(n) + " extents would be free again",
+		       {{"host", o.host}, {"fenced", false}, {"by", by}, {"extents", n}});
+		return;
+	}
 	const auto gone = ledger.fence(o.host, by);
-	std::printf("%s: fenced by %s; %zu extents are free again\n", o.host.c_str(), by.c_str(), gone.size());
+	report(g, o.json, o.host + ": fenced by " + by + "; " + std::to_string(gone.size()) + " extents are free again",
+	       {{"host", o.host}, {"fenced", true}, {"by", by}, {"extents", gone.size()}});
 }
 
 } // namespace
@@ -246,7 +266,10 @@ void setup_cluster(CLI::App &app, const GlobalOptions &g)
 	reg->add_option("device", r->device, "the device's cluster-wide name (e.g. its serial)")->required();
 	reg->add_option("--size", r->size, "its capacity")->required();
 	reg->add_option("--extent", r->extent, "extent size, a multiple of the memory block size (default 128M)");
-	reg->callback([c, r] { run_register(*c, *r); });
+	add_check_flag(reg, r->check);
+	add_json_flag(reg, r->json, "device, registered, new (false: the same definition was there), size_bytes, "
+				    "extent_bytes, extents");
+	reg->callback([&g, c, r] { run_register(g, *c, *r); });
 
 	auto k = std::make_shared<ClaimOptions>();
 	auto *claim = cl->add_subcommand("claim", "join as a host, claim extents atomically, hold them, release on exit");
@@ -262,7 +285,9 @@ void setup_cluster(CLI::App &app, const GlobalOptions &g)
 	auto *fence = cl->add_subcommand("fence", "confirm that a down host is cut off: its fencing extents become free");
 	fence->add_option("host", f->host, "the host")->required();
 	fence->add_option("--by", f->by, "who confirms (default: the operator on this machine)");
-	fence->callback([c, f] { run_fence(*c, *f); });
+	add_check_flag(fence, f->check);
+	add_json_flag(fence, f->json, "host, fenced, by, extents (free again)");
+	fence->callback([&g, c, f] { run_fence(g, *c, *f); });
 }
 
 } // namespace poolctl

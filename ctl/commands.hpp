@@ -19,6 +19,7 @@ enum Exit : int {
 	EXIT_USAGE = 2,    ///< bad command line or bad value (size, policy, ...)
 	EXIT_NOTFOUND = 3, ///< no such pool, domain, device or user
 	EXIT_REFUSED = 4,  ///< refused: busy, exists, over capacity, no permission
+	EXIT_PARTIAL = 5,  ///< partly done: changed something, then stopped (the message says what is left)
 };
 
 /// Options every subcommand shares.
@@ -46,6 +47,13 @@ inline CLI::Option *add_check_flag(CLI::App *verb, bool &flag, bool admission = 
 				      (admission ? " (the kernel's admission included)" : "") +
 				      " and change nothing: exit 0 and one line if it would succeed, else its error and "
 				      "exit code");
+}
+
+/// --json on a verb that changes something: the result as one object
+/// (WHAT lists its keys; Documentation/json.md).
+inline CLI::Option *add_json_flag(CLI::App *verb, bool &flag, const std::string &what)
+{
+	return verb->add_flag("--json", flag, "print the result as JSON: " + what);
 }
 
 /// Thrown for a bad value the parser could not catch (exit code 2).
@@ -142,6 +150,10 @@ nlohmann::json counts_json(const poolmem::Counts &c);
 /// Print J (--json): indented, or on one line (JSON Lines) if COMPACT; with
 /// -u every "*_bytes" value becomes a human size string, as daxctl -u does.
 void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact = false);
+
+/// A mutating verb's result: LINE as it is, or with --json (JSON true) the
+/// object OBJ (Documentation/json.md, "Results of the verbs that change").
+void report(const GlobalOptions &g, bool json, const std::string &line, const nlohmann::json &obj);
 
 /// Size option value: "16G" -> bytes, or UsageError naming OPTION.
 uint64_t size_value(const std::string &option, const std::string &text);

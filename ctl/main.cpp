@@ -1,6 +1,7 @@
 // poolctl: the operator's command for poolmem. main() only wires the nouns
 // and parses; each noun lives in its own file.
 #include "commands.hpp"
+#include "moves.hpp"
 
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
@@ -151,6 +152,14 @@ void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact)
 	std::cout << (compact ? v.dump() : v.dump(2)) << std::endl;
 }
 
+void report(const GlobalOptions &g, bool json, const std::string &line, const nlohmann::json &obj)
+{
+	if (json)
+		print_json(g, obj);
+	else
+		std::printf("%s\n", line.c_str());
+}
+
 } // namespace poolctl
 
 int main(int argc, char **argv)
@@ -199,6 +208,12 @@ int main(int argc, char **argv)
 	} catch (const poolctl::UsageError &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
 		return poolctl::EXIT_USAGE;
+	} catch (const poolctl::PartialError &e) {
+		/* --json: what was done, for the script; the error on stderr as always */
+		if (!e.json.is_null())
+			poolctl::print_json(g, e.json);
+		std::fprintf(stderr, "poolctl: %s\n", e.what());
+		return poolctl::EXIT_PARTIAL;
 	} catch (const poolmem::Error &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
 		return poolctl::exit_code(e.code());

@@ -348,9 +348,18 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		    size_value("--zero-reserve", o.zero_reserve) > p.capacity_bytes)
 			throw UsageError("--zero-reserve " + o.zero_reserve + ": above the pool's capacity " +
 					 poolmem::format_size(p.capacity_bytes));
-		std::printf("%s: would change\n", p.name.c_str());
+		report(g, o.json, p.name + ": would change", {{"name", p.name}, {"changed", false}, {"pool", pool_json(p)}});
 		return;
 	}
+	/* with --json, one object at the end: the pool as it is then */
+	auto say = [&](const char *fmt, auto... args) {
+		if (!o.json)
+			std::printf(fmt, args...);
+	};
+	auto done = [&] {
+		if (o.json)
+			print_json(g, {{"name", o.name}, {"changed", true}, {"pool", pool_json(pool_or_throw(g, o.name))}});
+	};
 	if (pct) {
 		try {
 			write_pool_attr(g, p.name, "overcommit_pct", std::to_string(pct), "cannot set the overcommit");
@@ -365,7 +374,7 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 					" at that ratio (with the other pools they may use: see the kernel log)",
 				ENOSPC);
 		}
-		std::printf("%s: overcommit %s (admits %s; %s committed)\n", p.name.c_str(),
+		say("%s: overcommit %s (admits %s; %s committed)\n", p.name.c_str(),
 			    poolmem::format_overcommit(pct).c_str(),
 			    poolmem::format_size(p.capacity_bytes * pct / 100).c_str(),
 			    poolmem::format_size(p.committed_bytes).c_str());
@@ -374,10 +383,10 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		const std::string policy = o.on_errors == "report" ? "report" : "drain " + error_threshold(o.error_threshold);
 		write_pool_attr(g, p.name, "error_policy", policy, "cannot set the memory error policy");
 		auto now = pool_or_throw(g, o.name);
-		std::printf("%s: on memory errors: %s\n", p.name.c_str(), describe_error_policy(now.error_policy).c_str());
+		say("%s: on memory errors: %s\n", p.name.c_str(), describe_error_policy(now.error_policy).c_str());
 	}
 	if (o.zero_reserve.empty())
-		return;
+		return done();
 	std::string value = o.zero_reserve;
 	if (value.back() == '%') {
 		unsigned long pct = 0;
@@ -398,8 +407,9 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 	}
 	write_pool_attr(g, p.name, "zero_reserve", value, "cannot set the zero reserve");
 	auto now = pool_or_throw(g, o.name);
-	std::printf("%s: zero reserve %s (%s); it fills in the background on idle CPU\n", p.name.c_str(),
+	say("%s: zero reserve %s (%s); it fills in the background on idle CPU\n", p.name.c_str(),
 		    now.zero_reserve.c_str(), poolmem::format_size(now.zero_reserve_target_bytes).c_str());
+	done();
 }
 
 } // namespace pool_cmd
@@ -431,6 +441,9 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 			   "where the kernel can)")
 		->check(CLI::IsMember({"auto", "local", "device"}));
 	add_check_flag(online, on->check);
+	online->add_flag("--json", on->json,
+			 "print the result as JSON: device, region, node, zone, blocks online of the total, seconds, "
+			 "memmap, background");
 	online->callback([&g, on] { run_online(g, *on); });
 
 	auto ad = std::make_shared<AddOptions>();
@@ -441,6 +454,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 			"admission limit: capacity x this ratio, 1 to 10 (e.g. 1.5, or 150%; default 1)");
 	add->add_flag("--force", ad->force, "register a node with CPUs too");
 	add_check_flag(add, ad->check);
+	add_json_flag(add, ad->json, "name, registered, node, online_bytes");
 	add->callback([&g, ad] { run_add(g, *ad); });
 
 	auto lo = std::make_shared<NameOptions>();
@@ -458,6 +472,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	auto *off = pool->add_subcommand("offline", "offline a pool's memory (refused while chunks live there)");
 	off->add_option("name", oo->name, "pool")->required();
 	add_check_flag(off, oo->check);
+	add_json_flag(off, oo->json, "name, offlined, node, blocks");
 	off->callback([&g, oo] { run_offline(g, *oo); });
 
 	auto dro = std::make_shared<DrainOptions>();
@@ -466,16 +481,17 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	drain->add_flag("--offline", dro->offline, "offline the pool's memory once it is empty");
 	drain->add_flag("--allow-local", dro->allow_local,
 			"let chunks that fit no other pool move to their domain's local quota");
-	drain->add_option("--rate", dro->rate, "move at most SIZE per second (e.g. 512M)");
-	drain->add_option("--timeout", dro->timeout,
-			  "give up after this long without progress on referenced chunks (default 60 s)");
+	add_move_options(drain, dro->moves);
 	drain->add_flag("--check", dro->check, "only check that the pool's chunks fit elsewhere");
+	drain->add_flag("--json", dro->json,
+			"print the result as JSON: moved and remaining bytes, seconds, blocks offlined");
 	drain->callback([&g, dro] { run_drain(g, *dro); });
 
 	auto uo = std::make_shared<NameOptions>();
 	auto *undrain = pool->add_subcommand("undrain", "end draining: the pool takes chunks again");
 	undrain->add_option("name", uo->name, "pool")->required();
 	add_check_flag(undrain, uo->check);
+	add_json_flag(undrain, uo->json, "name, undrained, state");
 	undrain->callback([&g, uo] { run_undrain(g, *uo); });
 
 	auto se = std::make_shared<SetOptions>();
@@ -493,6 +509,7 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--error-threshold", se->error_threshold,
 			"with --on-errors drain: N errors (1..64), or N within PERIOD (e.g. 3/24h)");
 	add_check_flag(set, se->check);
+	add_json_flag(set, se->json, "name, changed, and the pool as pool show --json");
 	set->callback([&g, se] { run_set(g, *se); });
 
 	auto ev = std::make_shared<EventsOptions>();
@@ -509,18 +526,25 @@ void setup_pool(CLI::App &app, const GlobalOptions &g)
 	scan->add_option("name", ps->name, "one pool (default: every pool on CXL memory)");
 	scan->add_flag("!--no-offline", ps->offline, "only list: leave the poisoned pages in use");
 	scan->add_flag("--json", ps->json, "print JSON");
-	scan->callback([&g, ps] { run_poison_scan(g, *ps); });
+	scan->add_flag("--check", ps->check, "the same as --no-offline (the other verbs' word for it)");
+	scan->callback([&g, ps] {
+		ps->offline = ps->offline && !ps->check;
+		run_poison_scan(g, *ps);
+	});
 
 	auto sof = std::make_shared<SoftOfflineOptions>();
 	auto *soft = pool->add_subcommand("soft-offline", "take a page out of use (corrected errors): its chunk "
 							  "moves with its data first");
 	soft->add_option("address", sof->address, "host physical address of the page (e.g. 0x188405000)")->required();
+	add_check_flag(soft, sof->check);
+	add_json_flag(soft, sof->json, "phys, offlined, domain and offset (null: no domain's page)");
 	soft->callback([&g, sof] { run_soft_offline(g, *sof); });
 
 	auto ro = std::make_shared<NameOptions>();
 	auto *rm = pool->add_subcommand("remove", "unregister a pool, offline it and hand the device back to devdax");
 	rm->add_option("name", ro->name, "pool")->required();
 	add_check_flag(rm, ro->check);
+	add_json_flag(rm, ro->json, "name, removed, node, offlined_blocks, devices (handed back to devdax)");
 	rm->callback([&g, ro] { run_remove(g, *ro); });
 }
 

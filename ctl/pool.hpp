@@ -4,6 +4,7 @@
 #pragma once
 
 #include "commands.hpp"
+#include "moves.hpp"
 
 #include <poolmem/control.hpp>
 #include <poolmem/dax.hpp>
@@ -34,6 +35,9 @@ struct OnlineOptions {
 	std::string overcommit = "1"; ///< admission ratio: 1.5 or 150%
 	std::string memmap = "auto"; ///< where kmem puts the struct pages: auto, local, device
 	bool check = false;          ///< --check: the checks before the first side effect, nothing else
+	bool json = false;           ///< --json: the result as one object (Documentation/json.md)
+	/// --cxl: the region made for the device, for --json
+	std::string made_region;
 };
 
 struct NameOptions {
@@ -48,6 +52,7 @@ struct AddOptions {
 	std::string overcommit = "1"; ///< admission ratio: 1.5 or 150%
 	bool force = false;
 	bool check = false;
+	bool json = false;
 };
 
 /*
@@ -59,9 +64,8 @@ inline fs::path added_marker(const std::string &pool) { return state_dir / (pool
 
 struct DrainOptions {
 	std::string name;
-	bool offline = false, allow_local = false, check = false;
-	std::string rate;	  ///< SIZE per second; empty: as fast as it goes
-	std::string timeout = "60"; ///< seconds without progress before giving up
+	bool offline = false, allow_local = false, check = false, json = false;
+	MoveOptions moves; ///< --rate, --timeout
 };
 
 struct SetOptions {
@@ -71,15 +75,12 @@ struct SetOptions {
 	std::string error_threshold; ///< N or N/PERIOD (PERIOD: 30s, 10m, 24h, 7d)
 	std::string overcommit;	     ///< a new admission ratio: 1.5 or 150%
 	bool check = false;
+	bool json = false;
 };
 
 /// --overcommit's value as the kernel's percent; a UsageError naming it otherwise.
 uint32_t overcommit_pct(const std::string &value);
 
-inline double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 /// Progress of background onlining, kept in /run/poolctl/<pool>.online as
 /// "done total seconds state".
@@ -126,11 +127,13 @@ struct EventsOptions {
 };
 struct SoftOfflineOptions {
 	std::string address;
+	bool check = false, json = false;
 };
 struct PoisonScanOptions {
 	std::string name; ///< one pool; empty: all
 	bool offline = true;
 	bool json = false;
+	bool check = false; ///< the same as --no-offline
 };
 void run_events(const GlobalOptions &g, const EventsOptions &o);
 void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o);

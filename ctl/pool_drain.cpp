@@ -1,6 +1,7 @@
 // poolctl pool drain, undrain, offline and remove: a pool emptied of its
 // chunks while its VMs run, its memory offlined, the pool unregistered.
 #include "pool.hpp"
+#include "moves.hpp"
 #include "table.hpp"
 #include <poolmem/chain.hpp>
 #include <poolmem/control.hpp>
@@ -14,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <chrono>
-#include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -101,7 +102,8 @@ struct ReserveEmptied {
 	}
 };
 
-void offline_node(const GlobalOptions &g, const std::string &pool, int node)
+/* Offline NODE's blocks for POOL; their number. SAY: print a line. */
+size_t offline_node(const GlobalOptions &g, const std::string &pool, int node, bool say)
 {
 	auto blocks = node_blocks(g, node);
 	std::vector<int> errs;
@@ -112,7 +114,9 @@ void offline_node(const GlobalOptions &g, const std::string &pool, int node)
 						   std::to_string(refused[0]) + " and " + std::to_string(refused.size() - 1) +
 						   " more)",
 				     errs[0]);
-	std::printf("%s: offlined %zu blocks on node %d\n", pool.c_str(), blocks.size(), node);
+	if (say)
+		std::printf("%s: offlined %zu blocks on node %d\n", pool.c_str(), blocks.size(), node);
+	return blocks.size();
 }
 
 } // namespace
@@ -122,12 +126,17 @@ void run_offline(const GlobalOptions &g, const NameOptions &o)
 	auto p = pool_or_throw(g, o.name);
 	refuse_if_held(g, p, "offline");
 	::close(background_lock(p.name));
+	const size_t blocks = node_blocks(g, p.node).size();
 	if (o.check) {
-		std::printf("%s: offline would go ahead: no chunk there, %zu blocks on node %d\n", p.name.c_str(),
-			    node_blocks(g, p.node).size(), p.node);
+		report(g, o.json,
+		       p.name + ": offline would go ahead: no chunk there, " + std::to_string(blocks) + " blocks on node " +
+			       std::to_string(p.node),
+		       {{"name", p.name}, {"offlined", false}, {"node", p.node}, {"blocks", blocks}});
 		return;
 	}
-	offline_node(g, p.name, p.node);
+	const size_t n = offline_node(g, p.name, p.node, !o.json);
+	if (o.json)
+		print_json(g, {{"name", p.name}, {"offlined", true}, {"node", p.node}, {"blocks", n}});
 }
 
 void run_remove(const GlobalOptions &g, const NameOptions &o)
@@ -140,8 +149,11 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 		~Unlock() { ::close(fd); }
 	} unlock{lock};
 	poolmem::Control ctl = open_control(g);
+	/* --json: one object at the end; "devices" are those handed back to devdax */
+	nlohmann::json result = {{"name", p.name}, {"removed", !o.check}, {"node", p.node}, {"offlined_blocks", 0},
+				 {"devices", nlohmann::json::array()}};
 	if (o.check) {
-		std::printf("%s: remove would go ahead: no chunk there\n", p.name.c_str());
+		report(g, o.json, p.name + ": remove would go ahead: no chunk there", result);
 		return;
 	}
 	ctl.pool_remove(p.name);
@@ -149,57 +161,35 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 	if (fs::exists(added_marker(p.name))) {
 		/* pool add --node: its memory stays online, as it was found */
 		fs::remove(added_marker(p.name), ec);
-		std::printf("%s: unregistered; node %d's memory stays online\n", p.name.c_str(), p.node);
+		report(g, o.json, p.name + ": unregistered; node " + std::to_string(p.node) + "'s memory stays online",
+		       result);
 		return;
 	}
-	offline_node(g, p.name, p.node);
+	result["offlined_blocks"] = offline_node(g, p.name, p.node, !o.json);
 	poolmem::Dax dax(g.sysfs);
 	if (auto pieces = read_pieces(p.name)) {
 		size_t n = merge_pieces(dax, *pieces);
-		std::printf("%s: %s handed back to devdax whole (%s, %s deleted)\n", p.name.c_str(),
-			    pieces->device.c_str(), poolmem::format_size(pieces->size).c_str(),
-			    poolmem::plural(n, "piece").c_str());
+		if (!o.json)
+			std::printf("%s: %s handed back to devdax whole (%s, %s deleted)\n", p.name.c_str(),
+				    pieces->device.c_str(), poolmem::format_size(pieces->size).c_str(),
+				    poolmem::plural(n, "piece").c_str());
+		result["devices"].push_back(pieces->device);
 		fs::remove(pieces_file(p.name), ec);
 	}
 	for (const auto &d : dax.devices()) {
 		if (d.system_ram && d.target_node == p.node) {
 			dax.to_devdax(d.name);
-			std::printf("%s: %s handed back to devdax\n", p.name.c_str(), d.name.c_str());
+			if (!o.json)
+				std::printf("%s: %s handed back to devdax\n", p.name.c_str(), d.name.c_str());
+			result["devices"].push_back(d.name);
 		}
 	}
 	fs::remove(state_dir / (p.name + ".online"), ec);
+	if (o.json)
+		print_json(g, result);
 }
 
 namespace {
-
-volatile std::sig_atomic_t drain_interrupted = 0;
-
-void on_drain_signal(int) { drain_interrupted = 1; }
-
-/// Seconds from "90", "90s", "5m", "1h"; UsageError naming OPTION.
-double seconds_value(const std::string &option, const std::string &text)
-{
-	size_t pos = 0;
-	double v = -1;
-	try {
-		v = std::stod(text, &pos);
-	} catch (const std::exception &) {
-		pos = 0;
-	}
-	std::string unit = text.substr(pos);
-	double mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-	if (pos == 0 || v < 0 || mult < 0)
-		throw UsageError(option + ": invalid duration '" + text + "' (e.g. 90, 90s, 5m)");
-	return v * mult;
-}
-
-void bytes_bar(uint64_t done, uint64_t total, double secs)
-{
-	int width = 40, fill = total ? static_cast<int>(width * std::min(done, total) / total) : width;
-	std::fprintf(stderr, "\r[%s%s] %s/%s %.0f MiB/s ", std::string(fill, '#').c_str(),
-		     std::string(width - fill, ' ').c_str(), poolmem::format_size(done).c_str(),
-		     poolmem::format_size(total).c_str(), secs > 0 ? static_cast<double>(done) / secs / (1 << 20) : 0.0);
-}
 
 std::string hex(uint64_t v)
 {
@@ -218,8 +208,6 @@ std::string hex(uint64_t v)
  */
 void run_drain(const GlobalOptions &g, const DrainOptions &o)
 {
-	const uint64_t rate = o.rate.empty() ? 0 : size_value("--rate", o.rate);
-	const double timeout = seconds_value("--timeout", o.timeout);
 	auto p = pool_or_throw(g, o.name);
 	poolmem::Control ctl = open_control(g);
 
@@ -234,100 +222,90 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 			ENOSPC);
 	}
 	if (o.check) {
-		std::printf("%s: can drain: %s to move\n", p.name.c_str(),
-			    poolmem::format_size(first.remaining_bytes).c_str());
+		if (o.json)
+			print_json(g, {{"name", p.name}, {"drained", false}, {"moved_bytes", 0},
+				       {"remaining_bytes", first.remaining_bytes}});
+		else
+			std::printf("%s: can drain: %s to move\n", p.name.c_str(),
+				    poolmem::format_size(first.remaining_bytes).c_str());
 		return;
 	}
 
-	struct sigaction sa = {}, old_int = {}, old_term = {};
-	sa.sa_handler = on_drain_signal; /* no SA_RESTART: the ioctl returns EINTR */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	const bool tty = isatty(STDERR_FILENO);
-	const auto t0 = std::chrono::steady_clock::now();
-	auto last_progress = t0;
-	const uint64_t total = first.remaining_bytes;
-	uint64_t moved = 0;
 	/*
-	 * With --rate, steps of a tenth of a second's worth (at least a
-	 * chunk); without, 256 MiB: 64 runs of drain_batch 2 to share out
-	 * among the kernel's drain workers, a fraction of a second each.
+	 * Steps of 256 MiB without --rate: 64 runs of drain_batch 2 to share
+	 * out among the kernel's drain workers, a fraction of a second each.
+	 * The kernel keeps the pool draining between steps, so a second run
+	 * goes on where the first stopped.
 	 */
-	const uint64_t step = rate ? std::max<uint64_t>(rate / 10, 2 << 20) : 256 << 20;
 	poolmem::DrainStep r;
 	unsigned pinned_tries = 0;
 	std::string pinned_at;
-	for (;;) {
-		r = ctl.pool_drain(p.name, step, o.allow_local);
-		if (r.err == EBUSY) {
+	auto run = run_moves(
+		o.moves, first.remaining_bytes, 256 << 20,
+		[&](uint64_t bytes) {
+			r = ctl.pool_drain(p.name, bytes, o.allow_local);
+			return MoveStep{r.err, r.moved_bytes, r.remaining_bytes};
+		},
+		[&](const MoveStep &s) {
+			/*
+			 * A pin the kernel saw for ~10 ms: gone a moment later
+			 * if it was I/O (process_vm_readv, O_DIRECT); a pin
+			 * still there after a few tries is long-term (VFIO,
+			 * RDMA, AF_XDP).
+			 */
+			if (s.err != EBUSY)
+				return false;
 			const std::string at = r.blocker + "@" + hex(r.blocker_offset);
 			if (at != pinned_at)
 				pinned_tries = 0;
 			pinned_at = at;
-		}
-		/*
-		 * A pin the kernel saw for ~10 ms: gone a moment later if it
-		 * was I/O (process_vm_readv, O_DIRECT); a pin still there after
-		 * a few tries is long-term (VFIO, RDMA, AF_XDP).
-		 */
-		if (r.err == EBUSY && ++pinned_tries < 5 && !drain_interrupted) {
-			moved += r.moved_bytes;
-			usleep(200000);
-			continue;
-		}
-		moved += r.moved_bytes;
-		const double secs = seconds_since(t0);
-		if (tty)
-			bytes_bar(moved, std::max(total, moved + r.remaining_bytes), secs);
-		if (r.err == EINTR || drain_interrupted)
-			break;
-		if (r.err)
-			break;
-		if (r.remaining_bytes == 0)
-			break;
-		if (r.moved_bytes)
-			last_progress = std::chrono::steady_clock::now();
-		else if (seconds_since(last_progress) > timeout)
-			break;
-		else
-			usleep(100000); /* only referenced (busy or retired) chunks left: wait for them */
-		if (rate && moved > rate * secs)
-			usleep(static_cast<useconds_t>((static_cast<double>(moved) / rate - secs) * 1e6));
-	}
-	sigaction(SIGINT, &old_int, nullptr);
-	sigaction(SIGTERM, &old_term, nullptr);
-	if (tty)
-		std::fprintf(stderr, "\n");
-	const double secs = seconds_since(t0);
+			return ++pinned_tries < 5;
+		});
 	const std::string left = poolmem::format_size(r.remaining_bytes);
-	if (r.err == EINTR || drain_interrupted)
-		throw poolmem::Error::plain(p.name, "drain interrupted after " + poolmem::format_size(moved) + ", " + left +
-							    " left; the pool stays draining: run again to go on, or "
-							    "poolctl pool undrain " + p.name,
-					    EINTR);
+	nlohmann::json result = {{"name", p.name},
+				 {"drained", run.done()},
+				 {"moved_bytes", run.moved_bytes},
+				 {"remaining_bytes", r.remaining_bytes},
+				 {"seconds", run.seconds}};
+	if (run.interrupted)
+		throw PartialError(p.name, "drain interrupted after " + poolmem::format_size(run.moved_bytes) + ", " + left +
+						   " left; the pool stays draining: run again to go on, or "
+						   "poolctl pool undrain " + p.name,
+				   EINTR, o.json ? result : nullptr);
 	if (r.err == EBUSY)
-		throw poolmem::Error::plain(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
-							    " is long-term pinned (VFIO, RDMA, AF_XDP: a device "
-							    "may DMA to it); " + left + " left, the pool stays draining",
-					    EBUSY);
+		throw PartialError(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
+						   " is long-term pinned (VFIO, RDMA, AF_XDP: a device "
+						   "may DMA to it); " + left + " left, the pool stays draining",
+				   EBUSY, o.json ? result : nullptr);
 	if (r.err == EIO)
-		throw poolmem::Error::plain(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
-							    " has an uncorrectable memory error; " + left + " left",
-					    EIO);
+		throw PartialError(p.name, "cannot drain: domain " + r.blocker + " offset " + hex(r.blocker_offset) +
+						   " has an uncorrectable memory error; " + left + " left",
+				   EIO, o.json ? result : nullptr);
 	if (r.err == ENOSPC)
-		throw poolmem::Error::plain(p.name, "cannot drain: no room elsewhere for domain " + r.blocker + " offset " +
-							    hex(r.blocker_offset) + "; " + left + " left" +
-							    (o.allow_local ? "" : " (--allow-local lets chunks move to local quota)"),
-					    ENOSPC);
-	if (r.remaining_bytes)
-		throw poolmem::Error::plain(p.name, "drain timed out after " + o.timeout + " s without progress: " + left +
-							    " still referenced (I/O in flight, a pipe or a discarded "
-							    "chunk's last user); the pool stays draining",
-					    EBUSY);
-	std::printf("%s: drained %s in %.2f s (%.0f MiB/s)\n", p.name.c_str(), poolmem::format_size(moved).c_str(),
-		    secs, secs > 0 ? static_cast<double>(moved) / secs / (1 << 20) : 0.0);
-	if (o.offline)
-		offline_node(g, p.name, p.node);
+		throw PartialError(p.name, "cannot drain: no room elsewhere for domain " + r.blocker + " offset " +
+						   hex(r.blocker_offset) + "; " + left + " left" +
+						   (o.allow_local ? "" : " (--allow-local lets chunks move to local quota)"),
+				   ENOSPC, o.json ? result : nullptr);
+	if (r.err)
+		throw PartialError(p.name, "cannot drain after " + poolmem::format_size(run.moved_bytes) + ": " +
+						   std::strerror(r.err) + "; " + left + " left, the pool stays draining",
+				   r.err, o.json ? result : nullptr);
+	if (run.timed_out || r.remaining_bytes)
+		throw PartialError(p.name, "drain timed out after " + o.moves.timeout + " s without progress: " + left +
+						   " still referenced (I/O in flight, a pipe or a discarded "
+						   "chunk's last user); the pool stays draining",
+				   EBUSY, o.json ? result : nullptr);
+	const double secs = run.seconds;
+	if (!o.json)
+		std::printf("%s: drained %s in %.2f s (%.0f MiB/s)\n", p.name.c_str(),
+			    poolmem::format_size(run.moved_bytes).c_str(), secs,
+			    secs > 0 ? static_cast<double>(run.moved_bytes) / secs / (1 << 20) : 0.0);
+	if (o.offline) {
+		const size_t blocks = offline_node(g, p.name, p.node, !o.json);
+		result["offlined_blocks"] = blocks;
+	}
+	if (o.json)
+		print_json(g, result);
 }
 
 void run_undrain(const GlobalOptions &g, const NameOptions &o)
@@ -335,11 +313,13 @@ void run_undrain(const GlobalOptions &g, const NameOptions &o)
 	auto p = pool_or_throw(g, o.name);
 	poolmem::Control ctl = open_control(g);
 	if (o.check) {
-		std::printf("%s: undrain would go ahead (state %s)\n", p.name.c_str(), p.state.c_str());
+		report(g, o.json, p.name + ": undrain would go ahead (state " + p.state + ")",
+		       {{"name", p.name}, {"undrained", false}, {"state", p.state}});
 		return;
 	}
 	ctl.pool_undrain(p.name);
-	std::printf("%s: takes chunks again\n", p.name.c_str());
+	report(g, o.json, p.name + ": takes chunks again",
+	       {{"name", p.name}, {"undrained", true}, {"state", pool_or_throw(g, p.name).state}});
 }
 
 } // namespace poolctl::pool_cmd

@@ -104,12 +104,31 @@ void run_soft_offline(const GlobalOptions &g, const SoftOfflineOptions &o)
 		throw poolmem::Error::plain(o.address, "not a host physical address (e.g. 0x188405000)", EINVAL);
 	}
 	poolmem::Control ctl = open_control(g);
+	auto result = [&](bool offlined, const poolmem::ReverseHit &hit) {
+		return nlohmann::json{{"phys", phys},
+				      {"offlined", offlined},
+				      {"domain", hit.domain.empty() ? nlohmann::json(nullptr) : nlohmann::json(hit.domain)},
+				      {"offset", hit.domain.empty() ? nlohmann::json(nullptr) : nlohmann::json(hit.offset)}};
+	};
+	if (o.check) {
+		/* the kernel's own check is the page's domain: soft offline takes only those */
+		const auto hit = ctl.reverse(phys);
+		if (!hit)
+			throw poolmem::Error::plain("page " + hex(phys), "not in a domain's chunk", ENOENT);
+		report(g, o.json,
+		       "page " + hex(phys) + ": would move domain " + hit->domain + " offset " + hex(hit->offset) +
+			       " with its data and take the page out of use",
+		       result(false, *hit));
+		return;
+	}
 	auto hit = ctl.page_offline(phys);
 	if (hit.domain.empty())
-		std::printf("page %s: poisoned already, nothing to do\n", hex(phys).c_str());
+		report(g, o.json, "page " + hex(phys) + ": poisoned already, nothing to do", result(true, hit));
 	else
-		std::printf("page %s: domain %s offset %s moved with its data; the page is out of use\n",
-			    hex(phys).c_str(), hit.domain.c_str(), hex(hit.offset).c_str());
+		report(g, o.json,
+		       "page " + hex(phys) + ": domain " + hit.domain + " offset " + hex(hit.offset) +
+			       " moved with its data; the page is out of use",
+		       result(true, hit));
 }
 
 } // namespace poolctl::pool_cmd

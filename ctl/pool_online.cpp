@@ -92,7 +92,10 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 	if (!o.dax.empty() && o.cxl.empty() && o.name.empty() && poolmem::module_sysfs_present(g.sysfs))
 		if (auto p = poolmem::read_pool(g.sysfs, o.dax)) {
 			if (o.check) {
-				std::printf("%s: would online its offline blocks again\n", p->name.c_str());
+				if (o.json)
+					print_json(g, {{"name", p->name}, {"onlined", false}, {"device", nullptr}});
+				else
+					std::printf("%s: would online its offline blocks again\n", p->name.c_str());
 				return;
 			}
 			reonline_pool(g, o, *p);
@@ -110,6 +113,10 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 		for (const auto &p : poolmem::read_pools(g.sysfs))
 			if (p.name == name)
 				throw poolmem::Error::plain(name, "cannot register pool: a pool of that name exists", EEXIST);
+	if (o.check && o.json) {
+		print_json(g, {{"name", name}, {"onlined", false}, {"device", o.dax.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.dax)}});
+		return;
+	}
 	if (o.check) {
 		std::printf("%s: would be onlined from %s\n", name.c_str(),
 			    o.dax.empty() ? ("CXL memdevs " + o.cxl[0] + (o.cxl.size() > 1 ? ",..." : "")).c_str()
@@ -139,11 +146,15 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 			poolmem::cxl_destroy_devdax(*made);
 			throw poolmem::Error::plain(made->region, "no dax device appeared on the new namespace", ENXIO);
 		}
-		std::printf("%s: region %s (%s) -> devdax %s\n", o.cxl[0].c_str(), made->region.c_str(),
-			    poolmem::format_size(made->size).c_str(), devname.c_str());
+		if (!o.json)
+			std::printf("%s: region %s (%s) -> devdax %s\n", o.cxl[0].c_str(), made->region.c_str(),
+				    poolmem::format_size(made->size).c_str(), devname.c_str());
 	}
 	try {
-		online_dax(g, o, ctl, name, devname, first_bytes);
+		OnlineOptions oo = o;
+		if (made)
+			oo.made_region = made->region;
+		online_dax(g, oo, ctl, name, devname, first_bytes);
 	} catch (...) {
 		if (made)
 			poolmem::cxl_destroy_devdax(*made);
@@ -163,8 +174,25 @@ void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem
 	for (unsigned b : node_blocks(g, p.node))
 		if (poolmem::block_state(g.sysfs, b) != "online")
 			off.push_back(b);
+	auto result = [&](size_t blocks, double secs) {
+		return nlohmann::json{{"name", p.name},
+				      {"onlined", true},
+				      {"device", nullptr},
+				      {"region", nullptr},
+				      {"node", p.node},
+				      {"zone", o.zone},
+				      {"blocks", blocks},
+				      {"blocks_total", node_blocks(g, p.node).size()},
+				      {"online_bytes", blocks * poolmem::memory_block_size(g.sysfs)},
+				      {"seconds", secs},
+				      {"memmap", nullptr},
+				      {"background", false}};
+	};
 	if (off.empty()) {
-		std::printf("%s: every block of node %d is online already\n", p.name.c_str(), p.node);
+		if (o.json)
+			print_json(g, result(0, 0));
+		else
+			std::printf("%s: every block of node %d is online already\n", p.name.c_str(), p.node);
 		return;
 	}
 	const bool tty = isatty(STDERR_FILENO);
@@ -174,6 +202,10 @@ void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem
 				   : poolmem::Progress());
 	const double t = seconds_since(t0);
 	const uint64_t bytes = off.size() * poolmem::memory_block_size(g.sysfs);
+	if (o.json) {
+		print_json(g, result(off.size(), t));
+		return;
+	}
 	std::printf("%s: onlined %s (%s) again on node %d in %.2f s, zone %s\n", p.name.c_str(),
 		    poolmem::plural(off.size(), "block").c_str(), poolmem::format_size(bytes).c_str(), p.node, t,
 		    o.zone.c_str());
@@ -205,8 +237,10 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 									    " is pool " + p.name + " already",
 							    EEXIST);
 		}
+	const nlohmann::json result = {
+		{"name", o.name}, {"registered", !o.check}, {"node", o.node}, {"online_bytes", n->mem_total}};
 	if (o.check) {
-		std::printf("%s: node %d would be registered as a pool\n", o.name.c_str(), o.node);
+		report(g, o.json, o.name + ": node " + std::to_string(o.node) + " would be registered as a pool", result);
 		return;
 	}
 	poolmem::load_module("poolmem");
@@ -214,8 +248,10 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 	ctl.pool_add(o.name, o.node, overcommit_pct(o.overcommit));
 	fs::create_directories(state_dir);
 	std::ofstream(added_marker(o.name)) << o.node << '\n';
-	std::printf("%s: node %d (%s online) registered as a pool\n", o.name.c_str(), o.node,
-		    poolmem::format_size(n->mem_total).c_str());
+	report(g, o.json,
+	       o.name + ": node " + std::to_string(o.node) + " (" + poolmem::format_size(n->mem_total) +
+		       " online) registered as a pool",
+	       result);
 }
 
 
@@ -518,8 +554,26 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 					poolmem::format_size(poolmem::memmap_bytes(blocks.size() * block_size)) +
 					(memmap_device ? " on the device" : " in local DRAM");
 
+	/* --json: what is online now; "background" when the rest goes on */
+	const nlohmann::json result = {
+		{"name", name},
+		{"onlined", true},
+		{"device", devname},
+		{"region", o.made_region.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.made_region)},
+		{"node", node},
+		{"zone", o.zone},
+		{"blocks", first.size()},
+		{"blocks_total", all_blocks},
+		{"online_bytes", first_b},
+		{"seconds", t_first},
+		{"memmap", memmap_device ? "device" : "local"},
+		{"background", !(rest.empty() && !split)}};
 	if (rest.empty() && !split) {
 		write_state(name, {all_blocks, all_blocks, t_first, "done"});
+		if (o.json) {
+			print_json(g, result);
+			return;
+		}
 		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s, %s\n",
 			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(), node,
 			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str(),
@@ -581,6 +635,10 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 		_exit(st == "done" ? 0 : 1);
 	}
 	::close(lock); /* the child holds it until it is done */
+	if (o.json) {
+		print_json(g, result);
+		return;
+	}
 	std::printf("%s: onlined %zu of %u blocks (%s) of %s on node %d in %.2f s, zone %s, %s; "
 		    "the rest continues in the background%s (poolctl pool show %s)\n",
 		    name.c_str(), first.size(), all_blocks, poolmem::format_size(first_b).c_str(), devname.c_str(),

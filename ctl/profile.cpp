@@ -32,12 +32,13 @@ struct CreateOptions {
 	PlacementOptions place;
 	bool libvirt = false, znuma = false;
 	bool check = false; ///< --check: every check, nothing made
+	bool json = false;
 	LibvirtVm vm;
 };
 
 struct NameOptions {
 	std::string name;
-	bool json = false, libvirt = false;
+	bool json = false, libvirt = false, check = false;
 	LibvirtVm vm;
 };
 
@@ -223,13 +224,17 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.gid = pl.gid;
 	s.mode = pl.mode;
 	check_profile(g, s, o);
+	const std::string dir = g.mount + "/" + s.name;
+	auto result = [&](bool created) {
+		return nlohmann::json{{"name", s.name}, {"created", created}, {"path", dir},
+				      {"local", o.local}, {"pool", o.pool}, {"znuma", s.znuma}};
+	};
 	if (s.znuma && o.libvirt)
 		znuma_split(s, o.vm.size, size_value("--size", o.vm.size));
 
 	if (o.check && !g.planned_pools.empty() && !poolmem::module_sysfs_present(g.sysfs)) {
 		/* the module comes with the planned pools: nothing there to clash with yet */
-		std::printf("%s: would be created (local %s, pool %s)\n", s.name.c_str(), o.local.c_str(),
-			    o.pool.c_str());
+		report(g, o.json, s.name + ": would be created (local " + o.local + ", pool " + o.pool + ")", result(false));
 		return;
 	}
 	poolmem::Control ctl = open_control(g);
@@ -241,13 +246,15 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 		if (taken(ctl.profile_names()) || taken(ctl.domain_names()))
 			throw poolmem::Error::plain(s.name, "cannot create profile: a profile or domain of that name exists",
 						    EEXIST);
-		std::printf("%s: would be created (local %s, pool %s)\n", s.name.c_str(), o.local.c_str(),
-			    o.pool.c_str());
+		report(g, o.json, s.name + ": would be created (local " + o.local + ", pool " + o.pool + ")", result(false));
 		return;
 	}
 	poolmem::ensure_mounted(g.mount);
 	ctl.profile_create(s);
-	const std::string dir = g.mount + "/" + s.name;
+	if (o.json) {
+		print_json(g, result(true));
+		return;
+	}
 	if (o.libvirt) {
 		print_libvirt_profile(g, s, o.vm);
 		return;
@@ -362,8 +369,18 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 void run_remove(const GlobalOptions &g, const NameOptions &o)
 {
 	poolmem::Control ctl = open_control(g);
+	if (o.check) {
+		/* the kernel's rules: a profile of that name, and no live domain made from it */
+		const auto info = ctl.profile_info(o.name);
+		if (info.domains)
+			throw poolmem::Error::plain(o.name, "cannot remove profile: " + poolmem::plural(info.domains, "live domain") +
+								    " made from it (directory not empty)",
+						    ENOTEMPTY);
+		report(g, o.json, o.name + ": remove would go ahead", {{"name", o.name}, {"removed", false}});
+		return;
+	}
 	ctl.profile_remove(o.name);
-	std::printf("%s: profile removed\n", o.name.c_str());
+	report(g, o.json, o.name + ": profile removed", {{"name", o.name}, {"removed", true}});
 }
 
 } // namespace
@@ -387,6 +404,7 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 	create->add_option("--size", c->vm.size, "with --znuma --libvirt: the VM's memory, for its cells");
 	create->add_option("--vcpus", c->vm.vcpus, "with --znuma --libvirt: the VM's CPUs, all on node 0 (default 1)");
 	add_check_flag(create, c->check);
+	add_json_flag(create, c->json, "name, created, path (the directory), local, pool, znuma")->excludes("--libvirt");
 	create->callback([&g, c] { run_create(g, *c); });
 
 	auto l = std::make_shared<NameOptions>();
@@ -407,6 +425,8 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 	auto r = std::make_shared<NameOptions>();
 	auto *remove = pr->add_subcommand("remove", "remove an empty profile (as rmdir of its directory)");
 	remove->add_option("name", r->name, "profile")->required();
+	add_check_flag(remove, r->check);
+	add_json_flag(remove, r->json, "name, removed");
 	remove->callback([&g, r] { run_remove(g, *r); });
 }
 

@@ -1,5 +1,6 @@
 // poolctl vm: per-VM domains (files <mount>/<name>) with tier quotas.
 #include "commands.hpp"
+#include "moves.hpp"
 #include "table.hpp"
 
 #include <poolmem/control.hpp>
@@ -15,6 +16,7 @@
 #include "policy/pm_policy.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <grp.h>
 #include <iostream>
@@ -52,7 +54,9 @@ struct SetOptions {
 	std::string name, local, pool, tier_policy, pool_select;
 	std::vector<std::string> pools;
 	TieringOptions tiering;
-	bool check = false;
+	bool check = false, json = false;
+	bool resume = false; ///< go on with the moves an earlier set left
+	MoveOptions moves;   ///< --rate, --timeout
 };
 
 void add_tiering_options(CLI::App *cmd, TieringOptions &o)
@@ -741,9 +745,45 @@ void run_map(const GlobalOptions &g, const NameOptions &o)
 }
 
 /*
+ * vm set's refusals before anything changed (exit 4): admission, or no
+ * room for what must move. Any other result returns.
+ */
+void set_refusal(const std::string &name, const poolmem::DomainSetResult &r)
+{
+	if (r.err != ENOSPC)
+		return;
+	if (!r.need_bytes) /* admission, not room: pm_admit() logged the figures */
+		throw poolmem::Error::plain(name, "cannot change: the new quotas do not fit the pools' admission limits "
+						  "(capacity x overcommit; the kernel log has the figures); nothing changed",
+					    ENOSPC);
+	throw poolmem::Error::plain(name, "cannot change: " + poolmem::format_size(r.need_bytes) +
+						  " of chunks must move, but only " + poolmem::format_size(r.room_bytes) +
+						  " is free where they may go; nothing changed",
+				    ENOSPC);
+}
+
+/* The line vm set prints after a change: the domain as it is now. */
+void print_set_result(const GlobalOptions &g, poolmem::Control &ctl, const std::string &name, const MoveRun &run)
+{
+	auto d = ctl.domain_info(name);
+	auto st = poolmem::read_domain(g.sysfs, name);
+	std::printf("%s: local %s, pool %s, %s, %s, tiering %s; moved %s", name.c_str(),
+		    usage(d.local_bytes, d.local_quota).c_str(), usage(d.pool_bytes, d.pool_quota).c_str(),
+		    poolmem::to_string(d.tier_policy).c_str(), poolmem::to_string(d.pool_select).c_str(),
+		    st ? st->tiering.c_str() : "?", poolmem::format_size(run.moved_bytes).c_str());
+	if (run.moved_bytes)
+		std::printf(" in %.2f s", run.seconds);
+	std::printf("\n");
+}
+
+/*
  * poolctl vm set: change a running VM's quotas, pools and policies. The
  * kernel moves the chunks a shrunk tier or a removed pool no longer holds,
- * or refuses with the figures and changes nothing.
+ * or refuses with the figures and changes nothing. The first ioctl
+ * applies the change and moves a step's worth; the steps after it only go
+ * on moving (POOLMEM_SET_STEP alone), so that the progress bar, --rate,
+ * --timeout and Ctrl-C work as in pool drain. A module older than ABI 13
+ * moves everything in the one ioctl.
  */
 void run_set(const GlobalOptions &g, const SetOptions &o)
 {
@@ -765,69 +805,107 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 			throw UsageError("--pool-select: unknown policy '" + o.pool_select + "'");
 	}
 	parse_tiering(o.tiering, c);
-	if (!c.local_quota && !c.pool_quota && !c.pools && !c.tier_policy && !c.pool_select && !c.tiering)
+	const bool changes = c.local_quota || c.pool_quota || c.pools || c.tier_policy || c.pool_select || c.tiering;
+	if (o.resume && (changes || o.check))
+		throw UsageError(o.name + ": --resume goes on with an earlier change's moves: it takes no other change "
+					  "and no --check");
+	if (!changes && !o.resume)
 		throw UsageError(o.name + ": nothing to change (--local, --pool, --pools, --tier-policy, --pool-select, "
-					  "--tiering)");
+					  "--tiering, or --resume)");
 	poolmem::Control ctl = open_control(g);
-	auto before = ctl.domain_info(o.name);
-	if (before.znuma && (c.local_quota || c.pool_quota || c.tier_policy || (c.tiering && *c.tiering)))
-		throw UsageError(o.name + ": a znuma domain's windows are fixed: no --local, --pool, --tier-policy "
-					  "or --tiering (--pools and --pool-select may change)");
-	poolmem::DomainSpec spec;
-	spec.name = o.name;
-	spec.bytes = before.bytes;
-	spec.chunk_bytes = before.chunk_bytes;
-	spec.local_quota = c.local_quota.value_or(before.local_quota);
-	spec.pool_quota = c.pool_quota.value_or(before.pool_quota);
-	spec.pools = o.pools;
-	const std::string size = poolmem::format_size(before.bytes);
-	check_domain(g, spec,
-		     {size, o.local.empty() ? poolmem::format_size(spec.local_quota) : o.local,
-		      o.pool.empty() ? poolmem::format_size(spec.pool_quota) : o.pool,
-		      poolmem::format_size(before.chunk_bytes)});
-	if (o.check && !g.planned_pools.empty()) {
-		/* new pools may be among --pools: the kernel's check waits for them */
-		std::printf("%s: would change; admission checked once the planned pools exist\n", o.name.c_str());
-		return;
-	}
-	c.check = o.check;
-	auto r = ctl.domain_set(o.name, c);
-	const std::string moved = poolmem::format_size(r.moved_bytes);
-	switch (r.err) {
-	case 0:
-		break;
-	case ENOSPC:
-		if (!r.need_bytes) /* admission, not room: pm_admit() logged the figures */
-			throw poolmem::Error::plain(o.name, "cannot change: the new quotas do not fit the pools' admission "
-							    "limits (capacity x overcommit; the kernel log has the figures); "
-							    "nothing changed",
-						    ENOSPC);
-		throw poolmem::Error::plain(o.name, "cannot change: " + poolmem::format_size(r.need_bytes) +
-							    " of chunks must move, but only " +
-							    poolmem::format_size(r.room_bytes) +
-							    " is free where they may go; nothing changed",
-					    ENOSPC);
-	case EBUSY:
-		throw poolmem::Error::plain(o.name, "settings applied, but a long-term pinned chunk (VFIO, RDMA, io_uring) "
-						    "can't move; moved " + moved + ", the tier stays at its usage",
-					    EBUSY);
-	case EAGAIN:
-		throw poolmem::Error::plain(o.name, "settings applied, but chunks stayed referenced (I/O in flight); moved " +
-							    moved + ": run again to finish",
-					    EBUSY);
-	default:
-		throw poolmem::Error(o.name, "settings applied, chunks moved " + moved + ", then", r.err);
+	const bool stepped = !o.check && ctl.abi_version() >= 13;
+	if (o.resume && !stepped)
+		throw poolmem::Error::plain(o.name, "--resume needs a module of kernel ABI 13 or later (loaded: " +
+							    std::to_string(ctl.abi_version()) + ")",
+					    EOPNOTSUPP);
+	if (changes) {
+		auto before = ctl.domain_info(o.name);
+		if (before.znuma && (c.local_quota || c.pool_quota || c.tier_policy || (c.tiering && *c.tiering)))
+			throw UsageError(o.name + ": a znuma domain's windows are fixed: no --local, --pool, "
+						  "--tier-policy or --tiering (--pools and --pool-select may change)");
+		poolmem::DomainSpec spec;
+		spec.name = o.name;
+		spec.bytes = before.bytes;
+		spec.chunk_bytes = before.chunk_bytes;
+		spec.local_quota = c.local_quota.value_or(before.local_quota);
+		spec.pool_quota = c.pool_quota.value_or(before.pool_quota);
+		spec.pools = o.pools;
+		const std::string size = poolmem::format_size(before.bytes);
+		check_domain(g, spec,
+			     {size, o.local.empty() ? poolmem::format_size(spec.local_quota) : o.local,
+			      o.pool.empty() ? poolmem::format_size(spec.pool_quota) : o.pool,
+			      poolmem::format_size(before.chunk_bytes)});
 	}
 	if (o.check) {
-		std::printf("%s: would change\n", o.name.c_str());
+		const bool planned = !g.planned_pools.empty();
+		if (!planned) {
+			/* the kernel's checks, admission and room for the moves included */
+			c.check = true;
+			set_refusal(o.name, ctl.domain_set(o.name, c));
+		}
+		if (o.json)
+			print_json(g, {{"name", o.name}, {"changed", false}, {"admission_checked", !planned}});
+		else if (planned)
+			/* new pools may be among --pools: the kernel's check waits for them */
+			std::printf("%s: would change; admission checked once the planned pools exist\n", o.name.c_str());
+		else
+			std::printf("%s: would change\n", o.name.c_str());
 		return;
 	}
-	auto d = ctl.domain_info(o.name);
-	auto st = poolmem::read_domain(g.sysfs, o.name);
-	std::printf("%s: local %s, pool %s, %s, %s, tiering %s; moved %s\n", o.name.c_str(),
-		    usage(d.local_bytes, d.local_quota).c_str(), usage(d.pool_bytes, d.pool_quota).c_str(),
-		    poolmem::to_string(d.tier_policy).c_str(), poolmem::to_string(d.pool_select).c_str(),
-		    st ? st->tiering.c_str() : "?", moved.c_str());
+
+	bool applied = o.resume;
+	poolmem::DomainSetResult r;
+	unsigned pinned_tries = 0;
+	auto run = run_moves(
+		o.moves, 0, 256 << 20,
+		[&](uint64_t bytes) {
+			poolmem::DomainChange step = applied ? poolmem::DomainChange{} : c;
+			step.step = stepped ? bytes : 0;
+			r = ctl.domain_set(o.name, step);
+			if (!applied)
+				set_refusal(o.name, r); /* nothing changed: refused, exit 4 */
+			applied = true;
+			if (r.err != EBUSY)
+				pinned_tries = 0;
+			return MoveStep{r.err, r.moved_bytes, stepped ? r.remaining_bytes : 0};
+		},
+		[&](const MoveStep &s) {
+			/* referenced for a moment (I/O), or a pin that may be I/O */
+			return s.err == EAGAIN || (s.err == EBUSY && ++pinned_tries < 5);
+		});
+	const std::string moved = poolmem::format_size(run.moved_bytes),
+			  left = poolmem::format_size(r.remaining_bytes);
+	const std::string go_on = "; the tiers stay at their usage until it is done: poolctl vm set " + o.name +
+				  " --resume goes on";
+	nlohmann::json result = nullptr;
+	if (o.json) {
+		result = {{"name", o.name},
+			  {"changed", true},
+			  {"complete", run.done()},
+			  {"moved_bytes", run.moved_bytes},
+			  {"remaining_bytes", r.remaining_bytes},
+			  {"seconds", run.seconds}};
+		if (auto st = poolmem::read_domain(g.sysfs, o.name))
+			result["domain"] = domain_json(*st);
+	}
+	if (run.interrupted)
+		throw PartialError(o.name, "settings applied, moves interrupted after " + moved + ", " + left + " left" + go_on,
+				   EINTR, result);
+	if (r.err == EBUSY)
+		throw PartialError(o.name, "settings applied, but a long-term pinned chunk (VFIO, RDMA, io_uring) "
+					   "can't move; moved " + moved + ", the tier stays at its usage",
+				   EBUSY, result);
+	if (run.timed_out || r.err == EAGAIN)
+		throw PartialError(o.name, "settings applied, but chunks stayed referenced (I/O in flight) for " +
+						   o.moves.timeout + " s; moved " + moved + ", " + left + " left" + go_on,
+				   EAGAIN, result);
+	if (r.err)
+		throw PartialError(o.name, "settings applied, moved " + moved + ", then: " + std::strerror(r.err) + go_on,
+				   r.err, result);
+	if (o.json)
+		print_json(g, result);
+	else
+		print_set_result(g, ctl, o.name, run);
 }
 
 void run_destroy(const GlobalOptions &g, const NameOptions &o)
@@ -836,13 +914,16 @@ void run_destroy(const GlobalOptions &g, const NameOptions &o)
 		/* the domain, then the right to destroy (the control device) */
 		const auto d = domain_or_throw(g, o.name);
 		open_control(g);
-		std::printf("%s: destroy would go ahead (%s held)\n", o.name.c_str(),
-			    poolmem::format_size(d.local_bytes + d.pool_bytes).c_str());
+		report(g, o.json,
+		       o.name + ": destroy would go ahead (" + poolmem::format_size(d.local_bytes + d.pool_bytes) + " held)",
+		       {{"name", o.name}, {"destroyed", false}, {"held_bytes", d.local_bytes + d.pool_bytes}});
 		return;
 	}
 	poolmem::Control ctl = open_control(g);
+	const auto d = ctl.domain_info(o.name);
 	ctl.domain_destroy(o.name);
-	std::printf("%s: destroyed (memory returns when the last open file and mapping go)\n", o.name.c_str());
+	report(g, o.json, o.name + ": destroyed (memory returns when the last open file and mapping go)",
+	       {{"name", o.name}, {"destroyed", true}, {"held_bytes", d.local_bytes + d.pool_bytes}});
 }
 
 } // namespace
@@ -904,12 +985,18 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--tier-policy", so2->tier_policy, "local-first, interleave, pool-first");
 	set->add_option("--pool-select", so2->pool_select, "smart-idle, round-robin, random, nearest");
 	add_tiering_options(set, so2->tiering);
+	add_move_options(set, so2->moves);
+	set->add_flag("--resume", so2->resume,
+		      "go on with the moves an earlier set left (after Ctrl-C, --timeout or a pinned chunk)");
 	add_check_flag(set, so2->check, true);
+	set->add_flag("--json", so2->json,
+		      "print the result as JSON: moved and remaining bytes, seconds, and the domain as vm show --json");
 	set->callback([&g, so2] { run_set(g, *so2); });
 
 	auto *destroy = vm->add_subcommand("destroy", "destroy a domain (memory returns with the last mapping)");
 	destroy->add_option("name", d->name, "domain")->required();
 	add_check_flag(destroy, d->check);
+	add_json_flag(destroy, d->json, "name, destroyed, held_bytes (returned with the last open file and mapping)");
 	destroy->callback([&g, d] { run_destroy(g, *d); });
 }
 

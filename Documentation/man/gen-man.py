@@ -7,6 +7,8 @@ Examples are real output captured from the QEMU rig (tests/guest/poolctl-*.sh).
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# --json on a verb that changes something
+JS = "print the result as one JSON object (Documentation/json.md): "
 EXIT = """.TP
 .B 0
 success
@@ -21,7 +23,10 @@ bad command line or value (size, policy, mode)
 no such pool, domain, node, device, memdev or user; module not loaded
 .TP
 .B 4
-refused: busy (chunks live there), exists, over capacity (admission control), no permission"""
+refused before anything changed: busy (chunks live there), exists, over capacity (admission control), no permission
+.TP
+.B 5
+partly done: the command changed something, then stopped (Ctrl-C, --timeout, a pinned chunk, a later step of apply failing); the message says what is left and how to go on, and with --json the result printed first says what was done"""
 
 PAGES = {
 "poolctl": dict(
@@ -35,7 +40,9 @@ while VMs run: draining a pool, changing a VM's quotas, tiering hot and cold mem
 libpoolmem (libdaxctl, libcxl, libndctl, libkmod and the poolmem ioctls); it never
 runs modprobe, daxctl, ndctl or cxl.
 .PP
-Every listing takes --json. Sizes accept K, M, G and T suffixes (powers of 1024).
+Every listing takes --json, and so does every verb that changes something: its result as one
+object (Documentation/json.md). Every verb that changes something takes --check: its checks, and
+nothing changed. Sizes accept K, M, G and T suffixes (powers of 1024).
 Errors are one line: the object, then the cause; command-line errors too (exit 2).""",
  options=[("--version","print poolctl's version and the kernel ABI it was built for, and on a second line the loaded module's ABI (/sys/kernel/poolmem/abi_version), saying plainly when it is older or newer. Commands that open the control device, and status, warn on standard error when the two differ"),
           ("--sysfs DIR","sysfs root to read (default /sys; for tests)"),
@@ -92,7 +99,9 @@ poolctl pool show and the exporter (poolmem_pool_memmap_bytes) report it per poo
           ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
           ("--force","no effect (kept for scripts: poolctl no longer races the kernel's auto-onlining, see above)"),
           ("--overcommit RATIO","admission limit for domains: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1); poolctl pool set changes it later"),
-          ("--memmap auto|local|device","where kmem puts the struct pages: device (the pool memory holds them; 6.8+, booted with memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device where the kernel can)")],
+          ("--memmap auto|local|device","where kmem puts the struct pages: device (the pool memory holds them; 6.8+, booted with memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device where the kernel can)"),
+          ("--size SIZE","with --cxl: the region's size, a multiple of 256 MiB per memdev (default: the memdevs' persistent capacity)"),
+          ("--json",JS+"name, onlined, device, region, node, zone, blocks (online now) of blocks_total, online_bytes, seconds, memmap (device or local), background (the rest onlines in the background)")],
  examples="""# poolctl pool online --cxl mem0 --name c0
 mem0: region region0 (2.0 GiB) -> devdax dax0.0
 c0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.47 s (0.250 s/GiB), zone movable, memmap 30 MiB in local DRAM
@@ -132,15 +141,16 @@ pool pb (id 1): node 2, tier pool, overcommit 1
  see=["poolctl-pool-list"]),
 "poolctl-pool-offline": dict(
  summary="offline a pool's memory",
- synopsis="poolctl pool offline NAME [--check]",
+ synopsis="poolctl pool offline NAME [--check] [--json]",
  description="Offlines every memory block of the pool's node. Refused (exit 4) while chunks of any domain live in the pool, naming the domains; the kernel module would refuse the offline of those blocks anyway (poolmem's memory notifier answers EBUSY at once instead of letting the kernel retry).",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
+          ("--json",JS+"name, offlined, node, blocks")],
  examples="""# poolctl pool offline pb
 poolctl: pb: cannot offline: chunks of domains live there: db (16 chunks), web1 (12 chunks)""",
  see=["poolctl-pool-remove"]),
 "poolctl-pool-drain": dict(
  summary="move every chunk off a pool while its VMs run",
- synopsis="poolctl pool drain NAME [--offline] [--allow-local] [--rate SIZE] [--timeout T] [--check]",
+ synopsis="poolctl pool drain NAME [--offline] [--allow-local] [--rate SIZE] [--timeout T] [--check] [--json]",
  description="""Empties the pool with its VMs running, so that its memory can go offline (a failing
 CXL expander can be returned without stopping a VM). A pre-check comes first: each
 domain's chunks there must fit in the free memory of its other pools, or with
@@ -150,17 +160,20 @@ chunk lands there. poolmem moves each chunk itself (reserve the destination, unm
 freeze, copy with machine-check recovery, switch), one at a time; a vCPU touching a
 moving chunk waits for that one copy. A progress bar shows the bytes moved.
 .PP
-Ctrl-C stops after the chunk being moved (exit 1); the pool stays draining, and running
-the command again goes on. Chunks referenced for a moment (I/O in flight) are retried
-until --timeout passes without progress. A long-term pinned chunk (VFIO, RDMA, AF_XDP)
-cannot move: the drain stops at once naming the domain and the chunk's offset (exit 4).
+Ctrl-C (or SIGTERM) stops after the chunk being moved; the pool stays draining, and
+running the command again goes on. Chunks referenced for a moment (I/O in flight) are
+retried until --timeout passes without progress. A long-term pinned chunk (VFIO, RDMA,
+AF_XDP) cannot move: the drain stops naming the domain and the chunk's offset. Each of
+these leaves the pool draining with part of it moved: exit 5 (partly done), where a drain
+refused by the pre-check changed nothing (exit 4).
 poolctl pool undrain ends draining; poolctl pool remove unregisters the empty pool and
 takes it out of every domain's pools.""",
  options=[("--offline","offline the pool's memory blocks once it is empty"),
           ("--allow-local","chunks that fit no other pool may move to their domain's local tier, within its local quota"),
           ("--rate SIZE","move at most SIZE per second (e.g. 512M)"),
           ("--timeout T","give up after T (90, 90s, 5m; default 60 s) without progress on referenced chunks"),
-          ("--check","only run the pre-check")],
+          ("--check","only run the pre-check"),
+          ("--json",JS+"name, drained, moved_bytes, remaining_bytes, seconds, and with --offline offlined_blocks; on exit 5 too, before the error")],
  examples="""# poolctl pool drain p0
 poolctl: p0: cannot drain: domain va holds 48.0 MiB there but may use only 0 B elsewhere (--allow-local lets chunks move to local quota)
 # poolctl vm set va --pools p0,p1
@@ -171,9 +184,10 @@ p0: offlined 15 blocks on node 1""",
  see=["poolctl-pool-undrain", "poolctl-pool-remove", "poolctl-vm-set"]),
 "poolctl-pool-undrain": dict(
  summary="end a pool's draining",
- synopsis="poolctl pool undrain NAME [--check]",
+ synopsis="poolctl pool undrain NAME [--check] [--json]",
  description="The pool takes new chunks again (from faults and from moves). Chunks already moved stay where they are.",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
+          ("--json",JS+"name, undrained, state")],
  examples="""# poolctl pool undrain p1
 p1: takes chunks again""",
  see=["poolctl-pool-drain"]),
@@ -200,7 +214,8 @@ count anew.""",
           ("--overcommit RATIO", "admission limit: capacity x RATIO, 1 to 10 (1.5), or 100% to 1000% (150%)"),
           ("--zero-reserve SIZE|PCT", "memory kept zeroed ahead: a size, or 0% to 50% of capacity (0: off; default 1%)"),
           ("--on-errors report|drain", "what memory errors do (default report)"),
-          ("--error-threshold N[/PERIOD]", "with drain: the errors that degrade the pool")],
+          ("--error-threshold N[/PERIOD]", "with drain: the errors that degrade the pool"),
+          ("--json",JS+"name, changed, and pool: the pool as poolctl pool show --json prints it, after the change")],
  examples="""# poolctl pool set p0 --overcommit 1.5
 p0: overcommit 1.5 (admits 2.7 GiB; 0 B committed)
 # poolctl pool set p0 --overcommit 1.2
@@ -230,7 +245,7 @@ TIME                  KIND  ACTION    HOST-PHYS    NODE  POOL  DOMAIN  OFFSET
  see=["poolctl-pool-soft-offline", "poolctl-vm-show", "poolctl-pool-set"]),
 "poolctl-pool-poison-scan": dict(
  summary="read the poison lists of the CXL devices behind pools and take poisoned pages out of use",
- synopsis="poolctl pool poison-scan [NAME] [--no-offline] [--json]",
+ synopsis="poolctl pool poison-scan [NAME] [--no-offline | --check] [--json]",
  description="""A CXL memory device keeps a list of the addresses whose media it knows to be bad
 (poison), found by its patrol scrub or written by a failed store, before anything reads
 them. For every CXL memory device behind the pool NAME (default: every pool on CXL
@@ -255,6 +270,7 @@ domain; poolmem_cxl_health_*; poolmem_cxl_events_total).
 poolmem-poison-scan.timer runs the scan every 10 minutes. Needs root, tracefs and Linux
 6.3+ (the kernel reads poison lists since 6.3); exit 3 when no pool is on CXL memory.""",
  options=[("--no-offline","only list the poison; leave the pages in use"),
+          ("--check","the same as --no-offline (the other verbs' word for it)"),
           ("--json","print JSON: memdev, region, dpa, length, hpa, pool, domain, offset, source, action")],
  examples="""# poolctl pool poison-scan p0
 MEMDEV  DPA        LENGTH  HOST-PHYS    POOL  DOMAIN  OFFSET    SOURCE    ACTION
@@ -262,7 +278,7 @@ mem1    0x8005000      64  0x498005000  p0    cp      0x205000  Internal  isolat
  see=["poolctl-pool-events", "poolmem-exporter"]),
 "poolctl-pool-soft-offline": dict(
  summary="take a page out of use, moving its data first",
- synopsis="poolctl pool soft-offline ADDRESS",
+ synopsis="poolctl pool soft-offline ADDRESS [--check] [--json]",
  description="""Soft offline, as for a page with too many corrected errors: the chunk holding the
 page at host physical address ADDRESS moves to other memory (another pool of its
 domain first, its own pool last) with its data, and the page is poisoned and held out of
@@ -270,7 +286,8 @@ use for good. The kernel's own soft_offline_page() refuses poolmem's pages; pool
 catches it and does the same, but this command says how it went. Exit 3 when no
 domain's chunk holds the address, 4 when the chunk can't move (long-term pinned, no
 memory elsewhere).""",
- options=[],
+ options=[("--check","look the page up in the reverse map and say which domain's chunk would move; nothing moves (exit 3 when no domain's chunk holds it)"),
+          ("--json",JS+"phys, offlined, domain and offset (null when the page was poisoned already)")],
  examples="""# poolctl pool soft-offline 0x0001fb000000
 page 0x1fb000000: domain sp offset 0x0 moved with its data; the page is out of use
 # poolctl pool soft-offline 0x1000
@@ -278,16 +295,17 @@ poolctl: page 0x1000: not in a domain's chunk""",
  see=["poolctl-pool-events"]),
 "poolctl-pool-remove": dict(
  summary="unregister a pool and hand its device back to devdax",
- synopsis="poolctl pool remove NAME [--check]",
+ synopsis="poolctl pool remove NAME [--check] [--json]",
  description="Unregisters the pool (refused while chunks live there, or while a live domain may allocate from it and the pool was not drained; a drained pool leaves the pools of the domains allowed on it), offlines its memory, and reconfigures its dax device back to devdax mode.",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
+          ("--json",JS+"name, removed, node, offlined_blocks, devices (the dax devices handed back to devdax)")],
  examples="""# poolctl pool remove pa
 pa: offlined 15 blocks on node 1
 pa: dax0.0 handed back to devdax""",
  see=["poolctl-pool-online"]),
 "poolctl-pool-add": dict(
  summary="register a node whose memory is online already as a pool",
- synopsis="poolctl pool add NAME --node N [--overcommit RATIO] [--force]",
+ synopsis="poolctl pool add NAME --node N [--overcommit RATIO] [--force] [--check] [--json]",
  description="""For memory that firmware or the kernel has onlined already as a NUMA node (a
 CPU-less node of CXL or HBM memory): registers node N with poolmem as pool NAME, changing
 nothing else. pool remove then only unregisters it: its memory stays online, as it was
@@ -296,7 +314,8 @@ found. A node with CPUs is refused (exit 2; its DRAM is some VMs' local tier) un
  options=[("--check","run every check the command runs, the node's memory and CPUs, the name and node not a pool yet, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
           ("--node N","the NUMA node"),
           ("--overcommit RATIO","admission limit: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1)"),
-          ("--force","register a node with CPUs too")],
+          ("--force","register a node with CPUs too"),
+          ("--json",JS+"name, registered, node, online_bytes")],
  examples="""# poolctl pool add fw --node 1
 fw: node 1 (1.9 GiB online) registered as a pool
 # poolctl pool remove fw
@@ -304,7 +323,7 @@ fw: unregistered; node 1's memory stays online""",
  see=["poolctl-pool-online", "poolctl-pool-remove"]),
 "poolctl-apply": dict(
  summary="make the host's pools, profiles and named domains match a file",
- synopsis="poolctl apply [--config FILE] [--dry-run | --check]",
+ synopsis="poolctl apply [--config FILE] [--dry-run | --check] [--json]",
  description="""Reads FILE (default /etc/poolmem/poolmem.toml; TOML), compares it with the host
 and prints the plan: one line per step saying what changes, then the poolctl command (or
 chown/chmod) that does it, as an operator would type it. Then every step is checked
@@ -318,7 +337,7 @@ before they run. With --dry-run apply stops after the checks. Otherwise the step
 order (pools first, then profiles, then domains); one that still fails (two new domains
 that each fit but not together, a host that changed meanwhile) stops the rest, and the
 message says which steps were applied and which not: run apply again once fixed, and it
-plans only what is left. A second apply plans nothing. A domain whose quotas, pools, policies or tiering differ is changed live (vm
+plans only what is left (exit 5 when earlier steps were applied: partly done). A second apply plans nothing. A domain whose quotas, pools, policies or tiering differ is changed live (vm
 set), and so is a pool's overcommit (pool set); what can't change in place (a domain's
 size or chunk, a profile's quotas) is a conflict, printed with ! and left (exit 4). Pools, profiles and domains
 the file does not name are left alone (lines with =). An unknown key or a malformed file
@@ -335,7 +354,8 @@ size), chunk, tier_policy, pool_select, pools, home_node, owner, mode, pinnable;
 home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
  options=[("--config FILE","the file (default /etc/poolmem/poolmem.toml)"),
           ("--dry-run","print the plan, check every step, change nothing"),
-          ("--check","the same as --dry-run (the other verbs' word for it)")],
+          ("--check","the same as --dry-run (the other verbs' word for it)"),
+          ("--json","print the plan as one JSON object instead of the lines: config, applied, steps (what, command as an argument list, waits_for_pools, check: passed, failed, pending or none, check_exit_code, check_error: the step's own error line, applied, exit_code), conflicts, unmanaged. The steps' commands run with their output discarded; an error is still one line on standard error")],
  examples="""# poolctl apply --dry-run
 /etc/poolmem/poolmem.toml: 2 steps
 + pool pa: online dax0.0
@@ -428,6 +448,8 @@ the local chunks come from, and on a real host the socket the pool memory hangs 
           ("--pool-select P","smart-idle (default), round-robin, random, nearest"),
           ("--pools P1,P2","pools the domain may use (default: all registered now)"),
           ("--home-node N","node whose DRAM is the local tier (default: first node with CPUs)"),
+          ("--scan-rate SIZE","with --tiering: bytes sampled, and moved at most, per second (default 64M, at most 1T)"),
+          ("--hot-threshold T","with --tiering: a sampled chunk touched again within T is hot (500ms, 2s; default 500ms)"),
           ("--chunk SIZE","chunk size, power of two from 2M to 1G (default 2M)"),
           ("--owner USER[:GROUP]","owner of the domain file, e.g. libvirt-qemu (default root); chown works later too"),
           ("--mode MODE","octal permission bits of the domain file (default 0600)"),
@@ -489,15 +511,21 @@ OFFSET          LENGTH   HOST-PHYS       POOL   NODE
  see=["poolctl-vm-show"]),
 "poolctl-vm-set": dict(
  summary="change a running VM's quotas, pools, policies and tiering",
- synopsis="poolctl vm set NAME [--local SIZE] [--pool SIZE] [--pools P1,P2] [--tier-policy P] [--pool-select P] [--tiering on|sample|off] [--scan-rate SIZE] [--hot-threshold T]",
+ synopsis="poolctl vm set NAME [--local SIZE] [--pool SIZE] [--pools P1,P2] [--tier-policy P] [--pool-select P] [--tiering on|sample|off] [--scan-rate SIZE] [--hot-threshold T] [--rate SIZE] [--timeout T] [--check] [--json] | poolctl vm set NAME --resume [--rate SIZE] [--timeout T] [--json]",
  description="""Changes a live domain while its VM runs. New quotas are checked as at creation (they
 must cover the size; admission control with the domain's old quotas left out, exit 4 when
 they don't fit). A tier shrunk below its usage gives chunks to the other tier, and chunks
 on pools left out of --pools move to the pools left; the shrunk tier's quota meanwhile
 stays at its usage and comes down as chunks leave, so usage never exceeds a quota. When
 the chunks can't fit where they must go, nothing changes and the message gives the
-figures (exit 4). A long-term pinned chunk stops the moves (exit 4): the settings stay,
-the tier keeps its usage until the chunk can move.
+figures (exit 4).
+.PP
+The chunks move in steps (POOLMEM_SET_STEP, module ABI 13): a progress bar on a terminal,
+at most --rate a second, and Ctrl-C (or SIGTERM) stops after the chunk being moved. A stop
+before the end (Ctrl-C; chunks still referenced after --timeout; a long-term pinned chunk)
+leaves the settings applied and the shrunk tier's quota at its usage: exit 5 (partly
+done), and poolctl vm set NAME --resume goes on with the moves. With a module older than
+ABI 13 everything moves in one call, without progress.
 .PP
 --tiering on samples the VM's accesses by refault (a random sample of chunks is unmapped
 each period and timed until touched again) and moves hot chunks from the pools into free
@@ -512,7 +540,11 @@ factor then sees accesses to memory mapped long ago. Counters: poolctl vm show."
           ("--pool-select P","smart-idle, round-robin, random, nearest"),
           ("--tiering on|sample|off","hot/cold tiering by refault sampling"),
           ("--scan-rate SIZE","bytes sampled, and moved at most, per second (default 64M, at most 1T)"),
-          ("--hot-threshold T","a sampled chunk touched again within T is hot (500ms, 2s; default 500ms)")],
+          ("--hot-threshold T","a sampled chunk touched again within T is hot (500ms, 2s; default 500ms)"),
+          ("--rate SIZE","move at most SIZE per second (e.g. 512M)"),
+          ("--timeout T","give up after T (90, 90s, 5m; default 60 s) without progress on referenced chunks (exit 5)"),
+          ("--resume","go on with the moves an earlier vm set left (after Ctrl-C, --timeout or a pinned chunk); no other change with it"),
+          ("--json",JS+"name, changed, complete, moved_bytes, remaining_bytes, seconds, and domain: the domain as poolctl vm show --json prints it; on exit 5 too, before the error (with --check: name, changed false, admission_checked)")],
  examples="""# poolctl vm set va --local 32M --pool 32M
 va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, tiering off; moved 16.0 MiB
 # poolctl vm set va --tiering on --scan-rate 64M
@@ -520,9 +552,10 @@ va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, t
  see=["poolctl-vm-create", "poolctl-vm-show", "poolctl-pool-drain"]),
 "poolctl-vm-destroy": dict(
  summary="destroy a VM domain",
- synopsis="poolctl vm destroy NAME [--check]",
+ synopsis="poolctl vm destroy NAME [--check] [--json]",
  description="Unlinks /run/poolmem/NAME at once (no new opens; rm does the same). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code")],
+ options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
+          ("--json",JS+"name, destroyed, held_bytes (what returns with the last mapping)")],
  examples="""# poolctl vm destroy web1
 web1: destroyed (memory returns when the last open file and mapping go)""",
  see=["poolctl-vm-create"]),
@@ -557,6 +590,7 @@ NAME --libvirt --size SIZE prints them for another VM size.
 .PP
 Whoever may write the directory (--owner, --mode) may create domains in it.""",
  options=[("--check","run every check the command runs, the name free among profiles and domains, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
+          ("--json",JS+"name, created, path (the directory), local, pool, znuma; not with --libvirt"),
           ("--local PCT%|SIZE","local DRAM quota: a percentage of each VM's size, or a byte cap (default 0)"),
           ("--pool PCT%|SIZE","pool quota: a percentage or a byte cap (default 0); percentages must add up to 100% or more"),
           ("--tier-policy P","local-first (default), interleave, pool-first"),
@@ -642,9 +676,10 @@ profile silver: /run/poolmem/silver, 1 live domains
  see=["poolctl-profile-create"]),
 "poolctl-profile-remove": dict(
  summary="remove a profile",
- synopsis="poolctl profile remove NAME",
+ synopsis="poolctl profile remove NAME [--check] [--json]",
  description="Removes an empty profile, as rmdir of its directory does; refused (exit 4) while files or directories are in it. Domains whose files were unlinked but are still open (a running QEMU) keep the profile's settings until they end.",
- options=[],
+ options=[("--check","the profile exists and no live domain was made from it; nothing removed"),
+          ("--json",JS+"name, removed")],
  examples="""# poolctl profile remove gold
 poolctl: gold: cannot remove profile: its directory is not empty""",
  see=["poolctl-profile-create"]),
@@ -733,6 +768,7 @@ access counts), so a replay shows placement and allocation balance.""",
           ("plan --local-pct N","each VM's local quota in % (default 25)"),
           ("plan --touched MIN:MAX","each VM's touched fraction, uniform (default 0.3:1.0)"),
           ("plan --overcommit R,...","pool overcommit ratios (default 1,1.25,1.5,2)"),
+          ("plan --trials N","Monte Carlo trials per ratio (default 10000)"),
           ("record --seconds N --interval S","how long to record (default 10) and how often to read the chunk maps (default 0.5)")],
  examples="""# poolctl simulate /usr/share/doc/poolmem/seed003.toml --tier-policies interleave --compare round-robin,smart-idle
 seed003: 64 hosts, 6 pools, 0.02 s simulated, seed 3
@@ -747,7 +783,7 @@ OVERCOMMIT  VMS  DENSITY  SIGBUS-RISK  POOL-TOUCHED
  see=["poolctl-vm-create","poolctl-status"]),
 "poolctl-cluster": dict(
  summary="the ledger of shared devices on etcd: which host may online which extent",
- synopsis="poolctl cluster [--etcd URL] [--cacert FILE] [--cert FILE --key FILE] [--prefix P] status [--json] | register DEV --size SIZE [--extent SIZE] | claim DEV --host H (--count N | --index I,...) [--ttl S] [--hold S] | fence HOST [--by WHO]",
+ synopsis="poolctl cluster [--etcd URL] [--cacert FILE] [--cert FILE --key FILE] [--prefix P] status [--json] | register DEV --size SIZE [--extent SIZE] [--check] [--json] | claim DEV --host H (--count N | --index I,...) [--ttl S] [--hold S] | fence HOST [--by WHO] [--check] [--json]",
  description="""Hosts that share a CXL device (multi-headed, multi-logical, dynamic capacity) must
 never online the same extent. The ledger in etcd records each extent's owner; a claim is
 one etcd transaction over a batch of extents (all or none), valid only while the host's
@@ -767,6 +803,9 @@ refused (exit 4) while its lease is live.""",
           ("--cacert FILE, --cert FILE, --key FILE","TLS to an https:// endpoint, as etcdctl: the CA that signed etcd's certificate, and this client's certificate and key for an etcd that requires one (--client-cert-auth). A TLS failure is one line that says TLS, and that no client certificate was given when none was"),
           ("--prefix P","key prefix of the ledger (default /poolmem)"),
           ("register --size SIZE --extent SIZE","the device's capacity and its extent size, whole memory blocks (default 128M)"),
+          ("register --check, fence --check","the checks alone: the device not registered with another definition; the host down (no lease); nothing written"),
+          ("register --json, fence --json",JS+"register: device, registered, new (false: the same definition was there), size_bytes, extent_bytes, extents; fence: host, fenced, by, extents (free again)"),
+          ("claim --host H","this host's name in the ledger"),
           ("claim --count N | --index I,...","claim N free extents, or these"),
           ("claim --ttl S --hold S","the lease's TTL (default 10 s) and how long to hold (default: until a signal)"),
           ("fence --by WHO","who confirms the fence (default: the operator on this machine)")],

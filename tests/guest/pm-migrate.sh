@@ -194,6 +194,37 @@ out=$(poolctl vm set va --local 64M --pool 0 --tier-policy pool-first) || fail "
 info "$out"
 check_eq "va local, all of it" $((64 * MiB)) "$(dom_attr va local_bytes)"
 check_eq "va tier policy" pool-first "$(dom_attr va tier_policy)"
+# the same move in steps: --rate holds it to 8 MiB/s, Ctrl-C (SIGINT) stops
+# it half way with "partly done" (exit 5) and what moved in --json, and
+# --resume finishes it
+poolctl vm set va --local 8M --pool 56M --rate 8M --json > /tmp/set.json 2> /tmp/set.err &
+setpid=$!
+sleep 2
+moved_mid=$(dom_attr va moves)
+kill -INT $setpid
+rc=0
+wait $setpid || rc=$?
+info "vm set interrupted: exit $rc: $(cat /tmp/set.err)"
+check_eq "exit code of an interrupted vm set (partly done)" 5 $rc
+grep -q "^poolctl: va: settings applied, moves interrupted after .* left; .* poolctl vm set va --resume goes on$" \
+	/tmp/set.err || fail "interrupted vm set: $(cat /tmp/set.err)"
+grep -q '"complete": false' /tmp/set.json || fail "interrupted vm set --json: $(cat /tmp/set.json)"
+left=$(sed -n 's/.*"remaining_bytes": \([0-9]*\).*/\1/p' /tmp/set.json)
+moved=$(sed -n 's/.*"moved_bytes": \([0-9]*\).*/\1/p' /tmp/set.json | head -n 1)
+secs=$(sed -n 's/.*"seconds": \([0-9.e+-]*\).*/\1/p' /tmp/set.json)
+[ "${left:-0}" -gt 0 ] && [ "${moved:-0}" -gt 0 ] ||
+	fail "the signal did not stop vm set half way (moved ${moved:-?}, left ${left:-?}; $moved_mid moves at 2 s)"
+awk -v m=$moved -v s=$secs 'BEGIN { exit !(m / s <= 8 * 1048576 * 1.25) }' ||
+	fail "--rate 8M: moved $moved bytes in $secs s"
+info "interrupted after $moved bytes in $secs s, $left left (at most 8 MiB/s)"
+check_eq "va local quota while the moves wait" $((8 * MiB)) "$(dom_attr va local_quota_bytes)"
+out=$(poolctl vm set va --resume --json) || fail "vm set --resume: $out"
+echo "$out" | grep -q '"complete": true' || fail "vm set --resume: $out"
+echo "$out" | grep -q '"remaining_bytes": 0,' || fail "vm set --resume left bytes: $out"
+check_eq "va local after --resume" $((8 * MiB)) "$(dom_attr va local_bytes)"
+check_eq "va pool after --resume" $((56 * MiB)) "$(dom_attr va pool_bytes)"
+expect_exit 2 "nothing to change" poolctl vm set va
+out=$(poolctl vm set va --local 64M --pool 0) || fail "all local again: $out"
 touch /tmp/stop-sampling
 wait $sampler
 awk '{ l = $1 > $5 ? $1 : $5; p = $2 > $6 ? $2 : $6

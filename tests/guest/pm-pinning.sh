@@ -121,7 +121,7 @@ rc=0
 out=$(timeout -s KILL 60 poolctl pool drain p1 --allow-local 2>&1) || rc=$?
 secs=$(awk -v a=$t0 -v b=$(uptime_s) 'BEGIN { print b - a }')
 info "drain with a pinned chunk: exit $rc after $secs s: $out"
-check_eq "drain exit code (refused)" 4 $rc
+check_eq "drain exit code (partly done: the pool stays draining)" 5 $rc
 echo "$out" | grep -q "domain pin-mv offset 0x400000 is long-term pinned" ||
 	fail "the pinned chunk is not named: $out"
 awk -v s=$secs 'BEGIN { exit !(s < 10) }' || fail "the refusal took $secs s"

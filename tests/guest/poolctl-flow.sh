@@ -159,10 +159,21 @@ check_eq "pb: capacity back" $(($(node_memtotal_kb $nb) * 1024)) "$(pool_attr pb
 poolctl vm create back --size 16M --pool 16M --pools pb >/dev/null
 pmtest touch back 0 16M >/dev/null
 check_eq "chunks on the re-onlined pool" 8 "$(dom_pool_chunks back pb)"
-poolctl vm destroy back >/dev/null
+# the verbs' results in --json, for scripts (Documentation/json.md)
+out=$(poolctl vm destroy back --json) || fail "vm destroy --json: $out"
+echo "$out" | grep -q '"destroyed": true' && echo "$out" | grep -q "\"held_bytes\": $((16 * MiB))" ||
+	fail "vm destroy --json: $out"
+out=$(poolctl pool offline pb --json) || fail "pool offline --json: $out"
+echo "$out" | grep -q '"offlined": true' && echo "$out" | grep -q "\"blocks\": $cap" || fail "pool offline --json: $out"
+out=$(poolctl pool online pb --json) || fail "pool online pb --json: $out"
+echo "$out" | grep -q '"onlined": true' && echo "$out" | grep -q "\"blocks\": $cap," ||
+	fail "pool online --json: $out"
+check_eq "pb: blocks online after online --json" "$cap" "$(online_node_blocks $nb)"
 poolctl pool offline pb >/dev/null
 poolctl pool remove pa
-poolctl pool remove pb
+out=$(poolctl pool remove pb --json) || fail "pool remove --json: $out"
+echo "$out" | grep -q '"removed": true' && echo "$out" | grep -A2 '"devices"' | grep -q "\"$db\"" ||
+	fail "pool remove --json: $out"
 check_eq "pools after remove" "" "$(ls $POOLSYS)"
 for d in $da $db; do
 	check_eq "$d back to devdax" device_dax "$(basename $(readlink /sys/bus/dax/devices/$d/driver))"

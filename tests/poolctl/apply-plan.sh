@@ -47,6 +47,27 @@ for want in "= pool cxl1: not in $t/a.toml, left as it is" "+ pool newp: registe
 	printf '%s\n' "$out" | grep -qxF -- "$want" || bad "plan lacks: $want"
 done
 printf '%s\n' "$out" | grep -q "domain web1: tier_policy" && bad "unchanged tier policy planned"
+# --json: the same plan as one object on stdout, each check's exit code and
+# error in it, the one-line error on stderr, the same exit code
+pc apply --config "$t/a.toml" --check --json > "$t/plan.json" 2> "$t/plan.err"; rc=$?
+[ $rc -eq 2 ] || bad "--json dry run exit $rc (want 2)"
+python3 - "$t/plan.json" <<'PYEND' || bad "--json plan: $(cat "$t/plan.json") $(cat "$t/plan.err")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+steps = {s["what"]: s for s in j["steps"]}
+assert j["applied"] is False, j["applied"]
+assert j["unmanaged"] == ["pool cxl1"], j["unmanaged"]
+web1 = steps["~ domain web1: quotas 16.0 MiB/48.0 MiB -> 32.0 MiB/32.0 MiB"]
+assert web1["command"] == ["poolctl", "vm", "set", "web1", "--local", "32M", "--pool", "32M"], web1
+assert web1["applied"] is False and web1["exit_code"] is None, web1
+newp = steps["+ pool newp: register node 3"]
+assert newp["check"] == "failed" and newp["check_exit_code"] == 2, newp
+assert "--node 3" in newp["check_error"], newp
+for s in j["steps"]:
+    assert set(s) == {"what", "command", "waits_for_pools", "check", "check_exit_code", "check_error",
+                      "applied", "exit_code"}, s
+PYEND
+grep -q "would fail (steps\[\].check); nothing applied" "$t/plan.err" || bad "--json plan's error: $(cat "$t/plan.err")"
 printf '[pools.x]\ndevice = "dax0.0"\nzonee = "normal"\n' > "$t/b.toml"
 out=$(pc apply --config "$t/b.toml" 2>&1); rc=$?
 [ $rc -eq 2 ] && [ "$out" = "poolctl: $t/b.toml:3: pools.x: unknown key 'zonee'" ] || bad "unknown key: exit $rc: $out"

@@ -395,7 +395,7 @@ std::string Ledger::extent_key_suffix(const std::string &dev, unsigned index)
 	return "extents/" + dev + "/" + b;
 }
 
-void Ledger::register_device(const Device &dev)
+bool Ledger::register_device(const Device &dev, bool check)
 {
 	if (dev.name.empty() || dev.name.find('/') != std::string::npos)
 		throw Error::plain(dev.name, "invalid device name (no '/')", EINVAL);
@@ -403,14 +403,21 @@ void Ledger::register_device(const Device &dev)
 		throw Error::plain(dev.name, "the size must be a whole number of extents (at most 999999)", EINVAL);
 	const std::string k = key("devices/" + dev.name);
 	const nlohmann::json v = {{"size_bytes", dev.size_bytes}, {"extent_bytes", dev.extent_bytes}};
-	Txn t;
-	t.absent(k).put(k, v.dump()).get_on_failure(k);
-	const auto r = run(etcd_, t);
-	if (r.ok)
-		return;
-	const auto &kvs = r.ranges.at(0);
+	std::vector<Etcd::Kv> kvs;
+	if (check) {
+		kvs = etcd_.range(k);
+		if (kvs.empty())
+			return true;
+	} else {
+		Txn t;
+		t.absent(k).put(k, v.dump()).get_on_failure(k);
+		const auto r = run(etcd_, t);
+		if (r.ok)
+			return true;
+		kvs = r.ranges.at(0);
+	}
 	if (!kvs.empty() && nlohmann::json::parse(kvs[0].value, nullptr, false) == v)
-		return; /* the same definition: registered once, already */
+		return false; /* the same definition: registered once, already */
 	throw Error::plain(dev.name, "registered already with another size or extent size", EEXIST);
 }
 

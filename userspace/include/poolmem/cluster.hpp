@@ -148,8 +148,9 @@ public:
 	explicit Ledger(Etcd &etcd, std::string prefix = "/poolmem");
 
 	/// Register DEV (extents of whole memory blocks). The same definition
-	/// again is a no-op; a different one throws EEXIST.
-	void register_device(const Device &dev);
+	/// again is a no-op; a different one throws EEXIST. Returns whether
+	/// DEV is new. CHECK: every check, nothing written.
+	bool register_device(const Device &dev, bool check = false);
 	Device device(const std::string &name);
 
 	/// Start a host's life: a lease of TTL seconds and hosts/<host> on it.
