@@ -191,6 +191,7 @@ int main(int argc, char **argv)
 	poolctl::setup_simulate(app, g);
 	poolctl::setup_cluster(app, g);
 	poolctl::setup_libvirt(app, g);
+	poolctl::setup_capacity(app, g);
 
 	try {
 		app.parse(argc, argv);

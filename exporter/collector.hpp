@@ -38,6 +38,8 @@ struct Roots {
 	/// --[no-]collector.domain.histograms: each domain's fault latency
 	/// histogram (16 of a domain's series); off on hosts with thousands of VMs
 	bool domain_histograms = true;
+	/// --capacity.shape (repeatable): VM shapes whose fit the capacity collector exports
+	std::vector<std::string> capacity_shapes;
 };
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
@@ -77,6 +79,7 @@ public:
 };
 
 std::unique_ptr<Collector> make_pools_collector();
+std::unique_ptr<Collector> make_capacity_collector();
 std::unique_ptr<Collector> make_domains_collector();
 std::unique_ptr<Collector> make_nodes_collector();
 std::unique_ptr<Collector> make_module_collector();

@@ -9,6 +9,7 @@
 #include "registry.hpp"
 #include "web.hpp"
 
+#include <poolmem/capacity.hpp>
 #include <poolmem/size.hpp>
 
 #include <CLI/CLI.hpp>
@@ -162,6 +163,12 @@ int main(int argc, char **argv)
 	app.add_flag("--collector.domain.histograms,!--no-collector.domain.histograms", roots.domain_histograms,
 		     "each domain's fault latency histogram, 16 series per VM (default on; off on hosts with "
 		     "thousands of VMs: the faults, SIGBUS and the rest stay)");
+	app.add_option("--capacity.shape", roots.capacity_shapes,
+		       "a VM shape, SIZE/LOCAL as poolctl capacity --shape takes it (16G/25%), repeatable: "
+		       "poolmem_capacity_vms{shape} says how many more of it admission control admits")
+		->check([](const std::string &v) {
+			return poolmem::parse_shape(v) ? std::string() : "invalid shape '" + v + "' (e.g. 16G/25%)";
+		});
 	std::map<std::string, bool> on;
 	for (const auto &c : exporter::all_collectors()) {
 		on[c->name()] = true;

@@ -56,7 +56,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-set","poolctl-pool-events","poolctl-pool-soft-offline","poolctl-pool-poison-scan","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
-      "poolctl-status","poolctl-top","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster","poolctl-libvirt-hook"]),
+      "poolctl-status","poolctl-top","poolctl-capacity","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster","poolctl-libvirt-hook"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
  synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit RATIO] [--memmap auto|local|device]",
@@ -878,6 +878,36 @@ VM                LOCAL               POOL  SIGBUS
 db              0 B/0 B  32.0 MiB/32.0 MiB       0
 web1  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB       0""",
  see=["poolctl-top"]),
+"poolctl-capacity": dict(
+ summary="what admission control lets this host take now, and how many more VMs of a shape fit",
+ synopsis="poolctl capacity [--shape SIZE/LOCAL] [--pools P1,P2] [--home-node N] [--json]",
+ description="""For each tier, the admission limit, what the live domains commit against it, and the
+headroom: the local tier of the home node (its present memory x the module parameter
+local_overcommit_pct, against the local quotas of the domains homed there), each pool
+alone (capacity x overcommit, against the pool quotas of the domains allowed on it), and
+the pools the VMs would use together (the sum of their limits, against the pool quotas of
+every domain allowed on any of them). These are the kernel's own rules (pm_admit()) over
+the same figures, read from sysfs, /proc/poolmem/domains and /proc/zoneinfo; a refusal's
+figures (poolctl vm create, exit 4) are the same numbers.
+.PP
+With --shape, how many more VMs of that shape each tier admits, and the fewer of the two:
+creating that many succeeds and one more is refused, as long as nothing else changes
+meanwhile. SIZE/LOCAL gives the VM's size and its local quota, a percentage of the size
+(rounded up to whole chunks, as a profile's) or a size; the rest is pool quota. Pinnable
+VMs (which count only memory outside ZONE_MOVABLE) are not modelled. The exporter's
+--capacity.shape exports the same count (poolmem_capacity_vms).""",
+ options=[("--shape SIZE/LOCAL","a VM: 16G/25% (local 25% of 16G), 16G/4G, or 16G alone (all pool); whole 2 MiB chunks"),
+          ("--pools P1,P2","the pools the VMs may use (default: every pool)"),
+          ("--home-node N","the VMs' home node (default: the first node with CPUs, as the module picks)"),
+          ("--json","print JSON: shape (null without --shape: size_bytes, local_bytes, pool_bytes), local (node, limit_bytes, committed_bytes, headroom_bytes, fits), pool (pools, the same figures), pools[] (name, node, the same figures, each pool alone), fits (null without --shape)")],
+ examples="""# poolctl capacity --shape 512M/25% --pools p0
+shape 512.0 MiB: local 128.0 MiB on node 0, pool 384.0 MiB on p0
+TIER   WHERE      LIMIT  COMMITTED  HEADROOM  FITS
+local  node 0   1.9 GiB        0 B   1.9 GiB    15
+pool   p0       1.9 GiB        0 B   1.9 GiB     5
+pool   p1       1.9 GiB        0 B   1.9 GiB     5
+5 more VMs of this shape fit now (admission control; the pool tier is the limit)""",
+ see=["poolctl-vm-create","poolctl-pool-set","poolctl-status","poolmem-exporter"]),
 "poolctl-top": dict(
  summary="refreshing status with allocation rates",
  synopsis="poolctl top [--interval SECONDS] [--iterations N] [--json]",
@@ -944,7 +974,8 @@ count. Each authenticated request costs one bcrypt
           ("--web.config.file FILE","TLS, client certificates and basic auth, in node_exporter's web configuration format (above); read again on SIGHUP"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
-          ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl (all on by default), cluster (on with --cluster.etcd)"),
+          ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl, media, capacity (all on by default), cluster (on with --cluster.etcd)"),
+          ("--capacity.shape SIZE/LOCAL","a VM shape as poolctl capacity --shape takes it (16G/25%), repeatable: poolmem_capacity_vms{shape} says how many more VMs of it admission control admits now"),
           ("--cluster.etcd URL[,URL...]","the shared-device ledger's etcd: one member's URL or several, comma-separated, as etcdctl --endpoints (a call goes on to the next member when one does not answer): export the cluster view, the member that answered (poolmem_cluster_etcd_member_info) and failovers (poolmem_cluster_etcd_failovers_total); 2 s per call, for all the members tried"),
           ("--cluster.prefix P","the ledger's key prefix (default /poolmem)"),
           ("--cluster.etcd.cacert FILE, --cluster.etcd.cert FILE, --cluster.etcd.key FILE","TLS to an https:// --cluster.etcd, as poolctl cluster's --cacert, --cert and --key"),

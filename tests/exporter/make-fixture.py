@@ -62,6 +62,9 @@ def main():
             blk += 1
         buddy.append(f"Node {n}, zone   Normal   10 5 3 1 0 0 0 0 0 {n + 2} {n}")
     w(f"{procd}/buddyinfo", "\n".join(buddy))
+    # present pages per node (the local tier's admission limit): as MemTotal
+    w(f"{procd}/zoneinfo", "\n".join(f"Node {n}, zone   Normal\n  pages free     1\n        present  {(16 if n == 0 else 15) * block // 4096}"
+                                     for n in range(nnodes)))
     # each pool node's memory added by kmem from a dax device: node 1's with
     # its memmap on the device (memmap_on_memory, with the boot parameter),
     # the others' in DRAM

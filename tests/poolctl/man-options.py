@@ -73,5 +73,19 @@ for name in sorted(os.listdir(mandir)):
     for o in sorted(documented - have):
         print(f"FAIL: {name}: the page documents {o}, which poolctl {' '.join(words)} does not take")
         fails += 1
+# and every noun and verb has a page: poolctl-NOUN-VERB.8, or the noun's own
+top = subprocess.run([poolctl, "--help"], capture_output=True, text=True).stdout
+nouns = re.findall(r"^  ([a-z-]+) ", top.split("Subcommands:")[1], re.M)
+for noun in nouns:
+    verbs = []
+    sub = subprocess.run([poolctl, noun, "--help"], capture_output=True, text=True).stdout
+    if "Subcommands:" in sub and not os.path.exists(os.path.join(mandir, f"poolctl-{noun}.8")):
+        verbs = re.findall(r"^  ([a-z-]+) ", sub.split("Subcommands:")[1], re.M)
+    for page in [f"poolctl-{noun}-{v}.8" for v in verbs] or [f"poolctl-{noun}.8"]:
+        if page == "poolctl-libvirt.8":
+            page = "poolctl-libvirt-hook.8"
+        if not os.path.exists(os.path.join(mandir, page)):
+            print(f"FAIL: {page}: no man page for a command poolctl has")
+            fails += 1
 print(f"{fails} failed" if fails else "ok: every page lists its verb's options")
 sys.exit(1 if fails else 0)
