@@ -28,6 +28,7 @@
 //   pool = "shared0"                  the pool its onlined extents form
 //   want = 4                          extents to hold
 //   zone = "movable"                  (the only one: see Documentation/cluster.md)
+#include <poolmem/audit.hpp>
 #include <poolmem/agent.hpp>
 #include <poolmem/cluster.hpp>
 #include <poolmem/control.hpp>
@@ -513,6 +514,18 @@ std::string holding(const poolmem::cluster::Agent &agent)
 
 } // namespace
 
+/* The agent's changes to the host in the audit trail (poolmem::audit). */
+static void audit(const std::string &host, const std::string &verb, const std::string &what)
+{
+	poolmem::AuditEntry e;
+	e.tool = "poolmem-agent";
+	e.verb = verb;
+	e.host = host;
+	e.result = "ok";
+	e.detail = what;
+	poolmem::audit(e);
+}
+
 int main(int argc, char **argv)
 {
 	CLI::App app{"poolmem-agent: this host's side of the shared-device ledger on etcd"};
@@ -582,6 +595,7 @@ int main(int argc, char **argv)
 			write_state(c, agent, 0);
 			std::printf("poolmem-agent: %s: every extent offline and released, left the ledger\n",
 				    c.host.c_str());
+			audit(c.host, "release", "every extent offline and released");
 			return 0;
 		}
 		unsigned generation = 1;
@@ -593,6 +607,7 @@ int main(int argc, char **argv)
 			std::printf("; of its last life's extents %u kept online, %u offlined (fenced or changed since)",
 				    agent.kept(), agent.dropped());
 		std::printf("\n");
+		audit(c.host, agent.took_over_lease() ? "take over" : "join", "holding " + holding(agent));
 		std::string member = etcd.endpoint();
 		if (etcd.endpoints().size() > 1)
 			std::printf("poolmem-agent: %s: etcd member %s answers (%zu endpoints)\n", c.host.c_str(),
@@ -727,6 +742,7 @@ int main(int argc, char **argv)
 					write_state(c, agent, generation);
 					std::printf("poolmem-agent: %s: lease about to run out: fenced itself, every extent offline\n",
 						    c.host.c_str());
+					audit(c.host, "self-fence", "lease about to run out: every extent offline");
 					std::fflush(stdout);
 					was_fenced = true;
 					held = holding(agent);
@@ -738,6 +754,7 @@ int main(int argc, char **argv)
 			agent.stop();
 			write_state(c, agent, generation);
 			std::printf("poolmem-agent: %s: every extent offline and released\n", c.host.c_str());
+			audit(c.host, "stop", "every extent offline and released");
 		} else {
 			/*
 			 * on_stop = "keep": the memory stays online and claimed, the
@@ -749,6 +766,7 @@ int main(int argc, char **argv)
 			std::printf("poolmem-agent: %s: stopped, %s kept online under lease %ld for the next start "
 				    "(poolmem-agent release gives them back)\n",
 				    c.host.c_str(), holding(agent).c_str(), static_cast<long>(agent.lease()));
+			audit(c.host, "stop", holding(agent) + " kept online for the next start");
 		}
 	} catch (const NoFile &e) {
 		std::fprintf(stderr, "poolmem-agent: %s\n", e.what());

@@ -152,6 +152,10 @@ nlohmann::json counts_json(const poolmem::Counts &c);
 /// -u every "*_bytes" value becomes a human size string, as daxctl -u does.
 void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact = false);
 
+/// Send the run's audit entry to the journal (poolmem::audit) if the verb
+/// changes something: RC is its exit code, ERROR its error line.
+void audit_run(CLI::App &app, int argc, char **argv, int rc, const std::string &error);
+
 /// A mutating verb's result: LINE as it is, or with --json (JSON true) the
 /// object OBJ (Documentation/json.md, "Results of the verbs that change").
 void report(const GlobalOptions &g, bool json, const std::string &line, const nlohmann::json &obj);

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "moves.hpp"
 
+#include <poolmem/audit.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <iostream>
 #include <exception>
+#include <set>
 
 namespace poolctl {
 
@@ -152,6 +154,61 @@ void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact)
 	std::cout << (compact ? v.dump() : v.dump(2)) << std::endl;
 }
 
+/*
+ * The audit trail: one journal entry for each run of a verb that changes
+ * something (not for --check, --dry-run or a usage error: nothing
+ * changed), with what it was run on, by whom and how it ended.
+ */
+void audit_run(CLI::App &app, int argc, char **argv, int rc, const std::string &error)
+{
+	static const std::set<std::string> changing = {
+		"pool online", "pool add",	   "pool offline",     "pool remove",	 "pool drain",
+		"pool undrain", "pool set",	   "pool soft-offline", "pool poison-scan", "vm create",
+		"vm set",	"vm destroy",	   "profile create",   "profile remove",   "apply",
+		"cluster register", "cluster fence"};
+	std::string verb;
+	CLI::App *leaf = &app;
+	for (;;) {
+		auto subs = leaf->get_subcommands();
+		if (subs.empty())
+			break;
+		leaf = subs.front();
+		verb += (verb.empty() ? "" : " ") + leaf->get_name();
+	}
+	if (!changing.count(verb))
+		return;
+	for (const char *f : {"--check", "--dry-run", "--no-offline"})
+		if (const CLI::Option *o = leaf->get_option_no_throw(f); o && o->count())
+			return;
+	auto value = [&](const char *name) {
+		const CLI::Option *o = leaf->get_option_no_throw(name);
+		return o && o->count() ? o->as<std::string>() : std::string();
+	};
+	poolmem::AuditEntry e;
+	e.tool = "poolctl";
+	e.verb = verb;
+	const std::string noun = verb.substr(0, verb.find(' '));
+	const std::string object = !value("--name").empty() ? value("--name") : value("name");
+	if (noun == "pool")
+		e.pool = verb == "pool online" && object.empty() ? value("device") : object;
+	else if (noun == "vm")
+		e.domain = object;
+	else if (noun == "profile")
+		e.profile = object;
+	else if (verb == "cluster fence")
+		e.host = value("host");
+	e.exit_code = rc;
+	e.result = rc == EXIT_OK	 ? "ok"
+		   : rc == EXIT_NOTFOUND ? "notfound"
+		   : rc == EXIT_REFUSED	 ? "refused"
+		   : rc == EXIT_PARTIAL	 ? "partial"
+					 : "failed";
+	e.error = error;
+	e.argv.assign(argv, argv + argc);
+	e.argv[0] = "poolctl";
+	poolmem::audit(e);
+}
+
 void report(const GlobalOptions &g, bool json, const std::string &line, const nlohmann::json &obj)
 {
 	if (json)
@@ -193,6 +250,8 @@ int main(int argc, char **argv)
 	poolctl::setup_libvirt(app, g);
 	poolctl::setup_capacity(app, g);
 
+	int rc = poolctl::EXIT_OK;
+	std::string error;
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::CallForHelp &e) {
@@ -214,13 +273,17 @@ int main(int argc, char **argv)
 		if (!e.json.is_null())
 			poolctl::print_json(g, e.json);
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
-		return poolctl::EXIT_PARTIAL;
+		rc = poolctl::EXIT_PARTIAL;
+		error = e.what();
 	} catch (const poolmem::Error &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
-		return poolctl::exit_code(e.code());
+		rc = poolctl::exit_code(e.code());
+		error = e.what();
 	} catch (const std::exception &e) {
 		std::fprintf(stderr, "poolctl: %s\n", e.what());
-		return poolctl::EXIT_FAILED;
+		rc = poolctl::EXIT_FAILED;
+		error = e.what();
 	}
-	return poolctl::EXIT_OK;
+	poolctl::audit_run(app, argc, argv, rc, error);
+	return rc;
 }

@@ -118,6 +118,8 @@ PKGS=(
 	# through GnuTLS), its --web.config.file (yaml-cpp), basic auth's
 	# bcrypt hashes through libcrypt (libxcrypt)
 	libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev
+	# the audit trail in the journal (sd_journal_send)
+	libsystemd-dev
 	# the QEMU rig and what goes into the guest image
 	# (qemu-system-x86 10 from backports, by the preferences above)
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio

@@ -42,14 +42,14 @@ capacity_is_kernels() { # local | POOLS
 	local j k want got
 	if [ "$1" = local ]; then
 		j=$(poolctl capacity --json | sed -n '/^  "local": {/,/^  }/p')
-		k=$(pmtest domain-create probe 65536M 65536M 0 2>&1)
+		k=$(pmtest domain-create probe 65536M 65536M 0 2>&1) && fail "a 64 GiB local quota was admitted"
 	else
 		j=$(poolctl capacity --pools $1 --json | sed -n '/^  "pool": {/,/^  }/p')
-		k=$(pmtest domain-create probe 65536M 0 65536M pools=$1 2>&1)
+		k=$(pmtest domain-create probe 65536M 0 65536M pools=$1 2>&1) && fail "a 64 GiB pool quota was admitted"
 	fi
 	want=$(echo "$k" | sed -n 's/^refused: why [0-9]* committed \([0-9]*\) limit \([0-9]*\).*/\1 \2/p')
 	got="$(echo "$j" | sed -n 's/.*"committed_bytes": \([0-9]*\).*/\1/p') $(echo "$j" | sed -n 's/.*"limit_bytes": \([0-9]*\).*/\1/p')"
-	check_eq "poolctl capacity's committed and limit for $1" "$want" "$got" >/dev/null
+	check_eq "poolctl capacity's committed and limit for $1" "$want" "$got"
 }
 capacity_all() { for t in local p0 p1 p0,p1; do capacity_is_kernels $t; done; }
 check_eq "nothing committed (p0 p1 p0,p1 local)" "0 0 0 0" "$(sums)"
