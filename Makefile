@@ -26,6 +26,11 @@ KVER_GIVEN := $(strip $(KVER))
 override KVER := $(shell KVER=$(KVER) bash -c '. scripts/rig/lib.sh && rig_kver' 2>/dev/null)
 INSTALL_KVER := $(if $(KVER_GIVEN),$(KVER),$(shell uname -r))
 INSTALL_KMOD := $(abspath $(or $(BUILD),build))/kmod-$(INSTALL_KVER)
+# make install signs the module (Secure Boot) with this key and certificate
+# when both exist: by default DKMS's MOK, the one Debian's DKMS signs with
+# (Documentation/admin-guide/real-host.rst, Secure Boot)
+SIGN_KEY ?= /var/lib/dkms/mok.key
+SIGN_CERT ?= /var/lib/dkms/mok.pub
 export KVER
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= build
@@ -94,6 +99,12 @@ install: userspace
 	rm -rf $(INSTALL_KMOD)
 	bash -c '. scripts/rig/lib.sh && rig_kmod_src $(INSTALL_KMOD)'
 	$(MAKE) -C /lib/modules/$(INSTALL_KVER)/build M=$(INSTALL_KMOD) W=1 modules
+	@if [ -f "$(SIGN_KEY)" ] && [ -f "$(SIGN_CERT)" ]; then \
+		echo "  SIGN    poolmem.ko with $(SIGN_KEY)"; \
+		/lib/modules/$(INSTALL_KVER)/build/scripts/sign-file sha256 "$(SIGN_KEY)" "$(SIGN_CERT)" $(INSTALL_KMOD)/poolmem.ko; \
+	else \
+		echo "  (not signed: no $(SIGN_KEY) and $(SIGN_CERT); Secure Boot hosts: see real-host.rst)"; \
+	fi
 	$(MAKE) -C /lib/modules/$(INSTALL_KVER)/build M=$(INSTALL_KMOD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
 	DESTDIR=$(DESTDIR) KVER=$(INSTALL_KVER) scripts/install-host install

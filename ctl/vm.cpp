@@ -644,13 +644,37 @@ std::optional<std::vector<uint64_t>> lost_offsets(const GlobalOptions &g, const 
 	return out;
 }
 
+/* The processes that map D's file (or a znuma domain's windows), by pid. */
+std::vector<poolmem::Mapper> mappers(const GlobalOptions &g, const poolmem::DomainStats &d)
+{
+	const auto procfs = g.procfs.empty() ? poolmem::procfs_for(g.sysfs) : std::filesystem::path(g.procfs);
+	std::map<int, poolmem::Mapper> by_pid;
+	std::vector<std::string> files = {d.file};
+	for (const auto &w : d.windows)
+		files.push_back(d.file + "." + w.name);
+	for (const auto &f : files)
+		for (const auto &m : poolmem::domain_mappers(procfs, g.mount, f)) {
+			auto [it, fresh] = by_pid.try_emplace(m.pid, m);
+			if (!fresh)
+				it->second.mapped_bytes += m.mapped_bytes;
+		}
+	std::vector<poolmem::Mapper> out;
+	for (const auto &[pid, m] : by_pid)
+		out.push_back(m);
+	return out;
+}
+
 void run_show(const GlobalOptions &g, const NameOptions &o)
 {
 	auto d = domain_or_throw(g, o.name);
 	const auto lost = lost_offsets(g, d);
+	const auto mapped_by = mappers(g, d);
 	if (o.json) {
 		auto j = domain_json(d);
 		j["memory_error_offsets"] = lost ? nlohmann::json(*lost) : nlohmann::json(nullptr);
+		j["mapped_by"] = nlohmann::json::array();
+		for (const auto &m : mapped_by)
+			j["mapped_by"].push_back({{"pid", m.pid}, {"comm", m.comm}, {"mapped_bytes", m.mapped_bytes}});
 		j["fault_latency_p50_ns_max"] = percentile_ns(d.fault_latency_histogram, 50);
 		j["fault_latency_p99_ns_max"] = percentile_ns(d.fault_latency_histogram, 99);
 		print_json(g, j);
@@ -671,6 +695,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 			    w.name.c_str(), poolmem::format_size(w.size).c_str(), poolmem::format_size(w.base).c_str(),
 			    poolmem::format_size(w.name == "local" ? d.local_bytes : d.pool_bytes).c_str(),
 			    w.name == "local" ? 0 : 1);
+	if (mapped_by.empty())
+		std::printf("  mapped  by no process\n");
+	for (const auto &m : mapped_by)
+		std::printf("  mapped  by %s (pid %d), %s\n", m.comm.c_str(), m.pid, poolmem::format_size(m.mapped_bytes).c_str());
 	std::printf("  pinning %s\n", d.pinnable ? "pinnable: chunks only outside ZONE_MOVABLE (VFIO/RDMA can pin)"
 					       : "not pinnable: chunks on movable pool memory can't be long-term "
 						 "pinned (VFIO/RDMA)");

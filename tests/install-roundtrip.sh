@@ -11,9 +11,18 @@ fail() { echo "FAIL: $*"; exit 1; }
 # the module for each supported kernel, given by KVER (without it, make
 # install is for the running kernel, which here is the CI machine's own);
 # each is built apart from the tree's kmod/
+# signed with the key given (Secure Boot; by default DKMS's MOK)
+keys=$(mktemp -d)
+trap 'rm -rf "$dest" "$keys"' EXIT
+openssl req -new -x509 -nodes -days 1 -subj "/CN=poolmem roundtrip key" -newkey rsa:2048 \
+	-keyout "$keys/k.key" -outform DER -out "$keys/k.der" >/dev/null 2>&1 || fail "openssl: no test key"
 for rel in 6.1 6.12; do
-	make -s -C "$src" BUILD="$build" KVER=$rel install DESTDIR="$dest" >/dev/null 2>&1 ||
-		fail "make install KVER=$rel"
+	make -s -C "$src" BUILD="$build" KVER=$rel SIGN_KEY="$keys/k.key" SIGN_CERT="$keys/k.der" install \
+		DESTDIR="$dest" >/dev/null 2>&1 || fail "make install KVER=$rel"
+done
+for m in "$dest"/lib/modules/*/extra/poolmem.ko*; do
+	signer=$(modinfo -F signer "$m" 2>&1)
+	[ "$signer" = "poolmem roundtrip key" ] || fail "$m: signer '$signer', not the key make install was given"
 done
 prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$build/CMakeCache.txt")
 for f in "$prefix/sbin/poolctl" "$prefix/bin/poolmem-exporter" "$prefix/lib/systemd/system/poolmem-exporter.service" \

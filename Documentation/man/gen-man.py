@@ -487,13 +487,14 @@ web1  64.0 MiB  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB      32  interleave   round
 "poolctl-vm-show": dict(
  summary="show one VM domain",
  synopsis="poolctl vm show NAME [--json]",
- description="Usage against quota per tier, policies, faults with latency percentiles (upper bounds of log2 buckets), SIGBUS denials, discards, and chunks per pool.",
- options=[("--json","print JSON")],
+ description="Usage against quota per tier, policies, the processes that map the domain (QEMU: its pid, from /proc/PID/maps, the file named or unlinked), faults with latency percentiles (upper bounds of log2 buckets), SIGBUS denials, discards, and chunks per pool.",
+ options=[("--json","print JSON (the domain as vm list --json prints it, with memory_error_offsets, the latency percentiles and mapped_by: [{pid, comm, mapped_bytes}])")],
  examples="""# poolctl vm show web1
 domain web1: /run/poolmem/web1, 64.0 MiB in 2.0 MiB chunks
   local   16.0 MiB/16.0 MiB (home node 0)
   pool    48.0 MiB/48.0 MiB
   policy  interleave, round-robin
+  mapped  by qemu-system-x86 (pid 4242), 64.0 MiB
   faults  32 (p50 < 16777216 ns, p99 < 33554432 ns), SIGBUS denials 0, discards 0
   pool pa: 12 chunks (24.0 MiB)
   pool pb: 12 chunks (24.0 MiB)""",

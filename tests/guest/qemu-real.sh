@@ -54,6 +54,9 @@ done
 set -- $(pmtest file-pmd $qpid /run/poolmem/vm1)
 info "QEMU's smaps: $1 kB of /run/poolmem/vm1 mapped with PMDs, Rss $2 kB"
 [ $(($1 * 10)) -ge $((127 * 1024 * 9)) ] || fail "FilePmdMapped $1 kB is under 90% of the 127 MiB touched"
+# vm show names the QEMU that maps the domain
+poolctl vm show vm1 | grep -q "^  mapped  by qemu-system-x86 (pid $qpid), 128.0 MiB$" ||
+	fail "vm show does not name QEMU (pid $qpid): $(poolctl vm show vm1 | grep mapped)"
 pmtest guest-check /run/poolmem/vm1
 wait_qemu $qpid
 check_eq "QEMU's exit status (guest finished)" $PM_QEMU_GUEST_EXIT $QRC
@@ -122,6 +125,9 @@ check_eq "$dom local bytes (25%)" $((16 * MiB)) "$(dom_attr $dom local_bytes)"
 check_eq "$dom pool bytes (75%)" $((48 * MiB)) "$(dom_attr $dom pool_bytes)"
 check_eq "profile directory empty (QEMU unlinked its file)" "" "$(ls /run/poolmem/gold)"
 poolctl vm list | grep -q "^$dom .*/gold/qemu_back_mem.mem0" || fail "vm list does not show $dom: $(poolctl vm list)"
+# its file unlinked: vm show still names the QEMU that maps it
+poolctl vm show $dom --json | grep -A3 '"mapped_by"' | grep -q "\"pid\": $qpid" ||
+	fail "vm show --json does not name QEMU (pid $qpid) for the unlinked $dom: $(poolctl vm show $dom --json | grep -A6 mapped_by)"
 kill -9 $qpid
 wait_qemu $qpid
 wait_for 10 sh -c "[ ! -d $DOMSYS/$dom ]" || fail "$dom still there after QEMU was killed"

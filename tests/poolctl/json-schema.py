@@ -63,7 +63,7 @@ else:
         fails.append("top: allocations_per_second null first, a number after")
     dk = set(vms[0])
     for where, obj in (("vm show", vm), ("status.domains", status["domains"][0])):
-        extra = set(obj) - dk - {"fault_latency_p50_ns_max", "fault_latency_p99_ns_max", "memory_error_offsets"}
+        extra = set(obj) - dk - {"fault_latency_p50_ns_max", "fault_latency_p99_ns_max", "memory_error_offsets", "mapped_by"}
         missing = dk - set(obj)
         if extra or missing:
             fails.append(f"{where} vs vm list: extra {sorted(extra)}, missing {sorted(missing)}")

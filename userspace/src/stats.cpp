@@ -13,7 +13,12 @@
 #include <stdexcept>
 #include <thread>
 
+#include <cstdio>
+#include <fstream>
+
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -757,6 +762,55 @@ std::vector<DomainStats> DomainReader::read_sysfs(const fs::path &sysfs, std::ve
 				++it;
 	}
 	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.name < b.name; });
+	return out;
+}
+
+} // namespace poolmem
+
+namespace poolmem {
+
+std::vector<Mapper> domain_mappers(const fs::path &procfs, const fs::path &mount, const std::string &file)
+{
+	std::vector<Mapper> out;
+	struct stat st;
+	if (::stat(mount.c_str(), &st) != 0)
+		return out;
+	char dev[32];
+	std::snprintf(dev, sizeof(dev), "%02x:%02x", major(st.st_dev), minor(st.st_dev));
+	const std::string path = (mount / file.substr(file.find_first_not_of('/'))).string();
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(procfs, ec)) {
+		const std::string name = e.path().filename().string();
+		if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+			continue;
+		std::ifstream maps(e.path() / "maps");
+		std::string line;
+		uint64_t bytes = 0;
+		while (std::getline(maps, line)) {
+			/* "start-end perms offset dev inode   path[ (deleted)]" */
+			unsigned long long start = 0, end = 0;
+			char perms[8], devf[32];
+			unsigned long long offset = 0, inode = 0;
+			int n = 0;
+			if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %31s %llu %n", &start, &end, perms, &offset, devf,
+					&inode, &n) < 6 ||
+			    devf != std::string(dev))
+				continue;
+			std::string p = line.substr(static_cast<size_t>(n));
+			const std::string deleted = " (deleted)";
+			if (p.size() > deleted.size() && p.compare(p.size() - deleted.size(), deleted.size(), deleted) == 0)
+				p.resize(p.size() - deleted.size());
+			if (p == path)
+				bytes += end - start;
+		}
+		if (!bytes)
+			continue;
+		std::string comm;
+		std::ifstream c(e.path() / "comm");
+		std::getline(c, comm);
+		out.push_back({std::stoi(name), comm, bytes});
+	}
+	std::sort(out.begin(), out.end(), [](const Mapper &a, const Mapper &b) { return a.pid < b.pid; });
 	return out;
 }
 

@@ -192,4 +192,19 @@ private:
 	std::map<std::string, std::shared_ptr<const Entry>> cache_; ///< by directory path
 };
 
+/// A process that maps a domain's file.
+struct Mapper {
+	int pid = 0;
+	std::string comm;
+	uint64_t mapped_bytes = 0; ///< the length of its mappings of the file
+};
+
+/// The processes that map FILE (a domain's "file", as "/web1") of the
+/// poolmem file system mounted at MOUNT, named or unlinked, from
+/// PROCFS/<pid>/maps (the mappings on that mount's device whose path is
+/// MOUNT FILE, "(deleted)" or not), by pid. Processes whose maps can't be
+/// read are left out.
+std::vector<Mapper> domain_mappers(const std::filesystem::path &procfs, const std::filesystem::path &mount,
+				   const std::string &file);
+
 } // namespace poolmem
