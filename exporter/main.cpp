@@ -17,6 +17,8 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <sstream>
+#include <fstream>
 #include <cctype>
 #include <csignal>
 #include <cstdlib>
@@ -78,7 +80,8 @@ std::string gzip(const std::string &in)
  * client asks for it, as node_exporter does; anything else is 404. HEAD
  * gets GET's headers without the body (libmicrohttpd leaves it out).
  */
-exporter::web::Response serve(const exporter::Registry &registry, const exporter::web::Request &req)
+exporter::web::Response serve(const exporter::Registry &registry, const std::string &runbooks,
+			      const exporter::web::Request &req)
 {
 	exporter::web::Response r;
 	if (req.path == "/metrics") {
@@ -92,12 +95,25 @@ exporter::web::Response serve(const exporter::Registry &registry, const exporter
 				r.headers.emplace_back("Content-Encoding", "gzip");
 			}
 		}
+	} else if (req.path == "/runbooks.html") {
+		/* the installed runbooks, for alerts whose runbook_url points here */
+		std::ifstream f(runbooks);
+		std::ostringstream body;
+		if (f && (body << f.rdbuf())) {
+			r.content_type = "text/html; charset=utf-8";
+			r.body = body.str();
+		} else {
+			r.status = 404;
+			r.body = "404: no runbooks at " + runbooks + " (--web.runbooks)\n";
+		}
 	} else if (req.path == "/") {
 		r.content_type = "text/html; charset=utf-8";
 		r.body = "<!DOCTYPE html>\n<html><head><title>poolmem exporter</title></head><body>\n"
 			 "<h1>poolmem exporter</h1>\n<p>Version " POOLMEM_VERSION
 			 ". Prometheus metrics of poolmem's pools, VM domains and NUMA nodes.</p>\n"
-			 "<ul><li><a href=\"/metrics\">Metrics</a></li></ul>\n</body></html>\n";
+			 "<ul><li><a href=\"/metrics\">Metrics</a></li>"
+			 "<li><a href=\"/runbooks.html\">Runbooks</a> (what to do when an alert fires)</li></ul>\n"
+			 "</body></html>\n";
 	} else {
 		r.status = 404;
 		r.body = "404 page not found: metrics are at /metrics\n";
@@ -124,6 +140,7 @@ int main(int argc, char **argv)
 	app.set_version_flag("--version", "poolmem-exporter " POOLMEM_VERSION);
 	std::vector<std::string> listen = {"localhost:9788"};
 	std::string web_config;
+	std::string runbooks = POOLMEM_RUNBOOKS;
 	exporter::Roots roots;
 	std::string sysfs = "/sys", procfs = "/proc";
 	bool once = false;
@@ -134,6 +151,8 @@ int main(int argc, char **argv)
 	app.add_option("--web.config.file", web_config,
 		       "TLS and basic auth (bcrypt), in node_exporter's web configuration format")
 		->check(CLI::ExistingFile);
+	app.add_option("--web.runbooks", runbooks,
+		       "the runbooks served at /runbooks.html (default " POOLMEM_RUNBOOKS ", where they are installed)");
 	app.add_option("--path.sysfs", sysfs, "sysfs root (default /sys)");
 	app.add_option("--path.procfs", procfs, "procfs root (default /proc)");
 	std::string resctrl = "/sys/fs/resctrl";
@@ -247,7 +266,7 @@ int main(int argc, char **argv)
 	}
 	try {
 		exporter::web::Server server(std::move(listeners), web,
-					     [registry](const exporter::web::Request &req) { return serve(*registry, req); });
+					     [registry, runbooks](const exporter::web::Request &req) { return serve(*registry, runbooks, req); });
 		std::fprintf(stderr, "poolmem-exporter %s: serving / and /metrics on %s (%s%s)\n", POOLMEM_VERSION,
 			     where.c_str(),
 			     web.tls() ? (web.client_auth != exporter::web::Config::ClientAuth::none ? "TLS, client certificates"

@@ -120,6 +120,8 @@ PKGS=(
 	libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev
 	# the audit trail in the journal (sd_journal_send)
 	libsystemd-dev
+	# the runbooks as HTML (rst2html), installed for the alerts' runbook_url
+	python3-docutils
 	# the QEMU rig and what goes into the guest image
 	# (qemu-system-x86 10 from backports, by the preferences above)
 	qemu-system-x86 qemu-system-data ipxe-qemu seabios busybox-static kmod cpio

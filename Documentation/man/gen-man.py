@@ -973,6 +973,7 @@ count. Each authenticated request costs one bcrypt
 (1.2 ms at cost 4, 70 ms at cost 10 on the 2-core machine of Documentation/performance.md).""",
  options=[("--web.listen-address ADDR:PORT","where to serve / and /metrics, repeatable: localhost:PORT (the default, localhost:9788) is [::1] and 127.0.0.1; :PORT and [::]:PORT every address, IPv6 and IPv4 on one socket (IPv4 alone on a host without IPv6); [ADDR]:PORT an IPv6 address; A.B.C.D:PORT an IPv4 one; NAME:PORT every address NAME resolves to. /metrics is gzipped when asked (Accept-Encoding); HEAD answers as GET without a body; other methods get 405"),
           ("--web.config.file FILE","TLS, client certificates and basic auth, in node_exporter's web configuration format (above); read again on SIGHUP"),
+          ("--web.runbooks FILE","the runbooks served at /runbooks.html, where the alert rules' runbook_url can point (default: the copy installed with the exporter, share/doc/poolmem-exporter/runbooks.html)"),
           ("--path.sysfs DIR","sysfs root (default /sys)"),
           ("--path.procfs DIR","procfs root (default /proc)"),
           ("--collector.NAME, --no-collector.NAME","enable or disable a collector: module, probe, pools, domains, nodes, resctrl, media, capacity (all on by default), cluster (on with --cluster.etcd)"),

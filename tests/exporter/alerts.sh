@@ -12,7 +12,7 @@ rules, rst = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 titles = {m.lower() for m in re.findall(r'^(\w+)\n=+\n', rst, re.M)}
 bad = []
 for name, body in re.findall(r'- alert: (\w+)\n((?:        .*\n|\n)*)', rules):
-    m = re.search(r'runbook_url: "https://poolmem\.org/admin-guide/runbooks\.html#(\w+)"', body)
+    m = re.search(r'runbook_url: "file:///usr/share/doc/poolmem-exporter/runbooks\.html#(\w+)"', body)
     if not m:
         bad.append(f"{name}: no runbook_url")
     elif m.group(1) != name.lower() or m.group(1) not in titles:
