@@ -126,7 +126,8 @@ check_eq "$dom pool bytes (75%)" $((48 * MiB)) "$(dom_attr $dom pool_bytes)"
 check_eq "profile directory empty (QEMU unlinked its file)" "" "$(ls /run/poolmem/gold)"
 poolctl vm list | grep -q "^$dom .*/gold/qemu_back_mem.mem0" || fail "vm list does not show $dom: $(poolctl vm list)"
 # its file unlinked: vm show still names the QEMU that maps it
-poolctl vm show $dom --json | grep -A3 '"mapped_by"' | grep -q "\"pid\": $qpid" ||
+poolctl vm show $dom --json | tr -d ' \n' |
+	grep -q "\"mapped_by\":\[{\"comm\":\"qemu-system-x86\",\"mapped_bytes\":67108864,\"pid\":$qpid}\]" ||
 	fail "vm show --json does not name QEMU (pid $qpid) for the unlinked $dom: $(poolctl vm show $dom --json | grep -A6 mapped_by)"
 kill -9 $qpid
 wait_qemu $qpid
