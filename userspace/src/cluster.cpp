@@ -186,6 +186,9 @@ nlohmann::json Etcd::call_one(const std::string &endpoint, const std::string &pa
 	long request_bytes = 0;
 	cu.easy_getinfo(c, CURLINFO_REQUEST_SIZE, &request_bytes);
 	sent = request_bytes > 0;
+	/* what this client costs the cluster: requests, and bytes both ways (HTTP bodies and headers) */
+	calls_++;
+	bytes_ += static_cast<uint64_t>(request_bytes) + data.size() + reply.size();
 	if (rc != CURLE_OK) {
 		const int e = rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
 			      : rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT

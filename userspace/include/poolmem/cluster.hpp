@@ -69,6 +69,10 @@ public:
 	const std::vector<std::string> &endpoints() const { return endpoints_; }
 	/// Calls that went on to another member than the one in use.
 	uint64_t failovers() const { return failovers_; }
+	/// Requests made (each try of a call counts) and the bytes they moved,
+	/// sent and received: what this client costs the cluster.
+	uint64_t calls() const { return calls_; }
+	uint64_t bytes() const { return bytes_; }
 	/// Start with member ENDPOINT (one that answered before); no-op for
 	/// one not among the endpoints.
 	void prefer(const std::string &endpoint)
@@ -94,6 +98,7 @@ private:
 	std::vector<std::string> endpoints_;
 	size_t current_ = 0;
 	uint64_t failovers_ = 0;
+	uint64_t calls_ = 0, bytes_ = 0;
 	long timeout_ms_;
 	void *curl_;
 	Tls tls_;

@@ -1,0 +1,250 @@
+// A rack's worth of hosts on the ledger (issue 49): HOSTS agents, each a
+// thread running the real client code (Etcd, Ledger, Agent) with an
+// in-memory ExtentMemory, against a real three-member etcd on loopback.
+// 6 devices of 512 extents; each agent wants 3/4 of its share of every
+// device and steps every ttl/3 as poolmem-agent does: renew, reconcile,
+// publish its load per device, read the others' load. One target in five
+// moves by an extent at each step (claims and releases: churn).
+//
+// Meanwhile a probe host claims and releases one free extent in a loop
+// (the latency a new VM's claim sees under that load), and at the end of
+// each point 8 threads claim and release as fast as they can for 3 s (the
+// claims per second the ledger holds). etcd's revision and database size
+// are read before and after (maintenance/status on the leader).
+//
+// usage: cluster_rack_bench [SECONDS [HOSTS...]]   (default 30 s; 8 16 32 64)
+// Prints one line per point, a csv: line per point for the curve, and
+// "bench_goal" style lines are left to scripts/bench's caller.
+#include <poolmem/agent.hpp>
+#include <poolmem/cluster.hpp>
+#include <poolmem/error.hpp>
+
+#include "../unit/etcd_server.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace poolmem::cluster;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr unsigned devices = 6, extents = 512;
+constexpr int64_t ttl_s = 6; /* steps every 2 s: a rack's hour is compressed threefold against ttl 10 */
+
+struct NullMemory : poolmem::cluster::ExtentMemory {
+	void online(const std::string &, unsigned) override {}
+	void offline(const std::string &, unsigned) override {}
+};
+
+double percentile(std::vector<double> v, double p)
+{
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	return v[std::min(v.size() - 1, static_cast<size_t>(p / 100 * static_cast<double>(v.size())))];
+}
+
+struct Status {
+	int64_t revision = 0, db_bytes = 0;
+};
+
+Status leader_status(const poolmem_test::EtcdCluster &cl)
+{
+	const int lead = cl.leader();
+	Etcd e(cl.url(lead >= 0 ? lead : 0), 2000);
+	const auto j = e.call("maintenance/status", nlohmann::json::object());
+	Status s;
+	s.revision = std::stoll(j["header"].value("revision", std::string("0")));
+	s.db_bytes = std::stoll(j.value("dbSize", std::string("0")));
+	return s;
+}
+
+struct Point {
+	unsigned hosts = 0;
+	double claim_p50_ms = 0, claim_p99_ms = 0, claims_per_s = 0;
+	double calls_per_host_s = 0, bytes_per_host_s = 0;
+	double revisions_per_hour = 0, db_bytes_per_hour = 0;
+	unsigned fenced = 0, step_errors = 0, probe_errors = 0, churn_claims = 0;
+};
+
+Point run(unsigned hosts, double seconds)
+{
+	poolmem_test::EtcdCluster cl;
+	{
+		Etcd e(cl.endpoints(), 5000);
+		Ledger l(e);
+		for (unsigned d = 0; d < devices; d++)
+			l.register_device({"dev" + std::to_string(d), uint64_t{extents} << 27, 128ULL << 20});
+	}
+	const unsigned want = std::max(1u, extents / hosts * 3 / 4);
+	std::atomic<bool> stop{false};
+	std::atomic<unsigned> fenced{0}, step_errors{0}, churn{0}, started{0};
+	std::atomic<uint64_t> calls{0}, bytes{0};
+	std::vector<std::thread> th;
+	for (unsigned h = 0; h < hosts; h++)
+		th.emplace_back([&, h] {
+			const std::string name = "host" + std::to_string(h);
+			Etcd e(cl.endpoints(), 2000);
+			Ledger l(e);
+			NullMemory m;
+			std::map<std::string, unsigned> w;
+			for (unsigned d = 0; d < devices; d++)
+				w["dev" + std::to_string(d)] = want;
+			Agent a(e, l, m, {name, ttl_s, 2, w});
+			try {
+				a.start();
+			} catch (const poolmem::Error &x) {
+				std::fprintf(stderr, "%s: start: %s\n", name.c_str(), x.what());
+				step_errors++;
+				return;
+			}
+			started++;
+			std::mt19937 rng(h);
+			auto next = Clock::now();
+			while (!stop) {
+				if (Clock::now() >= next) {
+					next = Clock::now() + std::chrono::milliseconds(ttl_s * 1000 / 3);
+					/* churn: one target in five moves by one extent */
+					auto t = a.want();
+					for (auto &[dev, n] : t)
+						if (rng() % 5 == 0) {
+							n = rng() % 2 ? n + 1 : std::max(1u, n - 1);
+							churn++;
+						}
+					a.set_want(t);
+					try {
+						a.step();
+						for (const auto &[dev, n] : t)
+							l.publish_load(name, a.lease(), dev, rng() % 1000, uint64_t{n} << 27);
+						l.load();
+					} catch (const poolmem::Error &x) {
+						step_errors++;
+					}
+				}
+				a.watchdog();
+				if (a.fenced()) {
+					fenced++;
+					break;
+				}
+				std::this_thread::sleep_for(100ms);
+			}
+			calls += e.calls();
+			bytes += e.bytes();
+			try {
+				a.stop();
+			} catch (const poolmem::Error &) {
+			}
+		});
+	while (started + step_errors < hosts)
+		std::this_thread::sleep_for(100ms);
+	const Status s0 = leader_status(cl);
+	const auto t0 = Clock::now();
+	/* the probe: a new claim's latency under the agents' load */
+	std::vector<double> lat;
+	unsigned probe_errors = 0;
+	{
+		Etcd e(cl.endpoints(), 5000);
+		Ledger l(e);
+		const int64_t lease = l.join("probe", 60);
+		while (Clock::now() - t0 < std::chrono::duration<double>(seconds)) {
+			const auto c0 = Clock::now();
+			try {
+				const auto got = l.claim_free("probe", lease, "dev" + std::to_string(lat.size() % devices), 1);
+				lat.push_back(std::chrono::duration<double, std::milli>(Clock::now() - c0).count());
+				for (const auto &x : l.held("probe", lease))
+					l.release(x);
+				(void)got;
+			} catch (const poolmem::Error &x) {
+				probe_errors++;
+				std::this_thread::sleep_for(50ms);
+			}
+			e.call("lease/keepalive", {{"ID", std::to_string(lease)}});
+			std::this_thread::sleep_for(100ms);
+		}
+		l.leave("probe", lease);
+	}
+	const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+	const Status s1 = leader_status(cl);
+	/* the ledger's claim throughput, under the same load: 8 clients for 3 s */
+	std::atomic<unsigned> burst{0};
+	{
+		std::vector<std::thread> b;
+		const auto b0 = Clock::now();
+		for (unsigned k = 0; k < 8; k++)
+			b.emplace_back([&, k] {
+				Etcd e(cl.endpoints(), 5000);
+				Ledger l(e);
+				const std::string name = "burst" + std::to_string(k);
+				const int64_t lease = l.join(name, 60);
+				while (Clock::now() - b0 < 3s) {
+					try {
+						l.claim_free(name, lease, "dev" + std::to_string(k % devices), 1);
+						for (const auto &x : l.held(name, lease))
+							l.release(x);
+						burst++;
+					} catch (const poolmem::Error &) {
+					}
+				}
+				l.leave(name, lease);
+			});
+		for (auto &t : b)
+			t.join();
+	}
+	stop = true;
+	for (auto &t : th)
+		t.join();
+	Point p;
+	p.hosts = hosts;
+	p.claim_p50_ms = percentile(lat, 50);
+	p.claim_p99_ms = percentile(lat, 99);
+	p.claims_per_s = burst / 3.0;
+	/* the agents' calls over their whole run, start to stop: per host per second of the probe phase is close */
+	p.calls_per_host_s = static_cast<double>(calls) / hosts / (secs + 3);
+	p.bytes_per_host_s = static_cast<double>(bytes) / hosts / (secs + 3);
+	p.revisions_per_hour = static_cast<double>(s1.revision - s0.revision) / secs * 3600;
+	p.db_bytes_per_hour = static_cast<double>(s1.db_bytes - s0.db_bytes) / secs * 3600;
+	p.fenced = fenced;
+	p.step_errors = step_errors;
+	p.probe_errors = probe_errors;
+	p.churn_claims = churn;
+	return p;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	const double seconds = argc > 1 ? std::atof(argv[1]) : 30;
+	std::vector<unsigned> points;
+	for (int i = 2; i < argc; i++)
+		points.push_back(static_cast<unsigned>(std::atoi(argv[i])));
+	if (points.empty())
+		points = {8, 16, 32, 64};
+	std::printf("csv:cluster-rack:hosts,claim_p50_ms,claim_p99_ms,claims_per_s,calls_per_host_s,bytes_per_host_s,"
+		    "revisions_per_hour,db_bytes_per_hour,fenced,step_errors,probe_errors\n");
+	for (unsigned h : points) {
+		const Point p = run(h, seconds);
+		std::printf("bench: cluster-rack: %u agents (3 etcd members, %u devices x %u extents, ttl %ld s, "
+			    "%.0f s): a claim p50 %.1f ms, p99 %.1f ms; the ledger holds %.0f claims/s (8 clients); "
+			    "per host %.2f calls/s, %.0f bytes/s; etcd +%.0f revisions/h, +%.1f MiB/h of database "
+			    "(no compaction); %u fenced, %u step errors, %u probe errors\n",
+			    h, devices, extents, static_cast<long>(ttl_s), seconds, p.claim_p50_ms, p.claim_p99_ms,
+			    p.claims_per_s, p.calls_per_host_s, p.bytes_per_host_s, p.revisions_per_hour,
+			    p.db_bytes_per_hour / (1 << 20), p.fenced, p.step_errors, p.probe_errors);
+		std::printf("csv:cluster-rack:%u,%.2f,%.2f,%.0f,%.3f,%.0f,%.0f,%.0f,%u,%u,%u\n", h, p.claim_p50_ms,
+			    p.claim_p99_ms, p.claims_per_s, p.calls_per_host_s, p.bytes_per_host_s,
+			    p.revisions_per_hour, p.db_bytes_per_hour, p.fenced, p.step_errors, p.probe_errors);
+		std::fflush(stdout);
+	}
+	return 0;
+}
