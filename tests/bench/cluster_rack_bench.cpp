@@ -109,6 +109,7 @@ Point run(unsigned hosts, double seconds)
 				return;
 			}
 			started++;
+			const auto born = Clock::now();
 			std::mt19937 rng(h);
 			auto next = Clock::now();
 			while (!stop) {
@@ -128,12 +129,16 @@ Point run(unsigned hosts, double seconds)
 							l.publish_load(name, a.lease(), dev, rng() % 1000, uint64_t{n} << 27);
 						l.load();
 					} catch (const poolmem::Error &x) {
-						step_errors++;
+						if (!step_errors++)
+							std::fprintf(stderr, "%s: step: %s\n", name.c_str(), x.what());
 					}
 				}
 				a.watchdog();
 				if (a.fenced()) {
 					fenced++;
+					std::fprintf(stderr, "%s: fenced after %.1f s (lease %s, %u rounds without the ledger)\n",
+						     name.c_str(), std::chrono::duration<double>(Clock::now() - born).count(),
+						     a.lease_lost() ? "lost" : "held", a.unreachable_rounds());
 					break;
 				}
 				std::this_thread::sleep_for(100ms);
@@ -232,6 +237,7 @@ int main(int argc, char **argv)
 		points = {8, 16, 32, 64};
 	std::printf("csv:cluster-rack:hosts,claim_p50_ms,claim_p99_ms,claims_per_s,calls_per_host_s,bytes_per_host_s,"
 		    "revisions_per_hour,db_bytes_per_hour,fenced,step_errors,probe_errors\n");
+	std::fflush(stdout); /* before etcd's processes fork from this one */
 	for (unsigned h : points) {
 		const Point p = run(h, seconds);
 		std::printf("bench: cluster-rack: %u agents (3 etcd members, %u devices x %u extents, ttl %ld s, "

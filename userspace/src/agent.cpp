@@ -193,17 +193,36 @@ void Agent::rejoin()
 	start();
 }
 
+/*
+ * Claim up to the targets, in batches of up to 16 extents a transaction
+ * (claim_free() reads the device's extents once per try, so one extent a
+ * transaction cost a host O(extents) reads per extent: minutes for a
+ * host that starts with hundreds, past its self-fence deadline, as the
+ * 64-host bench showed). A step stops topping up once half the time to
+ * the self-fence deadline is gone: the next step renews first and goes
+ * on, so a large start or a slow ledger never holds the lease past it.
+ */
 void Agent::top_up()
 {
+	const auto half = std::chrono::duration_cast<std::chrono::milliseconds>(
+				  std::chrono::duration<double>(cfg_.ttl_s - cfg_.fence_margin_s)) /
+			  2;
 	for (const auto &[dev, n] : cfg_.want) {
 		unsigned have = 0;
 		for (const auto &o : online_)
 			have += o.first == dev;
+		unsigned batch = 16;
 		while (have < n) {
+			if (time_left() < half)
+				return; /* the next step renews, then goes on */
 			std::vector<unsigned> got;
 			try {
-				got = ledger_.claim_free(cfg_.host, lease_, dev, 1);
+				got = ledger_.claim_free(cfg_.host, lease_, dev, std::min(n - have, batch));
 			} catch (const Error &e) {
+				if (e.code() == ENOSPC && batch > 1) {
+					batch = 1; /* fewer free than asked: take them one by one */
+					continue;
+				}
 				if (e.code() == ENOSPC)
 					break; /* nothing free: try again next round */
 				throw;
@@ -234,6 +253,8 @@ void Agent::trim()
 	std::map<std::string, unsigned> have;
 	for (const auto &o : online_)
 		have[o.first]++;
+	std::vector<Extent> held;
+	bool held_read = false;
 	for (auto it = online_.end(); it != online_.begin();) {
 		--it;
 		const auto w = cfg_.want.find(it->first);
@@ -244,7 +265,12 @@ void Agent::trim()
 		mem_.offline(key.first, key.second);
 		it = online_.erase(it);
 		have[key.first]--;
-		for (const auto &x : ledger_.held(cfg_.host, lease_))
+		/* the ledger's records of ours, read once (a read is every extent's key) */
+		if (!held_read) {
+			held = ledger_.held(cfg_.host, lease_);
+			held_read = true;
+		}
+		for (const auto &x : held)
 			if (x.device == key.first && x.index == key.second)
 				ledger_.release(x);
 	}
