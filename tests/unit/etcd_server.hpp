@@ -105,7 +105,9 @@ private:
  */
 class EtcdCluster {
 public:
-	explicit EtcdCluster(int n = 3, const char *base = "/tmp")
+	/* EXTRA: more etcd flags for every member (the bench's compaction) */
+	explicit EtcdCluster(int n = 3, const char *base = "/tmp", std::vector<std::string> extra = {})
+		: extra_(std::move(extra))
 	{
 		std::string tmpl = std::string(base) + "/poolmem-etcd3-XXXXXX";
 		dir_ = mkdtemp(tmpl.data());
@@ -192,6 +194,7 @@ public:
 	}
 
 private:
+	std::vector<std::string> extra_;
 	std::string dir_, initial_;
 	std::vector<int> client_, peer_;
 	std::vector<pid_t> pid_;
@@ -205,11 +208,17 @@ private:
 		if (pid_[i] == 0) {
 			freopen((d + ".log").c_str(), "a", stderr);
 			freopen("/dev/null", "w", stdout);
-			execlp("etcd", "etcd", "--name", name(i).c_str(), "--data-dir", d.c_str(), "--listen-client-urls",
-			       c.c_str(), "--advertise-client-urls", c.c_str(), "--listen-peer-urls", p.c_str(),
-			       "--initial-advertise-peer-urls", p.c_str(), "--initial-cluster", initial_.c_str(),
-			       "--initial-cluster-state", state, "--heartbeat-interval", "100", "--election-timeout",
-			       "1000", static_cast<char *>(nullptr));
+			std::vector<std::string> args = {"etcd", "--name", name(i), "--data-dir", d,
+							 "--listen-client-urls", c, "--advertise-client-urls", c,
+							 "--listen-peer-urls", p, "--initial-advertise-peer-urls", p,
+							 "--initial-cluster", initial_, "--initial-cluster-state", state,
+							 "--heartbeat-interval", "100", "--election-timeout", "1000"};
+			args.insert(args.end(), extra_.begin(), extra_.end());
+			std::vector<char *> argv;
+			for (auto &a : args)
+				argv.push_back(a.data());
+			argv.push_back(nullptr);
+			execvp("etcd", argv.data());
 			_exit(127);
 		}
 	}
