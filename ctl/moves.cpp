@@ -55,20 +55,33 @@ void add_move_options(CLI::App *verb, MoveOptions &o)
 			 "give up after this long without progress on referenced chunks (default 60 s)");
 }
 
-double seconds_value(const std::string &option, const std::string &text)
+std::optional<double> duration_seconds(const std::string &text, double unit_s)
 {
 	size_t pos = 0;
 	double v = -1;
 	try {
 		v = std::stod(text, &pos);
 	} catch (const std::exception &) {
-		pos = 0;
+		return std::nullopt;
 	}
-	std::string unit = text.substr(pos);
-	double mult = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+	const std::string unit = text.substr(pos);
+	const double mult = unit.empty() ? unit_s
+			    : unit == "ms" ? 1e-3
+			    : unit == "s"  ? 1
+			    : unit == "m"  ? 60
+			    : unit == "h"  ? 3600
+					   : -1;
 	if (pos == 0 || v < 0 || mult < 0)
-		throw UsageError(option + ": invalid duration '" + text + "' (e.g. 90, 90s, 5m)");
+		return std::nullopt;
 	return v * mult;
+}
+
+double seconds_value(const std::string &option, const std::string &text)
+{
+	const auto s = duration_seconds(text, 1);
+	if (!s)
+		throw UsageError(option + ": invalid duration '" + text + "' (e.g. 90, 90s, 5m)");
+	return *s;
 }
 
 MoveRun run_moves(const MoveOptions &o, uint64_t total, uint64_t default_step,

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace poolctl {
@@ -27,6 +28,9 @@ struct MoveOptions {
 };
 void add_move_options(CLI::App *verb, MoveOptions &o);
 
+/// Seconds from "500ms", "90s", "5m", "1h", or a bare number in UNIT_S
+/// seconds; nullopt if malformed or negative.
+std::optional<double> duration_seconds(const std::string &text, double unit_s);
 /// Seconds from "90", "90s", "5m", "1h"; UsageError naming OPTION.
 double seconds_value(const std::string &option, const std::string &text);
 

@@ -72,18 +72,10 @@ void add_tiering_options(CLI::App *cmd, TieringOptions &o)
 /// "500ms", "2s", "500" (ms) -> ms, or UsageError.
 uint32_t ms_value(const std::string &option, const std::string &text)
 {
-	size_t pos = 0;
-	double v = -1;
-	try {
-		v = std::stod(text, &pos);
-	} catch (const std::exception &) {
-		pos = 0;
-	}
-	const std::string unit = text.substr(pos);
-	const double mult = unit.empty() || unit == "ms" ? 1 : unit == "s" ? 1000 : -1;
-	if (pos == 0 || v <= 0 || mult < 0 || v * mult > 3600e3)
+	const auto s = duration_seconds(text, 1e-3);
+	if (!s || *s <= 0 || *s > 3600)
 		throw UsageError(option + ": invalid time '" + text + "' (e.g. 500ms, 2s; at most 1h)");
-	return static_cast<uint32_t>(v * mult);
+	return static_cast<uint32_t>(*s * 1000 + 0.5);
 }
 
 /// The tiering part of a change, if any option of it was given.

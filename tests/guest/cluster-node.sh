@@ -20,6 +20,8 @@
 #  etcd:   both cycle want 2 / want 0 while the host kills and restarts
 #          etcd; at the end each host's online extents are exactly its
 #          claims in the ledger, and stamps show no extent on both.
+#  member: the member gA's agent uses killed for twice the lease: both keep
+#   every block online, gA's agent fails over, nobody fences;
 #  outage: after the restart (whose new agent has on_outage = "keep") the
 #          host kills etcd for twice the lease: every online block stays
 #          online throughout, the stamps verify, and the ledger still gives
@@ -250,25 +252,51 @@ check_eq "$role: online blocks after the restart" "$before" "$(online_blocks)"
 verify fin $((me * 1000000 + 999))
 say etcd-held "extents ${h:-none} (its agent saw $(field unreachable_rounds) rounds without etcd)"
 
+# ---- the member this host's agent uses (gA's: the host kills it) gone for
+# twice the lease: every block stays online (sampled every 0.3 s), gA's
+# agent fails over to another member, nobody fences, the ledger keeps each
+# host's extents ----
+# the member the agent uses: the last "etcd member X answers" or "Y answers now"
+member_used() {
+	sed -n 's/.*etcd member \([^ ]*\) answers (.*/\1/p; s/.* \([^ ]*\) answers now (failover.*/\1/p' /tmp/agent2.log | tail -n 1
+}
+# through_phase NAME: the online blocks every 0.3 s, whatever etcd does
+# (pmcluster retries an unreachable etcd for 30 s, so the sampler does not
+# touch it), from the host's /rig/NAME/ready barrier to its /rig/NAME/back
+# one (the host joins that once etcd is whole again); then none of the
+# samples may differ from $before
+through_phase() {
+	local sampler changed
+	rm -f /tmp/$1-stop
+	( while [ ! -e /tmp/$1-stop ]; do online_blocks; sleep 0.3; done ) > /tmp/$1-samples &
+	sampler=$!
+	k barrier /rig/$1/ready $role 3 300 || fail "$1 phase: no start"
+	k barrier /rig/$1/back $role 3 300 || fail "$1 phase: etcd did not come back"
+	touch /tmp/$1-stop
+	wait $sampler
+	changed=$(grep -cvx "$before" /tmp/$1-samples || true)
+	check_eq "$role: $1 phase: samples with other online blocks" 0 $changed
+}
+say member "$(member_used)"
+lease0=$(field lease)
+through_phase member
+# no lease lost while a quorum stood (on_outage = keep would hide a lost one
+# from the samples: a new lease would be taken and the extents reclaimed)
+check_eq "$role: its lease after the member phase" "$lease0" "$(field lease)"
+[ "$(field fenced)" = false ] || fail "$role: fenced while one member was down: $(tail -n 5 /tmp/agent2.log)"
+check_eq "$role: extents held after the member phase" "$h" "$(held)"
+failovers=$(grep -c "answers now (failover" /tmp/agent2.log || true)
+[ $role = gB ] || [ "$failovers" -ge 1 ] || fail "gA's agent did not fail over: $(tail -n 5 /tmp/agent2.log)"
+say member-kept "$(wc -l < /tmp/member-samples) samples, every one with blocks $before online; its agent on $(member_used), $failovers failovers"
+
 # ---- etcd gone for twice the lease, on_outage = "keep": every extent stays
 # online through it (sampled every 0.3 s), the tenant's stamps are intact,
 # and once etcd is back the ledger still gives this host exactly its
 # extents (no other host could claim them meanwhile: no fence) ----
 stamp out $((me * 1000000 + 777))
-# the online blocks every 0.3 s, whatever etcd does (pmcluster retries an
-# unreachable etcd for 30 s, so the sampler does not touch it)
-rm -f /tmp/outage-stop
-( while [ ! -e /tmp/outage-stop ]; do online_blocks; sleep 0.3; done ) > /tmp/outage-samples &
-sampler=$!
-k barrier /rig/outage/ready $role 3 300 || fail "outage phase: no start"
-# the host kills etcd now, for twice the lease, and joins this barrier once
-# it is back
-k barrier /rig/outage/back $role 3 300 || fail "outage phase: etcd did not come back"
-touch /tmp/outage-stop
-wait $sampler
+# the host kills every member, for twice the lease
+through_phase outage
 samples=$(wc -l < /tmp/outage-samples)
-changed=$(grep -cvx "$before" /tmp/outage-samples || true)
-check_eq "$role: samples with other online blocks during the outage" 0 $changed
 ledger_mine() {
 	poolctl cluster --etcd "$E" status --json 2>/dev/null | tr -d ' \n' |
 		grep -o "\"device\":\"dcd0\",\"epoch\":[0-9]*,\"host\":\"$role\",\"index\":[0-9]*" | sed 's/.*"index"://' | sort -n | xargs
