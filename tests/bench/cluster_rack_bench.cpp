@@ -77,6 +77,7 @@ struct Point {
 	unsigned hosts = 0;
 	double claim_p50_ms = 0, claim_p99_ms = 0, claims_per_s = 0;
 	double calls_per_host_s = 0, bytes_per_host_s = 0;
+	double renews_per_host_s = 0, renew_bytes_per_host_s = 0, range_share = 0;
 	double revisions_per_hour = 0, db_bytes_per_hour = 0, in_use_mib = 0;
 	unsigned fenced = 0, step_errors = 0, probe_errors = 0, churn_claims = 0;
 };
@@ -93,7 +94,7 @@ Point run(unsigned hosts, double seconds, const std::vector<std::string> &etcd_f
 	const unsigned want = std::max(1u, extents / hosts * 3 / 4);
 	std::atomic<bool> stop{false};
 	std::atomic<unsigned> fenced{0}, step_errors{0}, churn{0}, started{0};
-	std::atomic<uint64_t> calls{0}, bytes{0};
+	std::atomic<uint64_t> calls{0}, bytes{0}, renew_calls{0}, renew_bytes{0}, range_bytes{0};
 	std::vector<std::thread> th;
 	for (unsigned h = 0; h < hosts; h++)
 		th.emplace_back([&, h] {
@@ -149,6 +150,14 @@ Point run(unsigned hosts, double seconds, const std::vector<std::string> &etcd_f
 			}
 			calls += e.calls();
 			bytes += e.bytes();
+			for (const auto &[path, cb] : e.by_path()) {
+				if (path == "lease/keepalive") {
+					renew_calls += cb.first;
+					renew_bytes += cb.second;
+				} else if (path == "kv/range") {
+					range_bytes += cb.second;
+				}
+			}
 			try {
 				a.stop();
 			} catch (const poolmem::Error &) {
@@ -220,6 +229,9 @@ Point run(unsigned hosts, double seconds, const std::vector<std::string> &etcd_f
 	/* the agents' calls over their whole run, start to stop: per host per second of the probe phase is close */
 	p.calls_per_host_s = static_cast<double>(calls) / hosts / (secs + 3);
 	p.bytes_per_host_s = static_cast<double>(bytes) / hosts / (secs + 3);
+	p.renews_per_host_s = static_cast<double>(renew_calls) / hosts / (secs + 3);
+	p.renew_bytes_per_host_s = static_cast<double>(renew_bytes) / hosts / (secs + 3);
+	p.range_share = bytes ? static_cast<double>(range_bytes) / static_cast<double>(bytes) : 0;
 	p.revisions_per_hour = static_cast<double>(s1.revision - s0.revision) / secs * 3600;
 	/*
 	 * The history kept, as bbolt's pages in use: the file itself grows in
@@ -258,11 +270,12 @@ int main(int argc, char **argv)
 		const Point p = run(h, seconds, flags);
 		std::printf("bench: cluster-rack: %u agents (3 etcd members, %u devices x %u extents, ttl %ld s, "
 			    "%.0f s%s): a claim p50 %.1f ms, p99 %.1f ms; the ledger holds %.0f claims/s (8 clients); "
-			    "per host %.2f calls/s, %.0f bytes/s; etcd +%.0f revisions/h, its database's pages in use "
+			    "per host %.2f calls/s, %.0f bytes/s (renewals %.2f/s, %.0f bytes/s; reads %.0f%% of the bytes); etcd +%.0f revisions/h, its database's pages in use "
 			    "+%.1f MiB/h (%.1f MiB at the end); %u fenced, %u step errors, %u probe errors\n",
 			    h, devices, extents, static_cast<long>(ttl_s), seconds,
 			    flags.empty() ? ", no compaction" : ", periodic compaction of what is 10 s old", p.claim_p50_ms, p.claim_p99_ms,
-			    p.claims_per_s, p.calls_per_host_s, p.bytes_per_host_s, p.revisions_per_hour,
+			    p.claims_per_s, p.calls_per_host_s, p.bytes_per_host_s, p.renews_per_host_s,
+			    p.renew_bytes_per_host_s, p.range_share * 100, p.revisions_per_hour,
 			    p.db_bytes_per_hour / (1 << 20), p.in_use_mib, p.fenced, p.step_errors, p.probe_errors);
 		std::printf("csv:cluster-rack:%u,%.2f,%.2f,%.0f,%.3f,%.0f,%.0f,%.0f,%u,%u,%u\n", h, p.claim_p50_ms,
 			    p.claim_p99_ms, p.claims_per_s, p.calls_per_host_s, p.bytes_per_host_s,

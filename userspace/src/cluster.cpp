@@ -188,7 +188,11 @@ nlohmann::json Etcd::call_one(const std::string &endpoint, const std::string &pa
 	sent = request_bytes > 0;
 	/* what this client costs the cluster: requests, and bytes both ways (HTTP bodies and headers) */
 	calls_++;
-	bytes_ += static_cast<uint64_t>(request_bytes) + data.size() + reply.size();
+	const uint64_t moved = static_cast<uint64_t>(request_bytes) + data.size() + reply.size();
+	bytes_ += moved;
+	auto &[n, b] = by_path_[path];
+	n++;
+	b += moved;
 	if (rc != CURLE_OK) {
 		const int e = rc == CURLE_COULDNT_CONNECT ? ECONNREFUSED
 			      : rc == CURLE_OPERATION_TIMEDOUT ? ETIMEDOUT

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,8 @@ public:
 	/// sent and received: what this client costs the cluster.
 	uint64_t calls() const { return calls_; }
 	uint64_t bytes() const { return bytes_; }
+	/// The same by API path ("kv/range", "lease/keepalive", ...): calls, bytes.
+	const std::map<std::string, std::pair<uint64_t, uint64_t>> &by_path() const { return by_path_; }
 	/// Start with member ENDPOINT (one that answered before); no-op for
 	/// one not among the endpoints.
 	void prefer(const std::string &endpoint)
@@ -99,6 +102,7 @@ private:
 	size_t current_ = 0;
 	uint64_t failovers_ = 0;
 	uint64_t calls_ = 0, bytes_ = 0;
+	std::map<std::string, std::pair<uint64_t, uint64_t>> by_path_;
 	long timeout_ms_;
 	void *curl_;
 	Tls tls_;
