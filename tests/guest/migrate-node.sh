@@ -174,7 +174,13 @@ if [ "$role" = A ]; then
 	case $out in *'"status": "failed"'*) ;; *) fail "G's migrate to a B without its QEMU: $out" ;; esac
 	wait_for 60 ok_after G $((r0 + 2)) || fail "G stopped after the refused move: $(tail -n 3 /tmp/G.log)"
 	check_eq "G's state after the refused move" running "$(status_of G)"
-	check_eq "G's domain (MiB) after the refused move" "$g0" "$(dom_mib "$gdom")"
+	# The failed move neither frees nor charges twice: the domain keeps
+	# every page it had (G's own kernel may still touch new ones while
+	# the move is tried, so it may grow) and stays within G's RAM.
+	g1=$(dom_mib "$gdom")
+	[ "$g1" -ge "$g0" ] && [ "$g1" -le "${MEM%M}" ] ||
+		fail "G's domain after the refused move: $g1 MiB, expected $g0 to ${MEM%M} MiB"
+	info "A: G's domain $g0 -> $g1 MiB across the refused move"
 	info "A: the move failed at connect ($(echo "$out" | sed -n 's/.*"error-desc": "\([^"]*\)".*/\1/p')); G kept running: round $r0 -> $(last_ok G)"
 
 	# ---- postcopy ----
