@@ -214,6 +214,63 @@ TEST(Cluster, ExpiredLeaseFencesThenConfirmedFenceFrees)
 	EXPECT_NO_THROW(l.claim("b", b, "dcd0", {0, 1, 2}));
 }
 
+/*
+ * A host's read of what it holds goes through its owner index: it costs
+ * what the host holds, not what the ledger holds; the extent keys stay
+ * the truth (an entry whose extent is no longer the host's is left
+ * out); scan() finds and indexes claims the index lacks (an older
+ * agent's); release and fence leave no entry behind.
+ */
+TEST(Cluster, HeldReadsTheOwnersIndexAndTheExtentsDecide)
+{
+	EtcdServer srv;
+	Etcd e(srv.url());
+	Ledger l(e);
+	l.register_device({"dcd0", 512ULL << 27, 128ULL << 20});
+	const int64_t a = l.join("a", 30), b = l.join("b", 30);
+	l.claim("a", a, "dcd0", {3, 4});
+	for (unsigned i = 100; i < 500; i += 50) {
+		std::vector<unsigned> batch;
+		for (unsigned k = i; k < i + 50; k++)
+			batch.push_back(k);
+		l.claim("b", b, "dcd0", batch);
+	}
+	/* the cost: a's read against one of every extent key, side by side */
+	uint64_t before = e.bytes();
+	auto mine = l.held("a", a);
+	const uint64_t by_index = e.bytes() - before;
+	before = e.bytes();
+	EXPECT_EQ(l.scan("a", a).size(), 2u);
+	const uint64_t by_scan = e.bytes() - before;
+	ASSERT_EQ(mine.size(), 2u);
+	EXPECT_EQ(mine[0].index, 3u);
+	EXPECT_EQ(mine[1].index, 4u);
+	EXPECT_LT(by_index * 20, by_scan) << "held() read " << by_index << " bytes, every extent key " << by_scan;
+
+	/* an entry naming an extent that is b's: the extent decides */
+	Txn t;
+	t.put(l.owner_key("a", "dcd0", 150), "");
+	ASSERT_TRUE(e.call("kv/txn", {{"compare", t.compare}, {"success", t.success}}).value("succeeded", false));
+	EXPECT_EQ(l.held("a", a).size(), 2u);
+
+	/* a claim without its entry (an agent older than the index) */
+	Txn drop;
+	drop.del(l.owner_key("a", "dcd0", 4));
+	e.call("kv/txn", {{"compare", drop.compare}, {"success", drop.success}});
+	EXPECT_EQ(l.held("a", a).size(), 1u);
+	EXPECT_EQ(l.scan("a", a).size(), 2u);
+	mine = l.held("a", a);
+	ASSERT_EQ(mine.size(), 2u) << "scan() did not index the claim it found";
+
+	l.release(mine[0]);
+	EXPECT_TRUE(e.range(l.owner_key("a", "dcd0", 3)).empty()) << "release left the owner entry";
+	l.leave("a", a);
+	ASSERT_GE(wait_lease_gone(e, a, l), 0);
+	EXPECT_EQ(l.fence("a", "test").size(), 1u);
+	EXPECT_TRUE(e.range(l.key("owners/a/"), true).empty()) << "the fence left owner entries";
+	EXPECT_EQ(l.held("b", b).size(), 400u);
+}
+
 TEST(Cluster, EtcdRestartLosesAndDoublesNoClaim)
 {
 	EtcdServer srv;

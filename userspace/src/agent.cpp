@@ -45,8 +45,15 @@ void Agent::start()
 	 * the claims back would free it for another host. Refuse: the lease
 	 * runs out, the claims turn fencing (never free without a fence).
 	 */
-	for (bool stale : {false, true})
-		for (const auto &e : ledger_.held(cfg_.host, lease_, stale))
+	/*
+	 * Both read every extent key, once a life: what a past life holds
+	 * need not be in the owner index (an agent older than it), and
+	 * scan() indexes what it finds under our lease.
+	 */
+	const auto live = ledger_.scan(cfg_.host, lease_);
+	const auto stale = ledger_.held(cfg_.host, lease_, true);
+	for (const auto *list : {&live, &stale})
+		for (const auto &e : *list)
 			if (!cfg_.want.count(e.device))
 				throw Error::plain(cfg_.host, "holds extent " + std::to_string(e.index) + " of " + e.device +
 								      ", which the configuration no longer names: run "
@@ -72,10 +79,10 @@ void Agent::start()
 		(void)want;
 		std::set<unsigned> recorded;
 		bool tainted = false;
-		for (const auto &e : ledger_.held(cfg_.host, lease_))
+		for (const auto &e : live)
 			if (e.device == dev)
 				recorded.insert(e.index);
-		for (const auto &e : ledger_.held(cfg_.host, lease_, true)) {
+		for (const auto &e : stale) {
 			if (e.device != dev)
 				continue;
 			try {
@@ -248,13 +255,11 @@ void Agent::top_up()
  * so that the ledger never shows an extent free while it is online here.
  * The highest indexes go first (any order would do; this one is stable).
  */
-void Agent::trim()
+void Agent::trim(const std::vector<Extent> &held)
 {
 	std::map<std::string, unsigned> have;
 	for (const auto &o : online_)
 		have[o.first]++;
-	std::vector<Extent> held;
-	bool held_read = false;
 	for (auto it = online_.end(); it != online_.begin();) {
 		--it;
 		const auto w = cfg_.want.find(it->first);
@@ -265,11 +270,7 @@ void Agent::trim()
 		mem_.offline(key.first, key.second);
 		it = online_.erase(it);
 		have[key.first]--;
-		/* the ledger's records of ours, read once (a read is every extent's key) */
-		if (!held_read) {
-			held = ledger_.held(cfg_.host, lease_);
-			held_read = true;
-		}
+		/* the step's read of our records: only this agent changes them */
 		for (const auto &x : held)
 			if (x.device == key.first && x.index == key.second)
 				ledger_.release(x);
@@ -377,7 +378,7 @@ void Agent::reconcile_and_top_up()
 			ledger_.release(e); /* not ours to use: give it back */
 		}
 	}
-	trim();
+	trim(held);
 	top_up();
 	settled_++;
 }

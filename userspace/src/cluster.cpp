@@ -279,11 +279,13 @@ nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
 			   code);
 }
 
-std::vector<Etcd::Kv> Etcd::range(const std::string &key, bool prefix, int64_t *revision)
+std::vector<Etcd::Kv> Etcd::range(const std::string &key, bool prefix, int64_t *revision, bool keys_only)
 {
 	nlohmann::json body = {{"key", b64(key)}};
 	if (prefix)
 		body["range_end"] = b64(prefix_end(key));
+	if (keys_only)
+		body["keys_only"] = true;
 	if (revision && *revision > 0)
 		body["revision"] = std::to_string(*revision);
 	const auto j = call("kv/range", body);
@@ -354,6 +356,18 @@ Txn &Txn::del(const std::string &key)
 	return *this;
 }
 
+Txn &Txn::del_prefix(const std::string &prefix)
+{
+	success.push_back({{"request_delete_range", {{"key", b64(prefix)}, {"range_end", b64(prefix_end(prefix))}}}});
+	return *this;
+}
+
+Txn &Txn::get(const std::string &key)
+{
+	success.push_back({{"request_range", {{"key", b64(key)}}}});
+	return *this;
+}
+
 Txn &Txn::get_on_failure(const std::string &key)
 {
 	failure.push_back({{"request_range", {{"key", b64(key)}}}});
@@ -365,7 +379,7 @@ namespace {
 struct TxnResult {
 	bool ok = false;
 	int64_t revision = 0;
-	std::vector<std::vector<Etcd::Kv>> ranges; ///< per failure op
+	std::vector<std::vector<Etcd::Kv>> ranges; ///< per op of the branch taken
 };
 
 TxnResult run(Etcd &etcd, const Txn &t)
@@ -402,6 +416,11 @@ std::string Ledger::extent_key_suffix(const std::string &dev, unsigned index)
 	return "extents/" + dev + "/" + b;
 }
 
+std::string Ledger::owner_key(const std::string &host, const std::string &dev, unsigned index) const
+{
+	return key("owners/" + host + "/" + extent_key_suffix(dev, index).substr(std::string("extents/").size()));
+}
+
 bool Ledger::register_device(const Device &dev, bool check)
 {
 	if (dev.name.empty() || dev.name.find('/') != std::string::npos)
@@ -430,11 +449,15 @@ bool Ledger::register_device(const Device &dev, bool check)
 
 Device Ledger::device(const std::string &name)
 {
+	if (const auto it = devices_.find(name); it != devices_.end())
+		return it->second;
 	const auto kvs = etcd_.range(key("devices/" + name));
 	if (kvs.empty())
 		throw Error::plain(name, "no such shared device in the ledger", ENOENT);
 	const auto v = nlohmann::json::parse(kvs[0].value);
-	return {name, v.value("size_bytes", uint64_t{0}), v.value("extent_bytes", uint64_t{0})};
+	const Device d{name, v.value("size_bytes", uint64_t{0}), v.value("extent_bytes", uint64_t{0})};
+	devices_[name] = d; /* registered once, never changed or removed */
+	return d;
 }
 
 int64_t Ledger::join(const std::string &host, int64_t ttl_s)
@@ -483,9 +506,12 @@ std::vector<int64_t> Ledger::claim(const std::string &host, int64_t lease, const
 				   const std::vector<unsigned> &indexes)
 {
 	const Device d = device(dev);
-	/* etcd takes at most 128 operations in one transaction (--max-txn-ops) */
-	if (indexes.empty() || indexes.size() > 127)
-		throw Error::plain(dev, "claim 1 to 127 extents at once", EINVAL);
+	/*
+	 * etcd takes at most 128 operations in each branch of a transaction
+	 * (--max-txn-ops): two puts an extent, its key and its owner index.
+	 */
+	if (indexes.empty() || indexes.size() > max_claim)
+		throw Error::plain(dev, "claim 1 to " + std::to_string(max_claim) + " extents at once", EINVAL);
 	const std::string hk = key("hosts/" + host);
 	const std::string value = nlohmann::json({{"host", host}, {"lease", std::to_string(lease)}}).dump();
 	Txn t;
@@ -495,7 +521,7 @@ std::vector<int64_t> Ledger::claim(const std::string &host, int64_t lease, const
 			throw Error::plain(dev, "no extent " + std::to_string(i) + " (it has " + std::to_string(d.extents()) + ")",
 					   EINVAL);
 		const std::string k = key(extent_key_suffix(dev, i));
-		t.absent(k).put(k, value).get_on_failure(k);
+		t.absent(k).put(k, value).put(owner_key(host, dev, i), "").get_on_failure(k);
 	}
 	const auto r = run(etcd_, t);
 	if (r.ok)
@@ -516,7 +542,8 @@ std::vector<unsigned> Ledger::claim_free(const std::string &host, int64_t lease,
 	const Device d = device(dev);
 	for (int attempt = 0; attempt < 50; attempt++) {
 		std::set<unsigned> taken;
-		for (const auto &kv : etcd_.range(key("extents/" + dev + "/"), true))
+		/* names only: which are taken, not by whom */
+		for (const auto &kv : etcd_.range(key("extents/" + dev + "/"), true, nullptr, true))
 			taken.insert(parse_extent(kv).index);
 		std::vector<unsigned> free;
 		for (unsigned i = 0; i < d.extents(); i++)
@@ -552,7 +579,7 @@ void Ledger::release(const Extent &e)
 {
 	const std::string k = key(extent_key_suffix(e.device, e.index));
 	Txn t;
-	t.mod_is(k, e.mod_revision).del(k);
+	t.mod_is(k, e.mod_revision).del(k).del(owner_key(e.host, e.device, e.index));
 	if (!run(etcd_, t).ok)
 		throw Error::plain(e.device + " extent " + std::to_string(e.index),
 				   "changed since it was read (fenced, or released already)", ESTALE);
@@ -563,7 +590,7 @@ void Ledger::reclaim(const Extent &e, const std::string &host, int64_t lease)
 	const std::string k = key(extent_key_suffix(e.device, e.index));
 	const std::string value = nlohmann::json({{"host", host}, {"lease", std::to_string(lease)}}).dump();
 	Txn t;
-	t.lease_is(key("hosts/" + host), lease).mod_is(k, e.mod_revision).put(k, value);
+	t.lease_is(key("hosts/" + host), lease).mod_is(k, e.mod_revision).put(k, value).put(owner_key(host, e.device, e.index), "");
 	if (!run(etcd_, t).ok)
 		throw Error::plain(e.device + " extent " + std::to_string(e.index),
 				   "changed since it was read (fenced, released, or this host's lease is gone)", ESTALE);
@@ -578,12 +605,64 @@ int64_t Ledger::host_lease(const std::string &host)
 std::vector<Extent> Ledger::held(const std::string &host, int64_t lease, bool stale)
 {
 	std::vector<Extent> out;
+	if (stale) {
+		for (const auto &kv : etcd_.range(key("extents/"), true)) {
+			Extent e = parse_extent(kv);
+			if (e.host == host && e.lease != lease)
+				out.push_back(e);
+		}
+		return out;
+	}
+	/*
+	 * The index names the extents to read; the extent keys decide. An
+	 * entry whose extent no longer records HOST and LEASE (released by
+	 * a client older than the index, fenced, or a past life's) is left
+	 * out here; release() and fence() remove entries as they go.
+	 */
+	const std::string ok = key("owners/" + host + "/");
+	const auto idx = etcd_.range(ok, true, nullptr, true);
+	for (size_t i = 0; i < idx.size(); i += 100) {
+		Txn t;
+		for (size_t k = i; k < std::min(idx.size(), i + 100); k++)
+			t.get(key("extents/" + idx[k].key.substr(ok.size())));
+		for (const auto &r : run(etcd_, t).ranges)
+			for (const auto &kv : r) {
+				Extent e = parse_extent(kv);
+				if (e.host == host && e.lease == lease) {
+					e.live = true;
+					out.push_back(e);
+				}
+			}
+	}
+	return out;
+}
+
+std::vector<Extent> Ledger::scan(const std::string &host, int64_t lease)
+{
+	std::vector<Extent> out;
 	for (const auto &kv : etcd_.range(key("extents/"), true)) {
 		Extent e = parse_extent(kv);
-		if (e.host == host && (stale ? e.lease != lease : e.lease == lease)) {
-			e.live = !stale;
+		if (e.host == host && e.lease == lease) {
+			e.live = true;
 			out.push_back(e);
 		}
+	}
+	std::set<std::string> indexed;
+	const std::string ok = key("owners/" + host + "/");
+	for (const auto &kv : etcd_.range(ok, true, nullptr, true))
+		indexed.insert(kv.key);
+	/* each entry guarded by its extent being as read, in batches under 128 */
+	std::vector<const Extent *> missing;
+	for (const auto &e : out)
+		if (!indexed.count(owner_key(host, e.device, e.index)))
+			missing.push_back(&e);
+	for (size_t i = 0; i < missing.size(); i += 100) {
+		Txn t;
+		for (size_t k = i; k < std::min(missing.size(), i + 100); k++)
+			t.mod_is(key(extent_key_suffix(missing[k]->device, missing[k]->index)), missing[k]->mod_revision)
+				.put(owner_key(host, missing[k]->device, missing[k]->index), "");
+		if (!run(etcd_, t).ok)
+			throw Error::plain(host, "its extents changed while their index was written", ESTALE);
 	}
 	return out;
 }
@@ -610,12 +689,14 @@ std::vector<Extent> Ledger::fence(const std::string &host, const std::string &by
 		 * as read, so a batch that lost a race is read and tried again.
 		 */
 		bool raced = false;
-		for (size_t i = 0; i < mine.size() && !raced; i += 100) {
+		for (size_t i = 0; i < mine.size() && !raced; i += 60) {
 			Txn t;
 			t.absent(hk);
-			const size_t end = std::min(mine.size(), i + 100);
+			const size_t end = std::min(mine.size(), i + 60);
 			for (size_t k = i; k < end; k++)
-				t.mod_is(mine[k].first.key, mine[k].first.mod_revision).del(mine[k].first.key);
+				t.mod_is(mine[k].first.key, mine[k].first.mod_revision)
+					.del(mine[k].first.key)
+					.del(owner_key(host, mine[k].second.device, mine[k].second.index));
 			if (run(etcd_, t).ok)
 				for (size_t k = i; k < end; k++)
 					gone.push_back(mine[k].second);
@@ -624,6 +705,11 @@ std::vector<Extent> Ledger::fence(const std::string &host, const std::string &by
 		}
 		if (raced)
 			continue;
+		/* entries left by clients older than the index: none may outlive the fence */
+		Txn rest;
+		rest.absent(hk).del_prefix(key("owners/" + host + "/"));
+		if (!run(etcd_, rest).ok)
+			continue; /* the host came back meanwhile: the top of the loop says so */
 		etcd_.call("kv/put", {{"key", b64(key("fences/" + host))},
 				      {"value", b64(nlohmann::json({{"by", by}, {"time", std::time(nullptr)},
 								  {"extents", gone.size()}})

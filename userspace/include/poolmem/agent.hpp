@@ -120,7 +120,7 @@ private:
 
 	void offline_all();
 	void top_up();
-	void trim();
+	void trim(const std::vector<Extent> &held);
 	void reconcile_and_top_up();
 	void rejoin();
 };

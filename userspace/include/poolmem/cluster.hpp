@@ -57,7 +57,9 @@ public:
 		int64_t create_revision = 0, mod_revision = 0, version = 0, lease = 0;
 	};
 	/// KEY, or every key under it with PREFIX; REVISION gets the store's.
-	std::vector<Kv> range(const std::string &key, bool prefix = false, int64_t *revision = nullptr);
+	/// KEYS_ONLY: no values (a read of names and revisions is smaller).
+	std::vector<Kv> range(const std::string &key, bool prefix = false, int64_t *revision = nullptr,
+			      bool keys_only = false);
 	int64_t lease_grant(int64_t ttl_s);
 	/// Renew; returns the TTL left, 0 when the lease is gone.
 	int64_t lease_keepalive(int64_t id);
@@ -121,6 +123,8 @@ struct Txn {
 	Txn &lease_is(const std::string &key, int64_t lease);	 ///< held with LEASE
 	Txn &put(const std::string &key, const std::string &value, int64_t lease = 0);
 	Txn &del(const std::string &key);
+	Txn &del_prefix(const std::string &prefix); ///< every key under PREFIX
+	Txn &get(const std::string &key);	     ///< read KEY on success
 	Txn &get_on_failure(const std::string &key);
 };
 
@@ -167,11 +171,12 @@ public:
 	int64_t join(const std::string &host, int64_t ttl_s);
 	void leave(const std::string &host, int64_t lease);
 
-	/// Claim INDEXES of DEV for HOST, all or none: returns their epochs;
+	/// Claim INDEXES of DEV (1 to 63) for HOST, all or none: returns their epochs;
 	/// throws EBUSY naming an extent already held (and its holder), or
 	/// ESTALE when HOST's lease no longer holds hosts/<host>.
 	std::vector<int64_t> claim(const std::string &host, int64_t lease, const std::string &dev,
 				   const std::vector<unsigned> &indexes);
+	static constexpr size_t max_claim = 63;
 	/// Claim COUNT free extents of DEV (from a place in the free list that
 	/// depends on HOST, so racing hosts rarely collide), retrying lost races.
 	std::vector<unsigned> claim_free(const std::string &host, int64_t lease, const std::string &dev, unsigned count);
@@ -189,7 +194,18 @@ public:
 	/// Extents recorded for HOST: with LEASE (its own, e.g. after etcd came
 	/// back: reconcile) or, with stale = true, any other lease: a past
 	/// life's, whose memory the host must offline before anything else.
+	///
+	/// The live read goes through HOST's owner index (owners/<host>/...),
+	/// written in the same transaction as each claim: its cost is what
+	/// HOST holds, not what the ledger holds. The index only says where
+	/// to look: every extent it names is read and kept only if it still
+	/// records HOST and LEASE. The stale read, and scan(), read every
+	/// extent key (a host's start, once).
 	std::vector<Extent> held(const std::string &host, int64_t lease, bool stale = false);
+	/// Every extent recorded for HOST under LEASE, by reading every extent
+	/// key (not the index); then indexes those the index lacks (claims
+	/// by an agent older than the index). Returns them.
+	std::vector<Extent> scan(const std::string &host, int64_t lease);
 
 	/// A confirmed fence of HOST (operator, BMC, fabric manager): its
 	/// extents become free. Refused (EBUSY) while HOST's lease is live.
@@ -216,10 +232,14 @@ public:
 
 	std::string key(const std::string &rest) const { return prefix_ + "/" + rest; }
 	static std::string extent_key_suffix(const std::string &dev, unsigned index);
+	/// owners/<host>/<dev>/<NNNNNN>: HOST's index entry for an extent.
+	std::string owner_key(const std::string &host, const std::string &dev, unsigned index) const;
 
 private:
 	Etcd &etcd_;
 	std::string prefix_;
+	/// Devices read once: a definition never changes once registered.
+	std::map<std::string, Device> devices_;
 	Extent parse_extent(const Etcd::Kv &kv) const;
 };
 
