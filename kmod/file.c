@@ -329,7 +329,7 @@ static vm_fault_t pm_vm_fault(struct vm_fault *vmf)
 #ifdef CONFIG_NUMA
 /*
  * Placement is the domain's policy, and its chunks move only by poolmem's
- * own migration (migrate.c), so NUMA balancing must not scan a domain's
+ * own migration (move.c), so NUMA balancing must not scan a domain's
  * mappings: its hinting faults would unmap guest RAM every scan period
  * (and KVM's EPT entries with it, through the mmu notifier) and then fail
  * to migrate pages that are on no LRU, waking kswapd on the target node

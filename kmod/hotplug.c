@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * poolmem and memory hotplug: the memory notifier. Memory going offline
- * loses its chunks to other memory (migrate.c: pm_evacuate_range()), or,
+ * loses its chunks to other memory (offline.c: pm_evacuate_range()), or,
  * on a revoked pool's node, has them dropped (pm_revoke_range()); its zero
  * reserve units are given back; memory coming online holds the reserve's
  * refill back for a moment.

@@ -81,7 +81,7 @@
  * the domain ends with QEMU, however QEMU ends. Each live domain and
  * profile pins the module, so rmmod fails while any exists.
  *
- * Chunks move while their VM runs (migrate.c): to empty a pool before its
+ * Chunks move while their VM runs (move.c): to empty a pool before its
  * memory goes offline (drain), and when a live domain's quotas or pools
  * change. A chunk being moved is busy, as one being allocated is, and
  * faults on it wait (dropping the mmap lock where the fault allows).
@@ -131,8 +131,9 @@
  *   (POOLMEM_DOMAIN_SET), fs.c (the file system and profile directories),
  *   file.c (file operations and fault), pin.c (long-term pins), hotplug.c
  *   (the memory notifier), mf.c (memory errors), tiering.c (access
- *   sampling, hot/cold moves), migrate.c (moving chunks: drain, offline,
- *   revoke, exchange, pool removal), domain.c (lifetime, admission,
+ *   sampling, hot/cold moves), drain.c (pool drain, a drained pool's
+ *   removal), offline.c (revoke, evacuation for offline, soft offline),
+ *   move.c (the move engine: a chunk, a run, an exchange), domain.c (lifetime, admission,
  *   profile references), sysfs.c (domain attributes), chunk.c (placement,
  *   allocation, free, retired chunks), rmap.c (chunk map, reverse map,
  *   allocations in flight), pool.c (the registries under pm_lock, pools,

@@ -569,20 +569,48 @@ void pm_retired_reap_wait(struct pm_domain *d);
 int pm_chunk_init(void);
 void pm_chunk_exit(void);
 
-/* migrate.c: moving live chunks; drain; live changes */
+/* move.c: the move engine (moving live chunks), for the files above it */
+#define PM_MOVE_RUN	16	/* most chunks of a run: one unmap, one TLB flush */
+/* One chunk's move: where from, where to, its old and new units. */
+struct pm_move {
+	u64 idx;
+	bool stay;			/* an offline's: the source's pool (last) or node may take it */
+	u32 src_tier, tier;
+	struct pm_pool *src, *dst;	/* NULL: local */
+	unsigned int n;			/* candidate pools in ids[] */
+	u8 ids[POOLMEM_MAX_POOLS];
+	struct page **old, **new;	/* units_per_chunk each */
+	unsigned long retire_pfn;	/* a soft offline's page: poisoned once moved off */
+};
+
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier);
-int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
-int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
-bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
-		   struct page **unit);
-struct pm_domain *pm_rmap_live(struct pm_domain *ed);
+int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier,
+		      bool stay, unsigned long retire_pfn);
+void pm_chunks_move_run(struct pm_domain *d, struct inode *inode, u64 idx, unsigned int n,
+			u8 from, int *res);
+int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
+int pm_move_freeze(struct pm_domain *d, struct inode *inode, struct pm_move *m);
+void pm_move_abort(struct pm_domain *d, struct pm_move *m, int ret);
+struct page **pm_move_arrays(struct pm_domain *d, struct pm_move *m, unsigned int nr);
+void pm_move_wait_done(u64 ns);
+void pm_move_debugfs(struct dentry *dir);
+
+/* drain.c: pool drain, a drained pool's detach and removal */
 int pm_pool_drain(struct poolmem_pool_drain *a);
 int pm_drain_init(void);
 void pm_drain_exit(void);
 int pm_pool_detach(struct pm_pool *p);
-int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
-void pm_move_wait_done(u64 ns);
-void pm_move_debugfs(struct dentry *dir);
+
+/* offline.c: revoke, evacuation for offline, soft offline */
+int pm_revoke_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
+int pm_evacuate_range(int nid, unsigned long start_pfn, unsigned long last_pfn);
+int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
+			  unsigned long pfn);
+
+/* rmap.c, for offline.c */
+bool pm_rmap_first(unsigned long first, unsigned long last, struct pm_domain **d, size_t *slot,
+		   struct page **unit);
+struct pm_domain *pm_rmap_live(struct pm_domain *ed);
 
 /* pin.c: long-term pins of chunks that can't be pinned */
 bool pm_chunk_longterm_ok(struct pm_domain *d, u64 idx);
@@ -638,9 +666,6 @@ int pm_mf_errors(struct poolmem_memory_errors *a);
 bool pm_mf_range_poisoned(unsigned long first, unsigned long last, unsigned long *pfn);
 int pm_mf_soft_offline(struct poolmem_page_offline *a);
 void pm_pool_drain_workfn(struct work_struct *work);
-/* migrate.c, for mf.c */
-int pm_chunk_soft_offline(struct pm_domain *d, struct inode *inode, size_t slot, struct page *unit,
-			  unsigned long pfn);
 
 /* unit.c: units held out of use for good (poisoned, revoked) */
 void pm_unit_put(struct page *unit);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * POOLMEM_DOMAIN_SET: a live domain's quotas, pools, policies and tiering
- * change, and the chunks that can't stay where they are move (migrate.c).
+ * change, and the chunks that can't stay where they are move (move.c).
  * The steps: check the arguments; the domain as it would be, checked as at
  * creation; admission again; room for what must move; apply; move; tiering.
  */

@@ -5,7 +5,7 @@
  * them (pm_page_zero_mc()).
  *
  * A unit with a poisoned page (mf.c), or one of a revoked chunk, whose
- * memory may be another host's by now (migrate.c), must reach neither a
+ * memory may be another host's by now (offline.c), must reach neither a
  * tenant nor the page allocator: the allocator's next user would find the
  * poisoned page in check_new_pages() and drop the whole block with it, and
  * init_on_free would write to memory that is not ours. Such a unit is
