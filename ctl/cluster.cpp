@@ -171,6 +171,10 @@ void run_claim(const ClusterOptions &c, const ClaimOptions &o)
 	} catch (const std::exception &) {
 		throw UsageError("--index " + o.index + ": extent numbers, comma-separated");
 	}
+	const size_t n = o.count ? o.count : idx.size();
+	if (n > poolmem::cluster::Ledger::max_claim)
+		throw UsageError("claim: at most " + std::to_string(poolmem::cluster::Ledger::max_claim) +
+				 " extents at once (one etcd transaction), not " + std::to_string(n));
 	poolmem::cluster::Etcd etcd(endpoint(c));
 	etcd.set_tls(c.tls);
 	poolmem::cluster::Ledger ledger(etcd, c.prefix);

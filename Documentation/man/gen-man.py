@@ -807,7 +807,7 @@ refused (exit 4) while its lease is live.""",
           ("register --check, fence --check","the checks alone: the device not registered with another definition; the host down (no lease); nothing written"),
           ("register --json, fence --json",JS+"register: device, registered, new (false: the same definition was there), size_bytes, extent_bytes, extents; fence: host, fenced, by, extents (free again)"),
           ("claim --host H","this host's name in the ledger"),
-          ("claim --count N | --index I,...","claim N free extents, or these"),
+          ("claim --count N | --index I,...","claim N free extents, or these (1 to 63: one etcd transaction)"),
           ("claim --ttl S --hold S","the lease's TTL (default 10 s) and how long to hold (default: until a signal)"),
           ("fence --by WHO","who confirms the fence (default: the operator on this machine)")],
  examples="""# poolctl cluster register dcd0 --size 2G --extent 128M

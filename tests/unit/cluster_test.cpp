@@ -261,6 +261,7 @@ TEST(Cluster, HeldReadsTheOwnersIndexAndTheExtentsDecide)
 	EXPECT_EQ(l.scan("a", a).size(), 2u);
 	mine = l.held("a", a);
 	ASSERT_EQ(mine.size(), 2u) << "scan() did not index the claim it found";
+	EXPECT_TRUE(e.range(l.owner_key("a", "dcd0", 150)).empty()) << "scan() kept an entry of b's extent";
 
 	l.release(mine[0]);
 	EXPECT_TRUE(e.range(l.owner_key("a", "dcd0", 3)).empty()) << "release left the owner entry";

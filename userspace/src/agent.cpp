@@ -46,13 +46,14 @@ void Agent::start()
 	 * runs out, the claims turn fencing (never free without a fence).
 	 */
 	/*
-	 * Both read every extent key, once a life: what a past life holds
+	 * One read of every extent key, once a life: what a past life holds
 	 * need not be in the owner index (an agent older than it), and
 	 * scan() indexes what it finds under our lease.
 	 */
-	const auto live = ledger_.scan(cfg_.host, lease_);
-	const auto stale = ledger_.held(cfg_.host, lease_, true);
-	for (const auto *list : {&live, &stale})
+	std::vector<Extent> stale;
+	const auto live = ledger_.scan(cfg_.host, lease_, &stale);
+	const std::vector<Extent> *lists[] = {&live, &stale};
+	for (const auto *list : lists)
 		for (const auto &e : *list)
 			if (!cfg_.want.count(e.device))
 				throw Error::plain(cfg_.host, "holds extent " + std::to_string(e.index) + " of " + e.device +

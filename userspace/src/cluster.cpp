@@ -225,8 +225,15 @@ nlohmann::json Etcd::call(const std::string &path, const nlohmann::json &body)
 {
 	const std::string data = body.dump();
 	/* what may be sent twice: it changes nothing, or only what it renews */
-	const bool idempotent = path == "kv/range" || path == "lease/keepalive" || path == "lease/timetolive" ||
-				path == "lease/leases" || path == "maintenance/status";
+	bool idempotent = path == "kv/range" || path == "lease/keepalive" || path == "lease/timetolive" ||
+			  path == "lease/leases" || path == "maintenance/status";
+	if (path == "kv/txn" && (!body.contains("compare") || body["compare"].empty()) &&
+	    (!body.contains("failure") || body["failure"].empty()) && body.contains("success")) {
+		/* a transaction of reads only (held()'s): a read, sent twice or not */
+		idempotent = true;
+		for (const auto &op : body["success"])
+			idempotent &= op.contains("request_range") && op.size() == 1;
+	}
 	const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
 	const size_t n = endpoints_.size();
 	std::string why;
@@ -637,20 +644,47 @@ std::vector<Extent> Ledger::held(const std::string &host, int64_t lease, bool st
 	return out;
 }
 
-std::vector<Extent> Ledger::scan(const std::string &host, int64_t lease)
+std::vector<Extent> Ledger::scan(const std::string &host, int64_t lease, std::vector<Extent> *stale)
 {
 	std::vector<Extent> out;
-	for (const auto &kv : etcd_.range(key("extents/"), true)) {
+	std::map<std::string, const Etcd::Kv *> by_key;
+	const auto all = etcd_.range(key("extents/"), true);
+	for (const auto &kv : all) {
+		by_key[kv.key] = &kv;
 		Extent e = parse_extent(kv);
 		if (e.host == host && e.lease == lease) {
 			e.live = true;
 			out.push_back(e);
+		} else if (e.host == host && stale) {
+			stale->push_back(e);
 		}
 	}
 	std::set<std::string> indexed;
 	const std::string ok = key("owners/" + host + "/");
-	for (const auto &kv : etcd_.range(ok, true, nullptr, true))
+	const auto entries = etcd_.range(ok, true, nullptr, true);
+	for (const auto &kv : entries)
 		indexed.insert(kv.key);
+	/*
+	 * Entries whose extent is free or another host's (left by a client
+	 * older than the index, or a downgrade): gone, each guarded by its
+	 * extent being as read, so that held() stops reading them. A lost
+	 * race leaves them for the next start; held() leaves them out anyway.
+	 */
+	Txn prune;
+	for (const auto &kv : entries) {
+		const std::string ek = key("extents/" + kv.key.substr(ok.size()));
+		const auto it = by_key.find(ek);
+		if (it == by_key.end())
+			prune.absent(ek).del(kv.key);
+		else if (parse_extent(*it->second).host != host)
+			prune.mod_is(ek, it->second->mod_revision).del(kv.key);
+		if (prune.compare.size() == 100) {
+			run(etcd_, prune);
+			prune = Txn();
+		}
+	}
+	if (!prune.compare.empty())
+		run(etcd_, prune);
 	/* each entry guarded by its extent being as read, in batches under 128 */
 	std::vector<const Extent *> missing;
 	for (const auto &e : out)

@@ -204,8 +204,11 @@ public:
 	std::vector<Extent> held(const std::string &host, int64_t lease, bool stale = false);
 	/// Every extent recorded for HOST under LEASE, by reading every extent
 	/// key (not the index); then indexes those the index lacks (claims
-	/// by an agent older than the index). Returns them.
-	std::vector<Extent> scan(const std::string &host, int64_t lease);
+	/// by an agent older than the index), and drops entries whose extent
+	/// is free or another host's. Returns them; STALE, if given, gets
+	/// HOST's extents under any other lease (as held(..., true)), from
+	/// the same read.
+	std::vector<Extent> scan(const std::string &host, int64_t lease, std::vector<Extent> *stale = nullptr);
 
 	/// A confirmed fence of HOST (operator, BMC, fabric manager): its
 	/// extents become free. Refused (EBUSY) while HOST's lease is live.
