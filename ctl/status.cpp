@@ -58,7 +58,7 @@ void print_status(const GlobalOptions &g, bool json, const std::vector<poolmem::
 	if (!poolmem::module_sysfs_present(g.sysfs))
 		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
 	auto pools = poolmem::read_pools(g.sysfs);
-	auto doms = read_domains(g);
+	auto doms = read_domains(g, json); /* the tables show no latency */
 	const auto counts = poolmem::read_counts(g.sysfs); /* ABI 8 */
 	uint64_t cap = 0, alloc = 0;
 	for (const auto &p : pools) {

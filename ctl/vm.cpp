@@ -570,7 +570,7 @@ void run_list(const GlobalOptions &g, bool json)
 {
 	if (!poolmem::module_sysfs_present(g.sysfs))
 		throw poolmem::Error::plain("poolmem", "module not loaded", ENOENT);
-	auto doms = read_domains(g);
+	auto doms = read_domains(g, json); /* the table shows no latency */
 	if (json) {
 		nlohmann::json out = nlohmann::json::array();
 		for (const auto &d : doms)

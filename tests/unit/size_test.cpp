@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 using poolmem::format_overcommit;
 using poolmem::format_size;
 using poolmem::parse_overcommit;
@@ -52,6 +56,41 @@ TEST(SizeFormat, picks_largest_unit)
 	EXPECT_EQ(format_size(1536), "1.5 KiB");
 	EXPECT_EQ(format_size(2ull << 30), "2.0 GiB");
 	EXPECT_EQ(format_size(15ull * (128 << 20)), "1.9 GiB");
+}
+
+/* format_size() formats in integers what printf("%.1f") printed: the same
+ * text for every size, ties (x.x5 exactly) to even, and a unit's edge */
+TEST(SizeFormat, prints_what_printf_printed)
+{
+	auto printf_size = [](uint64_t bytes) {
+		static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+		unsigned u = 0;
+		double v = static_cast<double>(bytes);
+		while (v >= 1024.0 && u < 6) {
+			v /= 1024.0;
+			u++;
+		}
+		char buf[32];
+		if (u == 0)
+			std::snprintf(buf, sizeof(buf), "%llu B", static_cast<unsigned long long>(bytes));
+		else
+			std::snprintf(buf, sizeof(buf), "%.1f %s", v, units[u]);
+		return std::string(buf);
+	};
+	std::vector<uint64_t> sizes = {1024, 1075, 1076, 1126, 1127, 1177, 1178, 1228, 1229, 1280,
+				       1024 * 1024 - 1, 1024 * 1024, 1048524, 1048525, 1048576 + 52428,
+				       (1ull << 53) - 1, 1ull << 53, ~0ull};
+	/* every tie below 100 KiB: x.x5 exactly is k * 1024 / 20 bytes when 20 divides it */
+	for (uint64_t k = 1; k < 2000; k++)
+		if (k * 1024 % 20 == 0)
+			sizes.push_back(k * 1024 / 20);
+	uint64_t x = 88172645463325252ull;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		sizes.push_back(x >> (x % 64));
+	}
+	for (uint64_t b : sizes)
+		ASSERT_EQ(format_size(b), printf_size(b)) << b << " bytes";
 }
 
 TEST(SizeFormat, round_trips_through_parse)

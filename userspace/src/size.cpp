@@ -69,6 +69,24 @@ std::optional<uint64_t> parse_size(std::string_view s)
 std::string format_size(uint64_t bytes)
 {
 	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	if (bytes >= 1024 && bytes < (uint64_t{1} << 53)) {
+		/*
+		 * What "%.1f" prints for bytes / 1024^u, in integers: below 2^53
+		 * the double is exact (a power of two divides it), and printf
+		 * rounds an exact value to nearest, a tie to even. vm list and
+		 * status format two sizes a domain: snprintf was a fifth of
+		 * vm list's time at 10,000 domains.
+		 */
+		unsigned u = 0;
+		while (u < 6 && bytes >> (10 * (u + 1)))
+			u++;
+		const uint64_t d = uint64_t{1} << (10 * u), num = bytes * 10;
+		uint64_t q = num / d;
+		const uint64_t r = num % d;
+		if (2 * r > d || (2 * r == d && (q & 1)))
+			q++;
+		return std::to_string(q / 10) + "." + static_cast<char>('0' + q % 10) + " " + units[u];
+	}
 	unsigned u = 0;
 	double v = static_cast<double>(bytes);
 	while (v >= 1024.0 && u < 6) {

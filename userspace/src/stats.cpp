@@ -230,11 +230,21 @@ std::map<std::string, uint64_t> parse_pool_chunks(std::string_view text)
 
 std::vector<uint64_t> parse_u64_list(std::string_view text)
 {
+	/* words split by any white space, as istream's >> did; no stream: a
+	 * table of 10,000 domains' histograms is this loop's 300,000 numbers */
 	std::vector<uint64_t> out;
-	std::istringstream in{std::string(text)};
-	std::string w;
-	while (in >> w)
-		out.push_back(to_u64(w, text));
+	auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+	size_t at = 0;
+	while (at < text.size()) {
+		while (at < text.size() && space(text[at]))
+			at++;
+		size_t end = at;
+		while (end < text.size() && !space(text[end]))
+			end++;
+		if (end > at)
+			out.push_back(to_u64(text.substr(at, end - at), text));
+		at = end;
+	}
 	return out;
 }
 
@@ -654,9 +664,22 @@ std::vector<DomainStats> DomainReader::read(const fs::path &sysfs, std::vector<s
 			if (const auto table = read_all(proc / "poolmem/domains"))
 				if (auto doms = parse_domain_table(*table, hist ? std::optional<std::string_view>(*hist)
 									      : std::nullopt)) {
-					std::sort(doms->begin(), doms->end(),
-						  [](auto &a, auto &b) { return a.name < b.name; });
-					return std::move(*doms);
+				{
+					/* by name: an order of indexes, then one move each
+					 * (sorting the records themselves moved each
+					 * about log2(n) times: a sixth of vm list's time
+					 * at 10,000 domains) */
+					std::vector<size_t> order(doms->size());
+					for (size_t i = 0; i < order.size(); i++)
+						order[i] = i;
+					std::sort(order.begin(), order.end(),
+						  [&](size_t a, size_t b) { return (*doms)[a].name < (*doms)[b].name; });
+					std::vector<DomainStats> sorted;
+					sorted.reserve(order.size());
+					for (size_t i : order)
+						sorted.push_back(std::move((*doms)[i]));
+					return sorted;
+				}
 				}
 	}
 	return read_sysfs(sysfs, errors, histograms);
