@@ -357,6 +357,105 @@ static unsigned int pm_drain_cpus(struct pm_pool *p, u64 mask, bool local, nodem
 	return max(n, 1U);
 }
 
+/* POOLMEM_DRAIN_CANCEL: @p takes chunks again. Caller holds pm_lock. */
+static int pm_drain_cancel(struct pm_pool *p)
+	__must_hold(&pm_lock)
+{
+	/* revoked memory still online may be another host's: it stays revoked */
+	if (p->revoked && node_state(p->node, N_MEMORY)) {
+		pr_info("pool %s: revoked, and memory of node %d is still online: offline it first\n",
+			p->name, p->node);
+		return -EBUSY;
+	}
+	if (p->draining)
+		pr_info("pool %s: draining cancelled\n", p->name);
+	if (p->degraded)
+		pr_info("pool %s: no longer degraded: it takes chunks again\n", p->name);
+	WRITE_ONCE(p->degraded, false);
+	p->err_next = 0;	/* its error policy counts anew */
+	WRITE_ONCE(p->revoked, false);
+	WRITE_ONCE(p->draining, false);
+	WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
+	pm_zerod_kick();	/* its zero reserve fills again */
+	return 0;
+}
+
+/*
+ * POOLMEM_DRAIN_REVOKE: @p's memory is no longer ours to read; no chunk
+ * moves, each goes when the block under it goes offline (offline.c).
+ * Caller holds pm_lock.
+ */
+static int pm_drain_revoke(struct pm_pool *p)
+	__must_hold(&pm_lock)
+{
+	struct pm_domain *d;
+
+	/*
+	 * A block of a kernel zone holding a chunk fails isolation
+	 * before the notifier is asked (its units are not movable):
+	 * its revoke could never happen. Only ZONE_MOVABLE memory.
+	 */
+	if (pm_node_pinnable_bytes(p->node)) {
+		pr_info("pool %s: can't revoke memory onlined to a kernel zone (node %d): online shared memory movable\n",
+			p->name, p->node);
+		return -EOPNOTSUPP;
+	}
+	if (!p->revoked)
+		pr_warn("pool %s: revoked: offlining its memory drops the %llu MiB of chunks there\n",
+			p->name, atomic64_read(&p->allocated) >> 20);
+	WRITE_ONCE(p->revoked, true);
+	WRITE_ONCE(p->draining, true);
+	WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
+	pm_zerod_kick();
+	/*
+	 * Placements and moves that chose this pool, or began a copy
+	 * off it, before it was marked: let them end, so that none
+	 * copies off it after this returns. A domain with chunks
+	 * here whose pool_mask no longer has the pool (a
+	 * POOLMEM_DOMAIN_SET just took it away) is moving them off
+	 * it: it is waited for too.
+	 */
+	list_for_each_entry(d, &pm_domains, list)
+		if ((d->pool_mask & BIT_ULL(p->id)) || READ_ONCE(d->chunks_per_pool[p->id]))
+			pm_domain_quiesce(d);
+	return 0;
+}
+
+/*
+ * Run drain @dr with the caller and @workers - 1 kworkers of @w (none if
+ * @w is NULL) near node @nid; returns the first error. pm_lock not held.
+ */
+static int pm_drain_workers_run(struct pm_drain *dr, struct pm_drain_worker *w, unsigned int workers, int nid)
+{
+	unsigned int i;
+
+	/*
+	 * The caller is the first worker; the others are kworkers near the
+	 * pool's memory, which see no signal: the caller's stops them
+	 * after their current run, in its own runs (pm_drain_run()) and
+	 * while it waits for theirs.
+	 */
+	atomic_set(&dr->running, workers - 1);
+	init_waitqueue_head(&dr->done);
+	for (i = 0; i < workers - 1; i++) {
+		w[i].dr = dr;
+		INIT_WORK(&w[i].work, pm_drain_work);
+		queue_work_node(nid, pm_drain_wq, &w[i].work);
+	}
+	pm_drain_run(dr, true);
+	if (wait_event_interruptible(dr->done, !atomic_read(&dr->running))) {
+		mutex_lock(&dr->lock);
+		if (!dr->err)
+			dr->err = -EINTR;
+		mutex_unlock(&dr->lock);
+		wait_event(dr->done, !atomic_read(&dr->running));
+	}
+	/* each has woken or will wake dr->done last: let the functions return */
+	for (i = 0; i < workers - 1; i++)
+		flush_work(&w[i].work);
+	return dr->err;
+}
+
 int pm_pool_drain(struct poolmem_pool_drain *a)
 {
 	struct pm_drain dr = { .a = a };
@@ -384,56 +483,11 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 		return -ENOENT;
 	}
 	if (a->flags & POOLMEM_DRAIN_CANCEL) {
-		/* revoked memory still online may be another host's: it stays revoked */
-		if (p->revoked && node_state(p->node, N_MEMORY)) {
-			pr_info("pool %s: revoked, and memory of node %d is still online: offline it first\n",
-				p->name, p->node);
-			ret = -EBUSY;
-			goto out_unlock;
-		}
-		if (p->draining)
-			pr_info("pool %s: draining cancelled\n", p->name);
-		if (p->degraded)
-			pr_info("pool %s: no longer degraded: it takes chunks again\n", p->name);
-		WRITE_ONCE(p->degraded, false);
-		p->err_next = 0;	/* its error policy counts anew */
-		WRITE_ONCE(p->revoked, false);
-		WRITE_ONCE(p->draining, false);
-		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
-		pm_zerod_kick();	/* its zero reserve fills again */
+		ret = pm_drain_cancel(p);
 		goto out_unlock;
 	}
 	if (a->flags & POOLMEM_DRAIN_REVOKE) {
-		/*
-		 * A block of a kernel zone holding a chunk fails isolation
-		 * before the notifier is asked (its units are not movable):
-		 * its revoke could never happen. Only ZONE_MOVABLE memory.
-		 */
-		if (pm_node_pinnable_bytes(p->node)) {
-			pr_info("pool %s: can't revoke memory onlined to a kernel zone (node %d): online shared memory movable\n",
-				p->name, p->node);
-			ret = -EOPNOTSUPP;
-			goto out_unlock;
-		}
-		/* no chunk moves: each goes when the block under it goes offline */
-		if (!p->revoked)
-			pr_warn("pool %s: revoked: offlining its memory drops the %llu MiB of chunks there\n",
-				p->name, atomic64_read(&p->allocated) >> 20);
-		WRITE_ONCE(p->revoked, true);
-		WRITE_ONCE(p->draining, true);
-		WRITE_ONCE(pm_pools_draining, pm_pools_draining | BIT_ULL(p->id));
-		pm_zerod_kick();
-		/*
-		 * Placements and moves that chose this pool, or began a copy
-		 * off it, before it was marked: let them end, so that none
-		 * copies off it after this returns. A domain with chunks
-		 * here whose pool_mask no longer has the pool (a
-		 * POOLMEM_DOMAIN_SET just took it away) is moving them off
-		 * it: it is waited for too.
-		 */
-		list_for_each_entry(d, &pm_domains, list)
-			if ((d->pool_mask & BIT_ULL(p->id)) || READ_ONCE(d->chunks_per_pool[p->id]))
-				pm_domain_quiesce(d);
+		ret = pm_drain_revoke(p);
 		goto out_unlock;
 	}
 	ret = pm_drain_check(p, a);
@@ -477,37 +531,13 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	kobject_get(&p->kobj);
 	mutex_unlock(&pm_lock);
 
-	/*
-	 * The caller is the first worker; the others are kworkers near the
-	 * pool's memory, which see no signal: the caller's stops them
-	 * after their current run, in its own runs (pm_drain_run()) and
-	 * while it waits for theirs.
-	 */
 	mutex_init(&dr.lock);
 	dr.p = p;
 	dr.held = held;
 	dr.nr = nr;
-	atomic_set(&dr.running, workers - 1);
-	init_waitqueue_head(&dr.done);
-	for (i = 0; i < workers - 1; i++) {
-		w[i].dr = &dr;
-		INIT_WORK(&w[i].work, pm_drain_work);
-		queue_work_node(nid, pm_drain_wq, &w[i].work);
-	}
-	pm_drain_run(&dr, true);
-	if (wait_event_interruptible(dr.done, !atomic_read(&dr.running))) {
-		mutex_lock(&dr.lock);
-		if (!dr.err)
-			dr.err = -EINTR;
-		mutex_unlock(&dr.lock);
-		wait_event(dr.done, !atomic_read(&dr.running));
-	}
-	/* each has woken or will wake dr.done last: let the functions return */
-	for (i = 0; i < workers - 1; i++)
-		flush_work(&w[i].work);
+	ret = pm_drain_workers_run(&dr, w, workers, nid);
 	kfree(w);
 	mutex_destroy(&dr.lock);
-	ret = dr.err;
 	for (i = 0; i < nr; i++)
 		pm_domain_release_held(&held[i]);
 	kvfree(held);
