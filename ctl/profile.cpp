@@ -173,30 +173,35 @@ void print_libvirt_profile(const GlobalOptions &g, const poolmem::ProfileSpec &s
 void check_profile(const GlobalOptions &g, const poolmem::ProfileSpec &s, const CreateOptions &o)
 {
 	check_name(s.name, "profile");
+	/* kmod/policy's pm_profile_geometry is the one rule list; the kernel checks it again */
 	const uint64_t chunk = s.chunk_bytes ? s.chunk_bytes : PM_DOMAIN_CHUNK_MIN;
-	if (chunk & (chunk - 1) || chunk < PM_DOMAIN_CHUNK_MIN || chunk > PM_DOMAIN_CHUNK_MAX)
+	const u32 pct[PM_NR_TIERS] = {s.local.pct, s.pool.pct};
+	const u64 bytes[PM_NR_TIERS] = {s.local.bytes, s.pool.bytes};
+	u32 tier = PM_TIER_LOCAL;
+	const auto geo = pm_profile_geometry(s.chunk_bytes, pct, bytes, s.znuma, &tier);
+	const std::string opt = tier == PM_TIER_LOCAL ? "--local " + o.local : "--pool " + o.pool;
+	const uint64_t b = bytes[tier];
+	switch (geo) {
+	case PM_PGEO_OK:
+		break;
+	case PM_PGEO_CHUNK:
 		throw UsageError("--chunk " + o.place.chunk + ": must be a power of two from 2M to 1G");
-	const std::pair<const char *, const std::pair<const poolmem::ProfileQuota *, const std::string *>> tiers[] = {
-		{"--local", {&s.local, &o.local}}, {"--pool", {&s.pool, &o.pool}}};
-	for (const auto &[opt, q] : tiers) {
-		const uint64_t b = q.first->bytes;
-		if (b % chunk) {
-			const uint64_t lo = b / chunk * chunk;
-			throw UsageError(std::string(opt) + " " + *q.second + ": not a multiple of the chunk size " +
-					 poolmem::format_size(chunk) + " (use " +
-					 (lo ? poolmem::format_size(lo) + " or " : "") + poolmem::format_size(lo + chunk) +
-					 ")");
-		}
-		if (b > PM_DOMAIN_BYTES_MAX)
-			throw UsageError(std::string(opt) + " " + *q.second + ": above the largest domain (" +
-					 poolmem::format_size(PM_DOMAIN_BYTES_MAX) + ")");
+	case PM_PGEO_QUOTA_ALIGN: {
+		const uint64_t lo = b / chunk * chunk;
+		throw UsageError(opt + ": not a multiple of the chunk size " + poolmem::format_size(chunk) + " (use " +
+				 (lo ? poolmem::format_size(lo) + " or " : "") + poolmem::format_size(lo + chunk) + ")");
 	}
-	if (!s.local.bytes && !s.pool.bytes && s.local.pct + s.pool.pct < 100)
+	case PM_PGEO_QUOTA_MAX:
+		throw UsageError(opt + ": above the largest domain (" + poolmem::format_size(PM_DOMAIN_BYTES_MAX) + ")");
+	case PM_PGEO_COVER:
 		throw UsageError("--local + --pool (" + quota_text(s.local) + " + " + quota_text(s.pool) +
 				 ") must cover 100% of a VM's size");
-	if (s.znuma && (s.local.bytes || s.pool.bytes || !s.local.pct || !s.pool.pct || s.local.pct + s.pool.pct != 100))
+	case PM_PGEO_ZNUMA:
 		throw UsageError("--znuma: --local " + o.local + " and --pool " + o.pool +
 				 " must be percentages adding up to 100, neither 0 (the windows are the quotas)");
+	default: /* a percentage above 100, or both forms: quota_value() lets neither through */
+		throw UsageError(opt + ": " + pm_profile_geometry_names[geo]);
+	}
 	if ((!o.vm.size.empty() || o.vm.vcpus != 1) && !(s.znuma && o.libvirt))
 		throw UsageError("--size and --vcpus describe a VM for --znuma --libvirt only");
 	if (s.znuma && o.libvirt && o.vm.size.empty())

@@ -61,38 +61,17 @@ static const struct super_operations pm_sops;
  */
 static const char *pm_profile_check(struct poolmem_profile *c)
 {
-	u64 chunk = c->chunk_bytes ? c->chunk_bytes : PM_CHUNK_MIN;
-	int t;
+	enum pm_profile_geometry geo;
 
 	if (!pm_name_valid(c->name, POOLMEM_NAME_MAX))
 		return "invalid name";
-	if (!is_power_of_2(chunk) || chunk < PM_CHUNK_MIN || chunk > PM_CHUNK_MAX)
-		return "chunk size not a power of two from 2 MiB to 1 GiB";
-	for (t = 0; t < PM_NR_TIERS; t++) {
-		if (c->quota_pct[t] > 100)
-			return "quota above 100%";
-		if (c->quota_pct[t] && c->quota_bytes[t])
-			return "a tier's quota both a percentage and bytes";
-		if (c->quota_bytes[t] & (chunk - 1))
-			return "quota not a multiple of the chunk size";
-		if (c->quota_bytes[t] > PM_DOMAIN_MAX_BYTES)
-			return "quota above the largest domain";
-	}
-	/* percentages alone must cover every size */
-	if (!c->quota_bytes[PM_TIER_LOCAL] && !c->quota_bytes[PM_TIER_POOL] &&
-	    c->quota_pct[PM_TIER_LOCAL] + c->quota_pct[PM_TIER_POOL] < 100)
-		return "quotas do not cover 100% of a size";
+	/* the chunk size and quotas: kmod/policy's rules, which poolctl checks too */
+	geo = pm_profile_geometry(c->chunk_bytes, c->quota_pct, c->quota_bytes,
+				  !!(c->flags & POOLMEM_DOMAIN_ZNUMA), NULL);
+	if (geo != PM_PGEO_OK)
+		return pm_profile_geometry_names[geo];
 	if (c->tier_policy >= POOLMEM_NR_TIER_POLICIES)
 		return "unknown tier policy";
-	/*
-	 * znuma: the local window's size gives the domain's by the ratio of
-	 * the percentages (pm_profile_fill_create()), so both are percentages.
-	 */
-	if ((c->flags & POOLMEM_DOMAIN_ZNUMA) &&
-	    (c->quota_bytes[PM_TIER_LOCAL] || c->quota_bytes[PM_TIER_POOL] ||
-	     !c->quota_pct[PM_TIER_LOCAL] || !c->quota_pct[PM_TIER_POOL] ||
-	     c->quota_pct[PM_TIER_LOCAL] + c->quota_pct[PM_TIER_POOL] != 100))
-		return "znuma: the local and pool quotas must be percentages adding up to 100, neither 0";
 	if (c->pool_select >= POOLMEM_NR_POOL_SELECTS)
 		return "unknown pool selection";
 	if (c->home_node != NUMA_NO_NODE &&

@@ -86,6 +86,57 @@ enum pm_geometry pm_domain_geometry(u64 bytes, u64 chunk, const u64 quota[PM_NR_
 	return PM_GEO_OK;
 }
 
+const char *const pm_profile_geometry_names[PM_NR_PGEO] = {
+	[PM_PGEO_OK] = "valid",
+	[PM_PGEO_CHUNK] = "chunk size not a power of two from 2 MiB to 1 GiB",
+	[PM_PGEO_PCT_ABOVE] = "quota above 100%",
+	[PM_PGEO_PCT_AND_BYTES] = "a tier's quota both a percentage and bytes",
+	[PM_PGEO_QUOTA_ALIGN] = "quota not a multiple of the chunk size",
+	[PM_PGEO_QUOTA_MAX] = "quota above the largest domain",
+	[PM_PGEO_COVER] = "quotas do not cover 100% of a size",
+	[PM_PGEO_ZNUMA] = "znuma: the local and pool quotas must be percentages adding up to 100, neither 0",
+};
+
+enum pm_profile_geometry pm_profile_geometry(u64 chunk, const u32 pct[PM_NR_TIERS], const u64 bytes[PM_NR_TIERS],
+					     int znuma, u32 *tier)
+{
+	u32 t;
+
+	if (!chunk)
+		chunk = PM_DOMAIN_CHUNK_MIN;
+	if (chunk < PM_DOMAIN_CHUNK_MIN || chunk > PM_DOMAIN_CHUNK_MAX || (chunk & (chunk - 1)))
+		return PM_PGEO_CHUNK;
+	for (t = 0; t < PM_NR_TIERS; t++) {
+		enum pm_profile_geometry bad = PM_PGEO_OK;
+
+		if (pct[t] > 100)
+			bad = PM_PGEO_PCT_ABOVE;
+		else if (pct[t] && bytes[t])
+			bad = PM_PGEO_PCT_AND_BYTES;
+		else if (bytes[t] & (chunk - 1))
+			bad = PM_PGEO_QUOTA_ALIGN;
+		else if (bytes[t] > PM_DOMAIN_BYTES_MAX)
+			bad = PM_PGEO_QUOTA_MAX;
+		if (bad != PM_PGEO_OK) {
+			if (tier)
+				*tier = t;
+			return bad;
+		}
+	}
+	/* percentages alone must cover every size */
+	if (!bytes[PM_TIER_LOCAL] && !bytes[PM_TIER_POOL] && pct[PM_TIER_LOCAL] + pct[PM_TIER_POOL] < 100)
+		return PM_PGEO_COVER;
+	/*
+	 * znuma: the local window's size gives the domain's by the ratio of
+	 * the percentages (the kernel's pm_profile_fill_create()), so both
+	 * are percentages.
+	 */
+	if (znuma && (bytes[PM_TIER_LOCAL] || bytes[PM_TIER_POOL] || !pct[PM_TIER_LOCAL] || !pct[PM_TIER_POOL] ||
+		      pct[PM_TIER_LOCAL] + pct[PM_TIER_POOL] != 100))
+		return PM_PGEO_ZNUMA;
+	return PM_PGEO_OK;
+}
+
 u64 pm_pct_of(u64 bytes, u32 pct)
 {
 	return bytes / 100 * pct + bytes % 100 * pct / 100;

@@ -73,6 +73,31 @@ extern const char *const pm_geometry_names[PM_NR_GEO];
  */
 enum pm_geometry pm_domain_geometry(u64 bytes, u64 chunk, const u64 quota[PM_NR_TIERS]);
 
+/* The first rule a profile's chunk size and quotas break. */
+enum pm_profile_geometry {
+	PM_PGEO_OK = 0,
+	PM_PGEO_CHUNK,		/* chunk not a power of two in [CHUNK_MIN, CHUNK_MAX] */
+	PM_PGEO_PCT_ABOVE,	/* a tier's percentage above 100 */
+	PM_PGEO_PCT_AND_BYTES,	/* a tier's quota both a percentage and bytes */
+	PM_PGEO_QUOTA_ALIGN,	/* a tier's bytes not a multiple of the chunk */
+	PM_PGEO_QUOTA_MAX,	/* a tier's bytes above PM_DOMAIN_BYTES_MAX */
+	PM_PGEO_COVER,		/* percentages alone (no bytes) below 100 */
+	PM_PGEO_ZNUMA,		/* znuma: not two percentages adding up to 100, neither 0 */
+	PM_NR_PGEO
+};
+extern const char *const pm_profile_geometry_names[PM_NR_PGEO];
+
+/*
+ * Check a profile's geometry: chunks of @chunk (0: PM_DOMAIN_CHUNK_MIN),
+ * a quota per tier of @pct percent of a domain's size or of @bytes (one
+ * of the two, or neither), @znuma set for a profile of znuma domains, in
+ * the order above (the kernel's check at POOLMEM_PROFILE_CREATE, and
+ * poolctl's before it asks). *@tier, if not NULL, gets the tier a
+ * per-tier rule failed for.
+ */
+enum pm_profile_geometry pm_profile_geometry(u64 chunk, const u32 pct[PM_NR_TIERS], const u64 bytes[PM_NR_TIERS],
+					     int znuma, u32 *tier);
+
 /* Names as poolctl, sysfs and the kernel log print them. */
 extern const char *const pm_tier_names[PM_NR_TIERS];		/* "local", "pool" */
 extern const char *const pm_tier_policy_names[PM_NR_TIER_POLICIES];

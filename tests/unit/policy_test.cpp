@@ -277,3 +277,41 @@ TEST(DomainGeometry, each_rule_in_order)
 	for (int g = 0; g < PM_NR_GEO; g++)
 		EXPECT_NE(pm_geometry_names[g], nullptr);
 }
+
+/* A profile's rules, shared by the kernel (fs.c) and poolctl (profile.cpp) */
+TEST(ProfileGeometry, each_rule_in_order)
+{
+	const u64 M = 1ULL << 20;
+	const u32 pct[2] = {25, 75}, none[2] = {0, 0};
+	const u64 nob[2] = {0, 0};
+	u32 tier = 9;
+	EXPECT_EQ(pm_profile_geometry(0, pct, nob, 0, nullptr), PM_PGEO_OK);
+	EXPECT_EQ(pm_profile_geometry(1024 * M, pct, nob, 1, nullptr), PM_PGEO_OK);
+	EXPECT_EQ(pm_profile_geometry(3 * M, pct, nob, 0, nullptr), PM_PGEO_CHUNK);
+	EXPECT_EQ(pm_profile_geometry(2048 * M, pct, nob, 0, nullptr), PM_PGEO_CHUNK);
+	const u32 over[2] = {25, 101};
+	EXPECT_EQ(pm_profile_geometry(0, over, nob, 0, &tier), PM_PGEO_PCT_ABOVE);
+	EXPECT_EQ(tier, 1u);
+	const u64 b8[2] = {8 * M, 0};
+	EXPECT_EQ(pm_profile_geometry(0, pct, b8, 0, &tier), PM_PGEO_PCT_AND_BYTES);
+	EXPECT_EQ(tier, 0u);
+	const u64 odd[2] = {0, 3 * M};
+	EXPECT_EQ(pm_profile_geometry(0, none, odd, 0, &tier), PM_PGEO_QUOTA_ALIGN);
+	EXPECT_EQ(tier, 1u);
+	const u64 huge[2] = {(1ULL << 46) + 2 * M, 0};
+	EXPECT_EQ(pm_profile_geometry(0, none, huge, 0, &tier), PM_PGEO_QUOTA_MAX);
+	const u32 short_[2] = {25, 50};
+	EXPECT_EQ(pm_profile_geometry(0, short_, nob, 0, nullptr), PM_PGEO_COVER);
+	/* bytes in either tier: a cap, which needs no cover */
+	const u64 cap[2] = {8 * M, 0};
+	const u32 pool_only[2] = {0, 50};
+	EXPECT_EQ(pm_profile_geometry(0, pool_only, cap, 0, nullptr), PM_PGEO_OK);
+	EXPECT_EQ(pm_profile_geometry(0, pool_only, cap, 1, nullptr), PM_PGEO_ZNUMA);
+	const u32 zero_local[2] = {0, 100};
+	EXPECT_EQ(pm_profile_geometry(0, zero_local, nob, 1, nullptr), PM_PGEO_ZNUMA);
+	const u32 more[2] = {50, 60};
+	EXPECT_EQ(pm_profile_geometry(0, more, nob, 1, nullptr), PM_PGEO_ZNUMA);
+	EXPECT_EQ(pm_profile_geometry(0, more, nob, 0, nullptr), PM_PGEO_OK);
+	for (int g = 0; g < PM_NR_PGEO; g++)
+		EXPECT_NE(pm_profile_geometry_names[g], nullptr);
+}
