@@ -591,6 +591,122 @@ static u32 pm_domain_rr_start(void)
 				  pm_rr_salt, get_random_u32());
 }
 
+/* A new domain's struct, filled from @a (checked); NULL without memory. */
+static struct pm_domain *pm_domain_alloc(const struct poolmem_domain_create *a)
+{
+	struct pm_domain *d = pm_should_fail(sizeof(*d)) ? NULL : kzalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d)
+		return NULL;
+	INIT_LIST_HEAD(&d->list);
+	INIT_LIST_HEAD(&d->linger);
+	mutex_init(&d->lock);
+	/* a name of its own in lockdep's reports and /proc/lockdep */
+	lockdep_set_class_and_name(&d->lock, &pm_domain_lock_key, "pm_domain.lock");
+	xa_init(&d->poison);
+	memcpy(d->name, a->name, POOLMEM_NAME_MAX);
+	d->size = a->bytes;
+	d->chunk_bytes = a->chunk_bytes;
+	d->chunk_shift = ilog2(a->chunk_bytes);
+	d->units_per_chunk = a->chunk_bytes >> PM_UNIT_SHIFT;
+	d->nr_chunks = a->bytes >> d->chunk_shift;
+	d->quota[PM_TIER_LOCAL] = a->quota[PM_TIER_LOCAL];
+	d->quota[PM_TIER_POOL] = a->quota[PM_TIER_POOL];
+	memcpy(d->committed, d->quota, sizeof(d->committed));
+	d->home_node = a->home_node;
+	d->tier_policy = a->tier_policy;
+	d->pool_select = a->pool_select;
+	d->pinnable = a->flags & POOLMEM_DOMAIN_PINNABLE;
+	d->znuma = a->flags & POOLMEM_DOMAIN_ZNUMA;
+	d->win_split = d->znuma ? a->quota[PM_TIER_LOCAL] : 0;
+	d->creator = task_tgid_vnr(current);
+	d->hot_ms = 500;
+	d->scan_rate = 64 << 20;
+	d->access_weight = 1;
+	get_task_comm(d->creator_comm, current);
+	return d;
+}
+
+/* The ids of the registered pools. Caller holds pm_lock. */
+static u64 pm_pools_registered(void)
+	__must_hold(&pm_lock)
+{
+	u64 mask = 0;
+	int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (pm_pools[i])
+			mask |= BIT_ULL(i);
+	return mask;
+}
+
+/*
+ * The pools new domain @d may use: @a's allowed pools (each must be
+ * registered), or every pool; none without a pool quota. Sets
+ * d->pool_mask; caller holds pm_lock. -EINVAL for an allowed pool not
+ * registered or a home node that is a pool's; -ENOSPC (a refusal) for a
+ * pool quota with no pool.
+ */
+static int pm_domain_pools(struct pm_domain *d, const struct poolmem_domain_create *a, const char *why,
+			   struct pm_refusal *refusal)
+	__must_hold(&pm_lock)
+{
+	u64 mask = pm_pools_registered();
+	const char *bad = a->pool_mask & ~mask ? "an allowed pool is not registered" :
+			  pm_node_pool(a->home_node) ? "home node is a pool's node" : NULL;
+
+	if (bad) {
+		pr_info_ratelimited("%s: domain %s refused: %s\n", why, d->name, bad);
+		return -EINVAL;
+	}
+	if (a->pool_mask)
+		mask = a->pool_mask;
+	if (a->quota[PM_TIER_POOL] && !mask) {
+		if (refusal)
+			*refusal = (struct pm_refusal){ .why = POOLMEM_REFUSED_NO_POOL };
+		pr_warn_ratelimited("%s: domain %s refused: a pool quota of %llu MiB but no pool registered\n",
+			why, d->name, a->quota[PM_TIER_POOL] >> 20);
+		return -ENOSPC;
+	}
+	d->pool_mask = a->quota[PM_TIER_POOL] ? mask : 0;
+	return 0;
+}
+
+/*
+ * List admitted domain @d: its id, its round-robin start, its pools'
+ * users and commitment, its commit bucket (*@spare if a new one is
+ * needed), the lists and the name hash. Caller holds pm_lock. Returns 0
+ * or -ENOMEM (no id), with nothing changed.
+ */
+static int pm_domain_enlist(struct pm_domain *d, struct pm_commit **spare)
+	__must_hold(&pm_lock)
+{
+	int ret;
+	u64 m;
+
+	ret = pm_should_fail(0) ? -ENOMEM :
+	      xa_alloc_cyclic(&pm_domain_ids, &d->id, d, XA_LIMIT(1, U32_MAX), &pm_domain_next_id,
+			      GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	/* (1: the ids wrapped) */
+	/* counted only for domains made: a check or a refusal moves no cursor */
+	d->rr_cursor = pm_domain_rr_start();
+	for (m = d->pool_mask; m; m &= m - 1) {
+		struct pm_pool *p = pm_pools[__ffs64(m)];
+
+		p->users++;
+		p->committed += d->committed[PM_TIER_POOL];
+	}
+	pm_commit_add(d, spare);
+	list_add_tail(&d->list, &pm_domains);
+	hash_add(pm_domain_names, &d->hnode, pm_name_hash(d->name));
+	if (d->profile)
+		pm_profile_sysfs_hold(d->profile);
+	pm_commit_verify();
+	return 0;
+}
+
 struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 				struct pm_profile *profile, const char *why,
 				struct pm_refusal *refusal)
@@ -600,8 +716,8 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	struct pm_commit *spare = NULL;
 	const char *bad;
 	struct pm_domain *d;
-	u64 mask, m;
-	int ret, i;
+	u64 mask;
+	int ret;
 
 	bad = pm_domain_check(&a);
 	if (bad) {
@@ -611,35 +727,9 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 		return ERR_PTR(-EINVAL);
 	}
 
-	d = pm_should_fail(sizeof(*d)) ? NULL : kzalloc(sizeof(*d), GFP_KERNEL);
+	d = pm_domain_alloc(&a);
 	if (!d)
 		return ERR_PTR(-ENOMEM);
-	INIT_LIST_HEAD(&d->list);
-	INIT_LIST_HEAD(&d->linger);
-	mutex_init(&d->lock);
-	/* a name of its own in lockdep's reports and /proc/lockdep */
-	lockdep_set_class_and_name(&d->lock, &pm_domain_lock_key, "pm_domain.lock");
-	xa_init(&d->poison);
-	memcpy(d->name, a.name, POOLMEM_NAME_MAX);
-	d->size = a.bytes;
-	d->chunk_bytes = a.chunk_bytes;
-	d->chunk_shift = ilog2(a.chunk_bytes);
-	d->units_per_chunk = a.chunk_bytes >> PM_UNIT_SHIFT;
-	d->nr_chunks = a.bytes >> d->chunk_shift;
-	d->quota[PM_TIER_LOCAL] = a.quota[PM_TIER_LOCAL];
-	d->quota[PM_TIER_POOL] = a.quota[PM_TIER_POOL];
-	memcpy(d->committed, d->quota, sizeof(d->committed));
-	d->home_node = a.home_node;
-	d->tier_policy = a.tier_policy;
-	d->pool_select = a.pool_select;
-	d->pinnable = a.flags & POOLMEM_DOMAIN_PINNABLE;
-	d->znuma = a.flags & POOLMEM_DOMAIN_ZNUMA;
-	d->win_split = d->znuma ? a.quota[PM_TIER_LOCAL] : 0;
-	d->creator = task_tgid_vnr(current);
-	d->hot_ms = 500;
-	d->scan_rate = 64 << 20;
-	d->access_weight = 1;
-	get_task_comm(d->creator_comm, current);
 
 	if (!try_module_get(THIS_MODULE)) {
 		kfree(d);
@@ -666,10 +756,7 @@ struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
 	 * decision is taken again below, with the map allocated.
 	 */
 	mutex_lock(&pm_lock);
-	mask = 0;
-	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
-		if (pm_pools[i])
-			mask |= BIT_ULL(i);
+	mask = pm_pools_registered();
 	ret = pm_admit(&a, a.quota[PM_TIER_POOL] ? (a.pool_mask ? a.pool_mask & mask : mask) : 0,
 		       NULL, why, refusal);
 	mutex_unlock(&pm_lock);
@@ -690,52 +777,15 @@ decide:
 	ret = -EEXIST;
 	if (pm_domain_find(d->name) || pm_profile_find(d->name))
 		goto out_unlock;
-	/* allowed pools: every given bit must be a registered pool */
-	mask = 0;
-	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
-		if (pm_pools[i])
-			mask |= BIT_ULL(i);
-	ret = -EINVAL;
-	bad = a.pool_mask & ~mask ? "an allowed pool is not registered" :
-	      pm_node_pool(a.home_node) ? "home node is a pool's node" : NULL;
-	if (bad) {
-		pr_info_ratelimited("%s: domain %s refused: %s\n", why, d->name, bad);
+	ret = pm_domain_pools(d, &a, why, refusal);
+	if (ret)
 		goto out_unlock;
-	}
-	if (a.pool_mask)
-		mask = a.pool_mask;
-	ret = -ENOSPC;
-	if (a.quota[PM_TIER_POOL] && !mask) {
-		if (refusal)
-			*refusal = (struct pm_refusal){ .why = POOLMEM_REFUSED_NO_POOL };
-		pr_warn_ratelimited("%s: domain %s refused: a pool quota of %llu MiB but no pool registered\n",
-			why, d->name, a.quota[PM_TIER_POOL] >> 20);
-		goto out_unlock;
-	}
-	d->pool_mask = a.quota[PM_TIER_POOL] ? mask : 0;
 	ret = pm_admit(&a, d->pool_mask, NULL, why, refusal);
 	if (ret || check)
 		goto out_unlock;	/* a check that passed: 0 */
-	ret = pm_should_fail(0) ? -ENOMEM :
-	      xa_alloc_cyclic(&pm_domain_ids, &d->id, d, XA_LIMIT(1, U32_MAX), &pm_domain_next_id,
-			      GFP_KERNEL);
-	if (ret < 0)
+	ret = pm_domain_enlist(d, &spare);
+	if (ret)
 		goto out_unlock;
-	ret = 0;	/* 1: the ids wrapped */
-	/* counted only for domains made: a check or a refusal moves no cursor */
-	d->rr_cursor = pm_domain_rr_start();
-	for (m = d->pool_mask; m; m &= m - 1) {
-		struct pm_pool *p = pm_pools[__ffs64(m)];
-
-		p->users++;
-		p->committed += d->committed[PM_TIER_POOL];
-	}
-	pm_commit_add(d, &spare);
-	list_add_tail(&d->list, &pm_domains);
-	hash_add(pm_domain_names, &d->hnode, pm_name_hash(d->name));
-	if (d->profile)
-		pm_profile_sysfs_hold(d->profile);
-	pm_commit_verify();
 	mutex_unlock(&pm_lock);
 	kfree(spare);
 	pm_count(profile, created, 1);
