@@ -151,9 +151,141 @@ static const struct file_operations pm_lat_fops = {
 	.release = single_release,
 };
 
+/*
+ * The copy limit (debugfs poolmem/copy_limit, for make bench): the move's
+ * own copy, copy_mc_to_kernel() of a whole 2 MiB unit (pm_units_copy()),
+ * of MIB of fresh units on node FROM to fresh units on node TO, by
+ * THREADS threads (the writer and THREADS - 1 kworkers, as a drain's
+ * workers), and nothing else: no chunk map, no unmap, no freeze, no
+ * accounting. A drain's speed against it is what its bookkeeping costs.
+ * Write "FROM TO MIB THREADS"; read the last run, "FROM TO MIB THREADS NS".
+ * pm_copy_limit_lock serializes runs and protects pm_copy_limit_last; it
+ * is taken by nothing else.
+ */
+static DEFINE_MUTEX(pm_copy_limit_lock);
+static char pm_copy_limit_last[80];
+
+struct pm_copy_limit {
+	struct page **src, **dst;
+	unsigned int nr;
+	atomic_t next;			/* the next unit to copy */
+	int err;			/* -EIO: a copy met a memory error */
+};
+
+struct pm_copy_worker {
+	struct work_struct work;
+	struct pm_copy_limit *cl;
+};
+
+static void pm_copy_limit_run(struct pm_copy_limit *cl)
+{
+	unsigned int u;
+
+	while ((u = (unsigned int)atomic_inc_return(&cl->next) - 1) < cl->nr) {
+		if (copy_mc_to_kernel(page_address(cl->dst[u]), page_address(cl->src[u]), PM_UNIT_BYTES))
+			WRITE_ONCE(cl->err, -EIO);
+		cond_resched();
+	}
+}
+
+static void pm_copy_limit_work(struct work_struct *work)
+{
+	pm_copy_limit_run(container_of(work, struct pm_copy_worker, work)->cl);
+}
+
+static ssize_t pm_copy_limit_write(struct file *file, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	const gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_COMP | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	struct pm_copy_limit cl = {};
+	struct pm_copy_worker *w = NULL;
+	unsigned int mib, threads, i, nr;
+	int from, to;
+	ssize_t ret;
+	char buf[64];
+	u64 t0, ns;
+
+	if (IS_ENABLED(CONFIG_HIGHMEM))
+		return -EOPNOTSUPP;	/* page_address() of every unit */
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%d %d %u %u", &from, &to, &mib, &threads) != 4 ||
+	    from < 0 || from >= MAX_NUMNODES || to < 0 || to >= MAX_NUMNODES ||
+	    !node_state(from, N_MEMORY) || !node_state(to, N_MEMORY) ||
+	    !mib || mib > 16384 || mib % (PM_UNIT_BYTES >> 20) || !threads || threads > 64)
+		return -EINVAL;
+	nr = mib / (PM_UNIT_BYTES >> 20);
+	ret = -ENOMEM;
+	cl.src = kvcalloc(nr, sizeof(*cl.src), GFP_KERNEL);
+	cl.dst = kvcalloc(nr, sizeof(*cl.dst), GFP_KERNEL);
+	if (threads > 1)
+		w = kcalloc(threads - 1, sizeof(*w), GFP_KERNEL);
+	if (!cl.src || !cl.dst || (threads > 1 && !w))
+		goto out;
+	for (i = 0; i < nr; i++) {
+		cl.src[i] = alloc_pages_node(from, gfp, PM_UNIT_ORDER);
+		cl.dst[i] = alloc_pages_node(to, gfp, PM_UNIT_ORDER);
+		if (!cl.src[i] || !cl.dst[i])
+			goto out;
+		/* bytes of its own in each source unit, as a VM's would be */
+		memset(page_address(cl.src[i]), 0x5a, PM_UNIT_BYTES);
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out;
+		}
+	}
+	cl.nr = nr;
+	mutex_lock(&pm_copy_limit_lock);
+	t0 = ktime_get_ns();
+	for (i = 0; i + 1 < threads; i++) {
+		w[i].cl = &cl;
+		INIT_WORK(&w[i].work, pm_copy_limit_work);
+		queue_work(system_unbound_wq, &w[i].work);
+	}
+	pm_copy_limit_run(&cl);
+	for (i = 0; i + 1 < threads; i++)
+		flush_work(&w[i].work);
+	ns = ktime_get_ns() - t0;
+	snprintf(pm_copy_limit_last, sizeof(pm_copy_limit_last), "%d %d %u %u %llu\n", from, to, mib, threads,
+		 ns);
+	mutex_unlock(&pm_copy_limit_lock);
+	ret = cl.err ? cl.err : (ssize_t)len;
+out:
+	for (i = 0; i < nr && cl.src && cl.dst; i++) {
+		if (cl.src[i])
+			__free_pages(cl.src[i], PM_UNIT_ORDER);
+		if (cl.dst[i])
+			__free_pages(cl.dst[i], PM_UNIT_ORDER);
+	}
+	kvfree(cl.src);
+	kvfree(cl.dst);
+	kfree(w);
+	return ret;
+}
+
+static ssize_t pm_copy_limit_read(struct file *file, char __user *ubuf, size_t len, loff_t *pos)
+{
+	char buf[sizeof(pm_copy_limit_last)];
+
+	mutex_lock(&pm_copy_limit_lock);
+	memcpy(buf, pm_copy_limit_last, sizeof(buf));
+	mutex_unlock(&pm_copy_limit_lock);
+	return simple_read_from_buffer(ubuf, len, pos, buf, strnlen(buf, sizeof(buf)));
+}
+
+static const struct file_operations pm_copy_limit_fops = {
+	.owner = THIS_MODULE,
+	.read = pm_copy_limit_read,
+	.write = pm_copy_limit_write,
+	.llseek = default_llseek,
+};
+
 void pm_move_debugfs(struct dentry *dir)
 {
 	debugfs_create_file("move_latency", 0600, dir, NULL, &pm_lat_fops);
+	debugfs_create_file("copy_limit", 0600, dir, NULL, &pm_copy_limit_fops);
 }
 
 static bool pm_units_freeze(struct page **units, unsigned int nr)

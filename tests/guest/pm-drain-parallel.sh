@@ -90,4 +90,18 @@ check_eq "p0 chunks after the rest drained" 0 "$(pool_attr p0 chunks)"
 pmtest expect dq 0 ${qm}M 0x5a >/dev/null || fail "dq: bytes changed by the interrupted drain"
 pmtest drain p0 cancel=1 >/dev/null
 pmtest domain-destroy dq >/dev/null
+
+# the copy limit (debugfs, make bench's): bad input is refused with
+# EINVAL, and a run copies between two nodes by two threads
+CL=/sys/kernel/debug/poolmem/copy_limit
+n0=$(pool_attr p0 node) n1=$(pool_attr p1 node)
+for bad in "x" "$n0 $n1 3 1" "$n0 $n1 0 1" "$n0 $n1 64 0" "$n0 $n1 64 65" "-1 $n1 64 1" "$n0 4096 64 1" "$n0 $n1 99999 1"; do
+	err=$( (echo "$bad" > $CL) 2>&1) && fail "copy_limit took '$bad'"
+	case $err in *"Invalid argument"*) ;; *) fail "copy_limit '$bad': $err" ;; esac
+done
+echo "$n0 $n1 64 2" > $CL || fail "copy_limit $n0 $n1 64 2 refused"
+set -- $(cat $CL)
+check_eq "copy_limit's last run" "$n0 $n1 64 2" "$1 $2 $3 $4"
+[ "$5" -gt 0 ] || fail "copy_limit took no time: $*"
+info "copy_limit: 64 MiB node $n0 -> $n1 by 2 threads in $5 ns"
 info "pass"
