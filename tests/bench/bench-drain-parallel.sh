@@ -97,7 +97,7 @@ echo $w0 > $W
 kt=$(median < /tmp/kt.s); d1=$(median < /tmp/d1.s); d2=$(median < /tmp/d2.s)
 c1=$(median < /tmp/c1.s); c2=$(median < /tmp/c2.s); k1=$(median < /tmp/k1.s); k2=$(median < /tmp/k2.s)
 mibs() { awk -v m=$MIB -v t=$1 'BEGIN { printf "%.0f", m / t }'; }
-echo "bench: medians of $(wc -l < /tmp/kt.s) rounds, $MIB MiB: migratepages $kt s ($(mibs $kt) MiB/s); drain 1 worker $d1 s ($(mibs $d1) MiB/s), 2 workers $d2 s ($(mibs $d2) MiB/s); copy limit 1 thread $c1 s ($(mibs $c1) MiB/s), 2 threads $c2 s ($(mibs $c2) MiB/s)"
+echo "bench: medians of $(wc -l < /tmp/kt.s) rounds, $MIB MiB: migratepages $kt s ($(mibs $kt) MiB/s); drain 1 worker $d1 s ($(mibs $d1) MiB/s), 2 workers $d2 s ($(mibs $d2) MiB/s); user-space copy 1 thread $c1 s ($(mibs $c1) MiB/s), 2 threads $c2 s ($(mibs $c2) MiB/s)"
 echo "bench: the kernel's copy of $MIB MiB (copy_limit): 1 thread $k1 s ($(mibs $k1) MiB/s), 2 threads $k2 s ($(mibs $k2) MiB/s)"
 echo "bench: drain at the kernel's copy limit: 1 worker $(ratio $k1 $d1)x (rounds $(spread < /tmp/rk1.s)), 2 workers $(ratio $k2 $d2)x (goal 0.8x; rounds $(spread < /tmp/rk2.s))"
 echo "bench: drain with 2 workers at $(ratio $c2 $d2)x the 2-thread user-space copy's bandwidth (rounds $(spread < /tmp/r2c.s); no limit under TCG), $(ratio $c1 $d2)x the 1-thread copy's"
