@@ -100,6 +100,11 @@ MoveRun run_moves(const MoveOptions &o, uint64_t total, uint64_t default_step,
 	MoveRun run;
 
 	for (;;) {
+		if (move_interrupted && run.moved_bytes) {
+			/* Ctrl-C during the rate's sleep: no step after it */
+			run.interrupted = true;
+			break;
+		}
 		run.last = step(bytes);
 		run.moved_bytes += run.last.moved_bytes;
 		const double secs = seconds_since(t0);
