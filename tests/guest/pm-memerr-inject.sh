@@ -32,16 +32,20 @@ modprobe hwpoison_inject 2>/dev/null || [ -e /sys/kernel/debug/hwpoison/corrupt-
 	fail "no hwpoison_inject in this kernel"
 
 # ---- 3: a memory error in a chunk still being allocated (issue 46) ----
-# The allocation of a 4 MiB chunk stops for a second after its first unit is
-# in the reverse map (alloc_delay_ms), and that unit's sixth page takes a
-# memory error meanwhile. The error worker must only record the offset: it
-# used to unmap the chunk's every slot, the second still NULL (an oops in
+# The allocation of a 4 MiB chunk stops after its first unit is in the
+# reverse map (alloc_delay_ms), and that unit's sixth page takes a memory
+# error meanwhile. The error worker must only record the offset: it used to
+# unmap the chunk's every slot, the second still NULL (an oops in
 # lock_page()). The fault that completes the chunk then maps it around the
 # record: the page gives SIGBUS BUS_MCEERR_AR, the rest is written.
+# The stop is long (5 s) because what follows it must land inside it: on
+# the debug kernel under TCG, seeing the stop in dmesg and injecting once
+# took over a second, and the second unit was allocated before the failure
+# below was armed. in_time() checks that, then ends the stops.
 race() { # NAME [ENV=VALUE]: a 4 MiB-chunk domain whose first touch meets the error
 	pmtest domain-create $1 8M 0 8M chunk=4M pools=p0 >/dev/null
 	dmesg -c >/dev/null
-	echo 1000 > $D/alloc_delay_ms
+	echo 5000 > $D/alloc_delay_ms
 	env ${2:-} pmtest touch $1 0 4M > /tmp/$1.out 2>&1 &
 	tp=$!
 	wait_for 10 sh -c "dmesg | grep -q 'alloc_delay: domain $1 slot 0 '" || fail "$1: no delayed allocation"
@@ -50,9 +54,16 @@ race() { # NAME [ENV=VALUE]: a 4 MiB-chunk domain whose first touch meets the er
 	# poolmem's units: the write fails (EBUSY) by design
 	echo $((pfn + 5)) > /sys/kernel/debug/hwpoison/corrupt-pfn 2>/dev/null || true
 }
+# in_time NAME: the chunk's second unit was not allocated yet, so the race
+# was set up within the first unit's stop; then the stops end
+in_time() {
+	! dmesg | grep -q "alloc_delay: domain $1 slot 1 " ||
+		fail "$1: the test lost its race: the chunk's second unit was allocated before the error was injected and the failure armed"
+	echo 0 > $D/alloc_delay_ms
+}
 race mfa
+in_time mfa
 wait $tp || true	# the touch ends with SIGBUS (exit 3) or not: its output says
-echo 0 > $D/alloc_delay_ms
 out=$(cat /tmp/mfa.out)
 info "allocation met by an error: $out"
 echo "$out" | grep -q "SIGBUS at offset 20480 (BUS_MCEERR_AR)" ||
@@ -70,6 +81,7 @@ echo Y > $F/task-filter
 race mfb PMTEST_MAKE_IT_FAIL=1
 fault_inject $F 100
 echo 1 > $F/times
+in_time mfb
 wait $tp || true	# the touch ends with SIGBUS (exit 3) or not: its output says
 no_injection
 out=$(cat /tmp/mfb.out)
