@@ -90,6 +90,24 @@ static struct page *pm_unit_alloc(int nid, bool pinnable, unsigned int flags)
 	return alloc_pages_node(nid, gfp, PM_UNIT_ORDER);
 }
 
+/*
+ * Chunk @idx was discarded whole: its lost pages are a hole again (the
+ * records mf.c made go with the chunk). Caller holds d->lock.
+ */
+void pm_poison_forget(struct pm_domain *d, u64 idx)
+{
+	unsigned long index;
+	void *entry;
+
+	/* a failed move's copy may have recorded a page without setting the flag */
+	if (!d->meta[idx].poison && !pm_poison_in(d, idx << d->chunk_shift, d->chunk_bytes))
+		return;
+	xa_for_each_range(&d->poison, index, entry, (idx << d->chunk_shift) >> PAGE_SHIFT,
+			  (((idx + 1) << d->chunk_shift) >> PAGE_SHIFT) - 1)
+		xa_erase(&d->poison, index);
+	d->meta[idx].poison = 0;
+}
+
 /* Drop units that are in the reverse map but in no mapping and no slot. */
 void pm_units_free(struct page **units, unsigned int nr)
 {

@@ -124,23 +124,25 @@
  *   CMA, chunk.c).
  *
  * Files, with calls running down this list: a file calls only files below
- * it, but for the upward calls tests/kmod/layers.allowed lists (issue 47
- * moves them down; tests/kmod/layers.py checks the built objects against
- * this list and that file):
+ * it (tests/kmod/layers.py checks the built objects against this list;
+ * an upward call must be listed, with its reason, in
+ * tests/kmod/layers.allowed, which is empty):
  *   main.c (this: init and exit), ctl.c (control ioctls), set.c
- *   (POOLMEM_DOMAIN_SET), fs.c (the file system and profile directories),
- *   file.c (file operations and fault), pin.c (long-term pins), hotplug.c
- *   (the memory notifier), mf.c (memory errors), tiering.c (access
- *   sampling, hot/cold moves), drain.c (pool drain, a drained pool's
- *   removal), offline.c (revoke, evacuation for offline, soft offline),
- *   move.c (the move engine: a chunk, a run, an exchange), domain.c (lifetime, admission,
- *   profile references), sysfs.c (domain attributes), chunk.c (placement,
- *   allocation, free, retired chunks), rmap.c (chunk map, reverse map,
- *   allocations in flight), pool.c (the registries under pm_lock, pools,
- *   node figures, profile counts), reserve.c (the zero reserve), unit.c
- *   (a 2 MiB unit's put and hold, the held list; machine-check-safe reads
- *   of tenant pages), fault.c (fault injection), policy/ (plain C shared
- *   with userspace).
+ *   (POOLMEM_DOMAIN_SET), poolsys.c (pool add, the pools' and the module's
+ *   sysfs files), fs.c (the file system and profile directories), bind.c
+ *   (POOLMEM_VM_BIND's directories to come), file.c (file operations and
+ *   fault), pin.c (long-term pins), hotplug.c (the memory notifier), mf.c
+ *   (memory errors), tiering.c (access sampling, hot/cold moves), drain.c
+ *   (pool drain, a drained pool's removal), offline.c (revoke, evacuation
+ *   for offline, soft offline), move.c (the move engine: a chunk, a run,
+ *   an exchange), domain.c (lifetime, admission, profile references),
+ *   sysfs.c (domain attributes), chunk.c (placement, allocation, free,
+ *   retired chunks, a discarded chunk's poison records), rmap.c (chunk
+ *   map, reverse map, allocations in flight), reserve.c (the zero
+ *   reserve), pool.c (the registries under pm_lock, pools, node figures,
+ *   the sysfs tree and profile counts), unit.c (a 2 MiB unit's put and
+ *   hold, the held list; machine-check-safe reads of tenant pages),
+ *   fault.c (fault injection), policy/ (plain C shared with userspace).
  *
  * Lock order, outermost first. tests/guest/pm-lockorder.sh checks it on
  * the debug kernel against the dependencies lockdep recorded in a boot of
@@ -170,7 +172,7 @@
  *  6. pm_pool.af_lock and pm_reserve.lock (spinlocks).
  *  7. Innermost, taken anywhere: pm_held_lock (unit.c; under it only
  *     page_offline_begin()'s rwsem), pm_mf_lock and the error FIFO's raw
- *     spinlock (mf.c), pm_bind_lock (fs.c).
+ *     spinlock (mf.c), pm_bind_lock (bind.c).
  * Busy chunks: the fault path sleeps on a busy chunk with pm_domain.lock
  * dropped, inside the mmap_lock (read) the core holds. Whoever holds a
  * chunk busy takes neither pm_lock nor an inode lock, and takes no
@@ -240,9 +242,13 @@ static int __init pm_init(void)
 	if (ret)
 		goto out_destroy_class;
 
-	ret = pm_reserve_init();
+	ret = pm_poolsys_init();
 	if (ret)
 		goto out_pools_sysfs;
+
+	ret = pm_reserve_init();
+	if (ret)
+		goto out_poolsys;
 
 	ret = pm_chunk_init();
 	if (ret)
@@ -292,6 +298,8 @@ out_chunk:
 	pm_chunk_exit();
 out_reserve:
 	pm_reserve_stop();
+out_poolsys:
+	pm_poolsys_exit();
 out_pools_sysfs:
 	pm_pools_sysfs_exit();
 	pm_reserve_exit();	/* after the files that read it; nothing if it never started */
@@ -319,6 +327,7 @@ static void __exit pm_exit(void)
 	pm_chunk_exit();
 	pm_reserve_stop();	/* its thread reads the pools */
 	pm_pools_remove_all();
+	pm_poolsys_exit();
 	pm_pools_sysfs_exit();
 	pm_reserve_exit();	/* the files that read it are gone */
 	pm_held_exit();		/* after the reserve, which holds its poisoned units there */

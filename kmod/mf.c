@@ -483,21 +483,6 @@ static void pm_mf_workfn(struct work_struct *work)
 		       lost);
 }
 
-/* Chunk @idx was discarded whole: its lost pages are a hole again. Caller holds d->lock. */
-void pm_poison_forget(struct pm_domain *d, u64 idx)
-{
-	unsigned long index;
-	void *entry;
-
-	/* a failed move's copy may have recorded a page without setting the flag */
-	if (!d->meta[idx].poison && !pm_poison_in(d, idx << d->chunk_shift, d->chunk_bytes))
-		return;
-	xa_for_each_range(&d->poison, index, entry, (idx << d->chunk_shift) >> PAGE_SHIFT,
-			  (((idx + 1) << d->chunk_shift) >> PAGE_SHIFT) - 1)
-		xa_erase(&d->poison, index);
-	d->meta[idx].poison = 0;
-}
-
 /* POOLMEM_MEMORY_ERRORS */
 int pm_mf_errors(struct poolmem_memory_errors *a)
 {

@@ -482,11 +482,21 @@ void pm_fault_debugfs(struct dentry *dir);
 int pm_ctl_init(void);
 void pm_ctl_exit(void);
 
+/* bind.c: bindings of directories to come (POOLMEM_VM_BIND) */
+int pm_vm_bind(const struct poolmem_bind *b);
+ssize_t pm_vm_bindings_show(char *buf);
+int pm_bind_take(struct dentry *dentry, struct pm_dir *pd);
+void pm_binds_exit(void);
+
+/* poolsys.c: pool add, the pools' and the module's sysfs files */
+int pm_pool_add(struct poolmem_pool_add *arg);
+int pm_poolsys_init(void);
+void pm_poolsys_exit(void);
+
 /* pool.c */
 struct pm_pool *pm_pool_find(const char *name);
 struct pm_pool *pm_node_pool(int nid);
 void pm_domain_ownership(pm_class_dev_t *dev, kuid_t *uid, kgid_t *gid);
-int pm_pool_add(struct poolmem_pool_add *arg);
 int pm_pool_remove(const char *name);
 void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info);
 u64 pm_pool_limit(const struct pm_pool *p, bool pinnable);
@@ -494,6 +504,10 @@ void pm_pool_event(struct pm_pool *p, u64 n);
 u64 pm_pool_af(struct pm_pool *p);
 int pm_pools_sysfs_init(void);
 void pm_pools_sysfs_exit(void);
+struct kobject *pm_sysfs_root(void);
+struct kobject *pm_sysfs_pools(void);
+void pm_kobj_pending_add(void);
+void pm_kobj_released(void);
 int pm_profile_sysfs_add(struct pm_profile *pr);
 void pm_profile_sysfs_hold(struct pm_profile *pr);
 void pm_profile_sysfs_drop(struct pm_profile *pr);
@@ -543,6 +557,7 @@ int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
 			   struct poolmem_domain_create *a, const char *why);
 
 /* chunk.c: placement, allocation, free, retired chunks */
+void pm_poison_forget(struct pm_domain *d, u64 idx);
 int pm_chunk_place(struct pm_domain *d, u64 idx);
 void pm_chunk_unmap(struct pm_domain *d, u64 idx);
 void pm_units_unmap(struct pm_domain *d, struct inode *inode, u64 idx, struct page **units);
@@ -638,8 +653,6 @@ void pm_fs_exit(void);
 int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gid);
 int pm_fs_remove(const char *name, bool dir);
 int pm_profile_create(const struct poolmem_profile *conf);
-int pm_vm_bind(const struct poolmem_bind *b);
-ssize_t pm_vm_bindings_show(char *buf);
 struct pm_profile *pm_profile_find(const char *name);
 void pm_profile_put(struct pm_profile *pr);
 
@@ -660,7 +673,6 @@ void pm_hotplug_exit(void);
 /* mf.c: memory errors */
 int pm_mf_init(void);
 void pm_mf_exit(void);
-void pm_poison_forget(struct pm_domain *d, u64 idx);
 bool pm_poison_mark(struct pm_domain *d, u64 idx, struct page **units);
 int pm_mf_errors(struct poolmem_memory_errors *a);
 bool pm_mf_range_poisoned(unsigned long first, unsigned long last, unsigned long *pfn);
