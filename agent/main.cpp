@@ -281,13 +281,9 @@ public:
 	 */
 	void no_zero_reserve(const std::string &pool)
 	{
-		const std::string path = c_.sysfs + "/kernel/poolmem/pools/" + pool + "/zero_reserve";
-		const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || ::write(fd, "0", 1) != 1)
-			std::fprintf(stderr, "poolmem-agent: %s: cannot turn the zero reserve off: %s\n", path.c_str(),
-				     std::strerror(errno));
-		if (fd >= 0)
-			::close(fd);
+		if (const int err = poolmem::write_pool_attr(c_.sysfs, pool, "zero_reserve", "0"))
+			std::fprintf(stderr, "poolmem-agent: pool %s: cannot turn the zero reserve off: %s\n", pool.c_str(),
+				     std::strerror(err));
 	}
 
 	/*
@@ -475,17 +471,12 @@ template <class F> void guarded(F f)
  */
 std::string write_remote_load(const Conf &c, const std::string &pool, uint64_t af, uint64_t bytes)
 {
-	const std::string file = c.sysfs + "/kernel/poolmem/pools/" + pool + "/remote_load";
 	const std::string value = std::to_string(af) + " " + std::to_string(bytes);
-	const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return "pool " + pool + ": cannot write remote_load: " + std::strerror(errno);
-	const std::string line = value + "\n";
-	const ssize_t n = ::write(fd, line.data(), line.size());
-	const int err = errno;
-	::close(fd);
-	if (n != static_cast<ssize_t>(line.size()))
-		return "pool " + pool + ": remote_load refused '" + value + "': " + std::strerror(n < 0 ? err : EIO);
+	const int err = poolmem::write_pool_attr(c.sysfs, pool, "remote_load", value + "\n");
+	if (err == ENOENT || err == EACCES)
+		return "pool " + pool + ": cannot write remote_load: " + std::strerror(err);
+	if (err)
+		return "pool " + pool + ": remote_load refused '" + value + "': " + std::strerror(err);
 	return "pool " + pool + ": other hosts' load is af " + std::to_string(af) + ", " + std::to_string(bytes) +
 	       " bytes";
 }

@@ -266,14 +266,7 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 void write_pool_attr(const GlobalOptions &g, const std::string &pool, const char *attr, const std::string &value,
 		     const char *what)
 {
-	const fs::path path = fs::path(g.sysfs) / "kernel/poolmem/pools" / pool / attr;
-	const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-	int err = fd < 0 ? errno : 0;
-	if (!err && ::write(fd, value.data(), value.size()) < 0)
-		err = errno;
-	if (fd >= 0)
-		::close(fd);
-	if (err)
+	if (const int err = poolmem::write_pool_attr(g.sysfs, pool, attr, value))
 		throw poolmem::Error(pool, what, err);
 }
 

@@ -69,13 +69,12 @@ uint64_t node_reserve_bytes(const GlobalOptions &g, int node)
  */
 struct ReserveEmptied {
 	const GlobalOptions &g;
-	fs::path attr;
+	std::string pool;
 	std::optional<std::string> saved;
 
-	ReserveEmptied(const GlobalOptions &g_, const std::string &pool, int node) : g(g_)
+	ReserveEmptied(const GlobalOptions &g_, const std::string &pool_, int node) : g(g_), pool(pool_)
 	{
-		attr = fs::path(g.sysfs) / "kernel/poolmem/pools" / pool / "zero_reserve";
-		std::ifstream f(attr);
+		std::ifstream f(fs::path(g.sysfs) / "kernel/poolmem/pools" / pool / "zero_reserve");
 		std::string v;
 		if (f >> v) {
 			saved = v;
@@ -92,13 +91,8 @@ struct ReserveEmptied {
 	}
 	void write(const std::string &v)
 	{
-		int fd = ::open(attr.c_str(), O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return;	/* the pool is gone: nothing to keep or restore */
-		if (::write(fd, v.data(), v.size()) < 0) {
-			/* best effort: the offline itself reports what matters */
-		}
-		::close(fd);
+		/* best effort: a pool gone has nothing to keep or restore, and the offline reports what matters */
+		(void)poolmem::write_pool_attr(g.sysfs, pool, "zero_reserve", v);
 	}
 };
 

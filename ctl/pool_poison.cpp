@@ -9,6 +9,7 @@
 #include "table.hpp"
 #include <poolmem/chain.hpp>
 #include <poolmem/cxl.hpp>
+#include <poolmem/poison.hpp>
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
@@ -30,137 +31,17 @@ namespace poolctl::pool_cmd {
 
 namespace {
 
-constexpr uint64_t no_hpa = ~0ULL;
+constexpr uint64_t no_hpa = poolmem::cxl_no_hpa;
 constexpr uint64_t page_size = 4096;
 const fs::path media_errors_file = state_dir / "media-errors.json";
 
-struct PoisonRecord {
-	std::string memdev, region, source;
-	uint64_t hpa = no_hpa, dpa = 0, length = 0;
+struct PoisonRecord : poolmem::CxlPoisonRecord {
+	PoisonRecord(const poolmem::CxlPoisonRecord &r) : poolmem::CxlPoisonRecord(r) {}
 	std::string pool;   ///< the pool whose memdev listed it
 	std::string domain; ///< "" when no domain holds it
 	uint64_t offset = 0;
 	std::string action; ///< what became of its pages: isolated, unused, ... or "" (not offlined)
 };
-
-/// Write VALUE to PATH; the errno, or 0.
-int write_file(const fs::path &path, const std::string &value, int flags = O_WRONLY)
-{
-	const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	int err = ::write(fd, value.data(), value.size()) < 0 ? errno : 0;
-	::close(fd);
-	return err;
-}
-
-fs::path tracefs_root()
-{
-	for (const char *p : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
-		if (fs::exists(fs::path(p) / "instances"))
-			return p;
-	throw poolmem::Error::plain("tracefs", "not mounted (mount -t tracefs nodev /sys/kernel/tracing)", ENOENT);
-}
-
-/// A trace instance of our own, with cxl:cxl_poison on, removed when done.
-class PoisonTrace {
-public:
-	PoisonTrace()
-	{
-		dir_ = tracefs_root() / "instances" / "poolctl-poison";
-		if (::mkdir(dir_.c_str(), 0700) && errno != EEXIST)
-			throw poolmem::Error(dir_.string(), "cannot create a trace instance", errno);
-		const int err = write_file(dir_ / "events/cxl/cxl_poison/enable", "1");
-		if (err) {
-			::rmdir(dir_.c_str());
-			throw poolmem::Error::plain("cxl_poison",
-						    err == ENOENT ? "no such trace event: the kernel can't read poison "
-								    "lists (Linux 6.3+, cxl_core loaded)"
-								  : "cannot enable the trace event",
-						    err);
-		}
-		write_file(dir_ / "trace", "", O_WRONLY | O_TRUNC);
-	}
-	~PoisonTrace()
-	{
-		write_file(dir_ / "events/cxl/cxl_poison/enable", "0");
-		::rmdir(dir_.c_str());
-	}
-	std::string text() const
-	{
-		std::ifstream f(dir_ / "trace");
-		std::stringstream s;
-		s << f.rdbuf();
-		return s.str();
-	}
-
-private:
-	fs::path dir_;
-};
-
-/// The value of KEY= in a trace line's fields ("" if absent).
-std::string field(const std::string &line, const std::string &key)
-{
-	const std::string k = " " + key + "=";
-	auto at = line.find(k);
-	if (at == std::string::npos)
-		return "";
-	at += k.size();
-	return line.substr(at, line.find(' ', at) - at);
-}
-
-uint64_t hex_field(const std::string &line, const std::string &key, uint64_t dflt)
-{
-	const std::string v = field(line, key);
-	try {
-		return v.empty() ? dflt : std::stoull(v, nullptr, 16);
-	} catch (const std::exception &) {
-		return dflt;
-	}
-}
-
-/*
- * The devices' event records (general media, DRAM, memory module events),
- * which the kernel reads from their event logs when they signal and emits
- * as trace events: a trace instance that stays, so that the events between
- * two scans wait in its buffer, and each scan consumes them (trace_pipe).
- * Counted from the first scan after boot on.
- */
-std::map<std::string, std::map<std::string, uint64_t>> read_cxl_events()
-{
-	const fs::path dir = tracefs_root() / "instances" / "poolctl-cxl-events";
-	if (::mkdir(dir.c_str(), 0700) && errno != EEXIST)
-		throw poolmem::Error(dir.string(), "cannot create a trace instance", errno);
-	static const char *const events[] = {"cxl_general_media", "cxl_dram", "cxl_memory_module"};
-	for (const char *ev : events)
-		write_file(dir / "events/cxl" / ev / "enable", "1"); /* an older kernel lacks some */
-	std::map<std::string, std::map<std::string, uint64_t>> counts;
-	const int fd = ::open((dir / "trace_pipe").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return counts;
-	std::string text;
-	char buf[16384];
-	for (;;) {
-		const ssize_t n = ::read(fd, buf, sizeof(buf));
-		if (n <= 0)
-			break; /* EAGAIN: nothing more */
-		text.append(buf, static_cast<size_t>(n));
-	}
-	::close(fd);
-	std::istringstream in(text);
-	for (std::string line; std::getline(in, line);) {
-		for (const char *ev : events) {
-			const std::string tag = std::string(ev) + ":";
-			const auto at = line.find(tag);
-			if (at == std::string::npos)
-				continue;
-			const std::string md = field(" " + line.substr(at + tag.size()), "memdev");
-			if (!md.empty())
-				counts[md][std::string(ev).substr(4)]++; /* "general_media", "dram", "memory_module" */
-		}
-	}
-	return counts;
-}
 
 std::string hex(uint64_t v)
 {
@@ -252,31 +133,14 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 
 	std::vector<PoisonRecord> recs;
 	{
-		PoisonTrace trace;
-		for (const auto &[md, pool] : memdevs) {
-			const fs::path trig = fs::path(g.sysfs) / "bus/cxl/devices" / md / "trigger_poison_list";
-			const int err = write_file(trig, "1");
-			if (err)
-				throw poolmem::Error(md, err == ENOENT ? "the kernel can't read its poison list"
-								       : "cannot read the poison list",
-						     err);
-		}
-		std::istringstream in(trace.text());
-		for (std::string line; std::getline(in, line);) {
-			if (line.find("cxl_poison:") == std::string::npos)
-				continue;
-			line = " " + line.substr(line.find("cxl_poison:") + 11);
-			PoisonRecord r;
-			r.memdev = field(line, "memdev");
-			r.region = field(line, "region");
-			r.source = field(line, "source");
-			r.hpa = hex_field(line, "hpa", no_hpa);
-			r.dpa = hex_field(line, "dpa", 0);
-			r.length = hex_field(line, "dpa_length", 0);
+		std::vector<std::string> names;
+		for (const auto &[md, pool] : memdevs)
+			names.push_back(md);
+		for (const auto &c : poolmem::cxl_read_poison(g.sysfs, names)) {
+			PoisonRecord r(c);
 			if (auto it = memdevs.find(r.memdev); it != memdevs.end())
 				r.pool = it->second;
-			if (!r.memdev.empty())
-				recs.push_back(r);
+			recs.push_back(r);
 		}
 	}
 
@@ -293,7 +157,7 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		/* each page of it out of use: memory_failure(), which poolmem handles for its own */
 		for (uint64_t a = r.hpa & ~(page_size - 1); a < r.hpa + r.length; a += page_size) {
 			const uint64_t from = ctl.memory_errors().total;
-			const int err = write_file("/sys/devices/system/memory/hard_offline_page", hex(a));
+			const int err = poolmem::hard_offline_page(a);
 			/* poolmem's pages: the kernel gives up (EBUSY) and poolmem takes over */
 			std::string action = wait_record(ctl, a, from);
 			if (action.empty())
@@ -334,7 +198,7 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		if (!pj.is_discarded() && pj.contains("events") && pj["events"].is_object())
 			events = pj["events"];
 	}
-	for (const auto &[md, byType] : read_cxl_events()) {
+	for (const auto &[md, byType] : poolmem::cxl_read_events()) {
 		auto &m = events[md];
 		if (!m.is_object())
 			m = nlohmann::json::object();

@@ -364,6 +364,18 @@ std::vector<PoolStats> read_pools(const fs::path &sysfs, std::vector<std::string
 	return out;
 }
 
+int write_pool_attr(const fs::path &sysfs, const std::string &pool, const std::string &attr, const std::string &value)
+{
+	const fs::path path = sysfs / "kernel/poolmem/pools" / pool / attr;
+	const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	const ssize_t n = ::write(fd, value.data(), value.size());
+	const int err = n < 0 ? errno : n != static_cast<ssize_t>(value.size()) ? EIO : 0;
+	::close(fd);
+	return err;
+}
+
 fs::path procfs_for(const fs::path &sysfs)
 {
 	fs::path p = sysfs.lexically_normal();

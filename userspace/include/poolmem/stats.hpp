@@ -144,6 +144,13 @@ std::vector<PoolStats> read_pools(const std::filesystem::path &sysfs = "/sys",
 				  std::vector<std::string> *errors = nullptr);
 std::optional<PoolStats> read_pool(const std::filesystem::path &sysfs, const std::string &name);
 
+/// Write VALUE to pool POOL's attribute ATTR (/sys/kernel/poolmem/pools/
+/// POOL/ATTR), whole, in one write(): 0, or the errno of the open or of the
+/// write (the kernel's refusal: EINVAL, ENOSPC ...). The only place poolctl
+/// and the agent change a pool's sysfs file.
+int write_pool_attr(const std::filesystem::path &sysfs, const std::string &pool, const std::string &attr,
+		    const std::string &value);
+
 /// The procfs root that goes with a sysfs root: /proc for /sys, and for a
 /// fixture tree's DIR/sys its DIR/proc (tests/exporter/make-fixture.py).
 std::filesystem::path procfs_for(const std::filesystem::path &sysfs);
