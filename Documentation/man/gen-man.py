@@ -1,12 +1,30 @@
 #!/usr/bin/env python3
-"""Generate poolctl's man pages (roff) from the descriptions below.
+"""Generate poolctl's man pages (roff) from the descriptions below and
+from the binary.
 
-Run: python3 Documentation/man/gen-man.py  (rewrites Documentation/man/*.8)
+Run: python3 Documentation/man/gen-man.py [--poolctl PATH] [--out DIR]
+(rewrites Documentation/man/*.8; PATH defaults to build/ctl/poolctl).
+
+A poolctl verb's OPTIONS come from the binary: every option CLI11 defines
+for it (poolctl NOUN VERB --help), in its order, with its metavar and its
+help text. A page's "options" below only add to that: a longer text, and a
+better metavar, for the options that need more than the help line; one the
+binary does not take is an error. So a page can't miss an option or keep a
+removed one, and the help text is written once, in the C++ (ctl/*.cpp).
+tests/poolctl/man-options.py regenerates the pages and fails when the
+tree's differ. The daemons' pages, and a noun's own page (cluster), keep
+their lists here (man-options.py checks them against --help).
 Examples are real output captured from the QEMU rig (tests/guest/poolctl-*.sh).
 """
 import os
+import re
+import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+# options every verb inherits (poolctl(8) documents them) or CLI11 adds
+GLOBAL = {"--help", "--sysfs", "--control", "--mount", "--human", "--version", "--procfs", "--planned-pools"}
 # --json on a verb that changes something
 JS = "print the result as one JSON object (Documentation/json.md): "
 EXIT = """.TP
@@ -93,10 +111,9 @@ and an explicit --memmap that differs is refused. The summary line says where it
 poolctl pool show and the exporter (poolmem_pool_memmap_bytes) report it per pool.""",
  options=[("--check","run every check the command runs, the device present, the name free; nothing loaded, reconfigured or onlined, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
           ("--cxl MEMDEV[,...]","CXL memdevs to interleave into a new region (instead of DAXDEV)"),
-          ("--name NAME","pool name (default: the device name)"),
           ("--zone movable|normal","zone to online into (default movable: can be offlined and unplugged again, but not long-term pinned; normal: what pinnable domains, for VFIO and RDMA, need)"),
           ("--async","return once --first is online and registered; the rest is onlined by a background process, its progress shown by poolctl pool show. A device of a dynamic dax region (dax_hmem: memory the firmware marked Soft Reserved) is split first: it shrinks to --first, so that kmem sets up only that much before the pool is usable, and the rest of the region comes as one more device, bound to kmem and onlined block by block. pool remove gives the region back as one device of its old size. Pool offline and remove wait for the background process (they refuse, EBUSY, while it runs)"),
-          ("--first SIZE","with --async: how much to online synchronously (default 1G)"),
+          ("--first SIZE", None),
           ("--force","no effect (kept for scripts: poolctl no longer races the kernel's auto-onlining, see above)"),
           ("--overcommit RATIO","admission limit for domains: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1); poolctl pool set changes it later"),
           ("--memmap auto|local|device","where kmem puts the struct pages: device (the pool memory holds them; 6.8+, booted with memory_hotplug.memmap_on_memory=1), local (DRAM, 16 MiB per GiB), auto (default: device where the kernel can)"),
@@ -143,8 +160,7 @@ pool pb (id 1): node 2, tier pool, overcommit 1
  summary="offline a pool's memory",
  synopsis="poolctl pool offline NAME [--check] [--json]",
  description="Offlines every memory block of the pool's node. Refused (exit 4) while chunks of any domain live in the pool, naming the domains; the kernel module would refuse the offline of those blocks anyway (poolmem's memory notifier answers EBUSY at once instead of letting the kernel retry).",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
-          ("--json",JS+"name, offlined, node, blocks")],
+ options=[("--json",JS+"name, offlined, node, blocks")],
  examples="""# poolctl pool offline pb
 poolctl: pb: cannot offline: chunks of domains live there: db (16 chunks), web1 (12 chunks)""",
  see=["poolctl-pool-remove"]),
@@ -170,7 +186,7 @@ poolctl pool undrain ends draining; poolctl pool remove unregisters the empty po
 takes it out of every domain's pools.""",
  options=[("--offline","offline the pool's memory blocks once it is empty"),
           ("--allow-local","chunks that fit no other pool may move to their domain's local tier, within its local quota"),
-          ("--rate SIZE","move at most SIZE per second (e.g. 512M)"),
+          ("--rate SIZE", None),
           ("--timeout T","give up after T (90, 90s, 5m; default 60 s) without progress on referenced chunks"),
           ("--check","only run the pre-check"),
           ("--json",JS+"name, drained, moved_bytes, remaining_bytes, seconds, and with --offline offlined_blocks; on exit 5 too, before the error")],
@@ -186,8 +202,7 @@ p0: offlined 15 blocks on node 1""",
  summary="end a pool's draining",
  synopsis="poolctl pool undrain NAME [--check] [--json]",
  description="The pool takes new chunks again (from faults and from moves). Chunks already moved stay where they are.",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
-          ("--json",JS+"name, undrained, state")],
+ options=[("--json",JS+"name, undrained, state")],
  examples="""# poolctl pool undrain p1
 p1: takes chunks again""",
  see=["poolctl-pool-drain"]),
@@ -270,7 +285,6 @@ domain; poolmem_cxl_health_*; poolmem_cxl_events_total).
 poolmem-poison-scan.timer runs the scan every 10 minutes. Needs root, tracefs and Linux
 6.3+ (the kernel reads poison lists since 6.3); exit 3 when no pool is on CXL memory.""",
  options=[("--no-offline","only list the poison; leave the pages in use"),
-          ("--check","the same as --no-offline (the other verbs' word for it)"),
           ("--json","print JSON: memdev, region, dpa, length, hpa, pool, domain, offset, source, action")],
  examples="""# poolctl pool poison-scan p0
 MEMDEV  DPA        LENGTH  HOST-PHYS    POOL  DOMAIN  OFFSET    SOURCE    ACTION
@@ -297,8 +311,7 @@ poolctl: page 0x1000: not in a domain's chunk""",
  summary="unregister a pool and hand its device back to devdax",
  synopsis="poolctl pool remove NAME [--check] [--json]",
  description="Unregisters the pool (refused while chunks live there, or while a live domain may allocate from it and the pool was not drained; a drained pool leaves the pools of the domains allowed on it), offlines its memory, and reconfigures its dax device back to devdax mode.",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
-          ("--json",JS+"name, removed, node, offlined_blocks, devices (the dax devices handed back to devdax)")],
+ options=[("--json",JS+"name, removed, node, offlined_blocks, devices (the dax devices handed back to devdax)")],
  examples="""# poolctl pool remove pa
 pa: offlined 15 blocks on node 1
 pa: dax0.0 handed back to devdax""",
@@ -314,7 +327,6 @@ found. A node with CPUs is refused (exit 2; its DRAM is some VMs' local tier) un
  options=[("--check","run every check the command runs, the node's memory and CPUs, the name and node not a pool yet, and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
           ("--node N","the NUMA node"),
           ("--overcommit RATIO","admission limit: capacity x RATIO, 1 to 10 (1.5, or 150%; default 1)"),
-          ("--force","register a node with CPUs too"),
           ("--json",JS+"name, registered, node, online_bytes")],
  examples="""# poolctl pool add fw --node 1
 fw: node 1 (1.9 GiB online) registered as a pool
@@ -352,9 +364,8 @@ read as the percent of files written before the ratio); [profiles.NAME] with loc
 size), chunk, tier_policy, pool_select, pools, home_node, owner, mode, pinnable;
 [domains.NAME] with size, local, pool, chunk, tier_policy, pool_select, pools,
 home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
- options=[("--config FILE","the file (default /etc/poolmem/poolmem.toml)"),
+ options=[("--config FILE", None),
           ("--dry-run","print the plan, check every step, change nothing"),
-          ("--check","the same as --dry-run (the other verbs' word for it)"),
           ("--json","print the plan as one JSON object instead of the lines: config, applied, steps (what, command as an argument list, waits_for_pools, check: passed, failed, pending or none, check_exit_code, check_error: the step's own error line, applied, exit_code), conflicts, unmanaged. The steps' commands run with their output discarded; an error is still one line on standard error")],
  examples="""# poolctl apply --dry-run
 /etc/poolmem/poolmem.toml: 2 steps
@@ -444,8 +455,8 @@ the local chunks come from, and on a real host the socket the pool memory hangs 
           ("--size SIZE","size of the guest RAM"),
           ("--local SIZE","quota of the local tier: DRAM of the home node (default 0)"),
           ("--pool SIZE","quota of the pool tier (default 0)"),
-          ("--tier-policy P","local-first (default), interleave, pool-first"),
-          ("--pool-select P","smart-idle (default), round-robin, random, nearest"),
+          ("--tier-policy P", None),
+          ("--pool-select P", None),
           ("--pools P1,P2","pools the domain may use (default: all registered now)"),
           ("--home-node N","node whose DRAM is the local tier (default: first node with CPUs)"),
           ("--scan-rate SIZE","with --tiering: bytes sampled, and moved at most, per second (default 64M, at most 1T)"),
@@ -503,7 +514,7 @@ domain web1: /run/poolmem/web1, 64.0 MiB in 2.0 MiB chunks
  summary="show where a VM's memory lives",
  synopsis="poolctl vm map NAME [--json]",
  description="The domain's chunk map: ranges of guest offsets, contiguous in host physical memory and on one pool (or the local tier), with the host physical address and NUMA node.",
- options=[("--json","print JSON")],
+ options=[],
  examples="""# poolctl vm map web1
 OFFSET          LENGTH   HOST-PHYS       POOL   NODE
 0x000000000000  2.0 MiB  0x000003e00000  local     0
@@ -534,15 +545,15 @@ local quota and cold ones the other way, at most --scan-rate bytes a second, alw
 the quotas. --tiering sample only samples: hot and cold counts, and the pools' access
 factor then sees accesses to memory mapped long ago. Counters: poolctl vm show.""",
  options=[("--check","run every check the command runs, the kernel's admission and the room for the chunks that would move included (POOLMEM_SET_CHECK), and change nothing: one line and exit 0 if it would succeed, else its error and exit code (poolctl-apply(8) checks each step so)"),
-          ("--local SIZE","new local DRAM quota"),
-          ("--pool SIZE","new pool quota; --local + --pool must cover the size"),
+          ("--local SIZE", None),
+          ("--pool SIZE", None),
           ("--pools P1,P2","allowed pools; chunks elsewhere move to them"),
           ("--tier-policy P","local-first, interleave, pool-first (for chunks placed from now on)"),
-          ("--pool-select P","smart-idle, round-robin, random, nearest"),
+          ("--pool-select P", None),
           ("--tiering on|sample|off","hot/cold tiering by refault sampling"),
           ("--scan-rate SIZE","bytes sampled, and moved at most, per second (default 64M, at most 1T)"),
           ("--hot-threshold T","a sampled chunk touched again within T is hot (500ms, 2s; default 500ms)"),
-          ("--rate SIZE","move at most SIZE per second (e.g. 512M)"),
+          ("--rate SIZE", None),
           ("--timeout T","give up after T (90, 90s, 5m; default 60 s) without progress on referenced chunks (exit 5)"),
           ("--resume","go on with the moves an earlier vm set left (after Ctrl-C, --timeout or a pinned chunk); no other change with it"),
           ("--json",JS+"name, changed, complete, moved_bytes, remaining_bytes, seconds, and domain: the domain as poolctl vm show --json prints it; on exit 5 too, before the error (with --check: name, changed false, admission_checked)")],
@@ -555,8 +566,7 @@ va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, t
  summary="destroy a VM domain",
  synopsis="poolctl vm destroy NAME [--check] [--json]",
  description="Unlinks /run/poolmem/NAME at once (no new opens; rm does the same). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
- options=[("--check","run every check the command runs and change nothing: exit 0 and one line if it would succeed, else its error and exit code"),
-          ("--json",JS+"name, destroyed, held_bytes (what returns with the last mapping)")],
+ options=[("--json",JS+"name, destroyed, held_bytes (what returns with the last mapping)")],
  examples="""# poolctl vm destroy web1
 web1: destroyed (memory returns when the last open file and mapping go)""",
  see=["poolctl-vm-create"]),
@@ -594,8 +604,8 @@ Whoever may write the directory (--owner, --mode) may create domains in it.""",
           ("--json",JS+"name, created, path (the directory), local, pool, znuma; not with --libvirt"),
           ("--local PCT%|SIZE","local DRAM quota: a percentage of each VM's size, or a byte cap (default 0)"),
           ("--pool PCT%|SIZE","pool quota: a percentage or a byte cap (default 0); percentages must add up to 100% or more"),
-          ("--tier-policy P","local-first (default), interleave, pool-first"),
-          ("--pool-select P","smart-idle (default), round-robin, random, nearest"),
+          ("--tier-policy P", None),
+          ("--pool-select P", None),
           ("--pools P1,P2","pools its domains may use (default: all)"),
           ("--home-node N","node whose DRAM is the local tier (default: first node with CPUs)"),
           ("--chunk SIZE","chunk size, power of two from 2M to 1G (default 2M)"),
@@ -665,10 +675,8 @@ silver    50%   50%  2.0 MiB  local-first  smart-idle         0  /run/poolmem/si
  summary="show one profile",
  synopsis="poolctl profile show NAME [--json] [--libvirt [--size SIZE] [--vcpus N]]",
  description="Quotas, chunk size, policies, owner and the number of live domains made from it. With --libvirt, what poolctl-profile-create(8) prints for libvirt instead; for a znuma profile, the cells of a VM of --size with --vcpus CPUs.",
- options=[("--json","print JSON"),
-          ("--libvirt","print the qemu.conf line and XML for libvirt"),
-          ("--size SIZE","with --libvirt on a znuma profile: the VM's memory"),
-          ("--vcpus N","with --libvirt on a znuma profile: the VM's CPUs (default 1)")],
+ options=[("--libvirt","print the qemu.conf line and XML for libvirt"),
+          ("--vcpus N", None)],
  examples="""# poolctl profile show silver
 profile silver: /run/poolmem/silver, 1 live domains
   quotas  local 50%, pool 50% of each VM's size, 2.0 MiB chunks
@@ -867,7 +875,7 @@ poolmem-agent: gA: back in the ledger (lease 4267620449842716563)""",
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
  synopsis="poolctl status [--json]",
  description="Totals, the imbalance of the current window (max - min allocation and fault events across pools, as in the smart-idle evaluation), one line per pool and one per VM.",
- options=[("--json","print JSON")],
+ options=[],
  examples="""# poolctl status
 pools: 2, capacity 3.8 GiB, allocated 80.0 MiB; domains: 2; imbalance (max-min events, current window) 0
 
@@ -898,7 +906,7 @@ meanwhile. SIZE/LOCAL gives the VM's size and its local quota, a percentage of t
 VMs (which count only memory outside ZONE_MOVABLE) are not modelled. The exporter's
 --capacity.shape exports the same count (poolmem_capacity_vms).""",
  options=[("--shape SIZE/LOCAL","a VM: 16G/25% (local 25% of 16G), 16G/4G, or 16G alone (all pool); whole 2 MiB chunks"),
-          ("--pools P1,P2","the pools the VMs may use (default: every pool)"),
+          ("--pools P1,P2", None),
           ("--home-node N","the VMs' home node (default: the first node with CPUs, as the module picks)"),
           ("--json","print JSON: shape (null without --shape: size_bytes, local_bytes, pool_bytes), local (node, limit_bytes, committed_bytes, headroom_bytes, fits), pool (pools, the same figures), pools[] (name, node, the same figures, each pool alone), fits (null without --shape)")],
  examples="""# poolctl capacity --shape 512M/25% --pools p0
@@ -920,7 +928,7 @@ pool   p1       1.9 GiB        0 B   1.9 GiB     5
  summary="list NUMA nodes: CPUs, memory, blocks, HMAT, distances",
  synopsis="poolctl node list [--json]",
  description="The raw material of pools: each node's CPUs, memory, memory blocks (online), HMAT read latency and bandwidth from its nearest initiator, and distances.",
- options=[("--json","print JSON")],
+ options=[],
  examples="""# poolctl node list
 NODE  CPUS          TOTAL       FREE   BLOCKS(ONL)   LATENCY BANDWIDTH  DISTANCES
 0     0-1         1.9 GiB    1.7 GiB        16(16)         -         -  10 20 20
@@ -998,7 +1006,104 @@ poolmem_pool_allocated_bytes{pool="p1"} 16777216""",
 def esc(s):
     return s.replace("\\", "\\\\").replace("-", "\\-")
 
+
+def args():
+    poolctl, out = os.path.join(ROOT, "build", "ctl", "poolctl"), HERE
+    argv = sys.argv[1:]
+    while argv:
+        a = argv.pop(0)
+        if a == "--poolctl" and argv:
+            poolctl = argv.pop(0)
+        elif a == "--out" and argv:
+            out = argv.pop(0)
+        else:
+            sys.exit(f"usage: gen-man.py [--poolctl PATH] [--out DIR] (not {a!r})")
+    if not os.access(poolctl, os.X_OK):
+        sys.exit(f"gen-man: {poolctl}: no poolctl binary (build it first: make all, or --poolctl PATH)")
+    return poolctl, out
+
+
+def command_words(name):
+    """poolctl-pool-soft-offline -> [pool, soft-offline]"""
+    joined = " ".join(name[len("poolctl-"):].split("-"))
+    for multi in ("soft offline", "poison scan", "libvirt hook"):
+        joined = joined.replace(multi, multi.replace(" ", "-"))
+    return joined.split()
+
+
+def cli_options(poolctl, words):
+    """A verb's options as CLI11 prints them: [(long, metavar, help)], in order;
+    None for a noun (it has subcommands) or no such command."""
+    r = subprocess.run([poolctl, *words, "--help"], capture_output=True, text=True)
+    if r.returncode != 0 or "\nSubcommands:" in r.stdout:
+        return None
+    opts, section = [], None
+    for line in r.stdout.splitlines():
+        if line in ("Options:", "Positionals:", "Subcommands:"):
+            section = line
+            continue
+        if re.match(r"^\S", line):
+            section = None
+            continue
+        if section != "Options:":
+            continue
+        m = re.match(r"^  (\S+)(?: (\S.*?))?(?:\s{2,}(.*))?$", line)
+        if m:
+            names = [n for n in m.group(1).split(",") if n.startswith("--")]
+            if not names:
+                continue
+            opts.append([re.sub(r"\{.*\}$", "", names[0]), m.group(2) or "", (m.group(3) or "").strip()])
+        elif opts and line.startswith("    "):
+            # a long type ("TEXT:{a,b}") puts the help on the next line
+            opts[-1][2] = (opts[-1][2] + " " + line.strip()).strip()
+    return [tuple(o) for o in opts]
+
+
+def metavar(long, typ):
+    """CLI11's type as a man page's metavar: TEXT:{a,b} -> a|b; TEXT -> NAME"""
+    typ = typ.replace(" REQUIRED", "").replace(" ...", "")
+    m = re.search(r"\{(.*)\}", typ)
+    if m:
+        return m.group(1).replace(",", "|")
+    if not typ or typ.startswith("FLAG"):
+        return ""
+    return long.lstrip("-").split(".")[-1].upper().replace("-", "_")
+
+
+def generated_options(name, page, poolctl):
+    """The OPTIONS of a verb's page: the binary's options, with the page's additions."""
+    words = command_words(name)
+    cli = cli_options(poolctl, words)
+    if cli is None:
+        return page["options"]
+    extra, done = {}, set()
+    for head, text in page["options"]:
+        # one entry may document several options ("-o, --output FILE")
+        for long in re.findall(r"(?<![a-z])(--[a-z0-9][a-z0-9.\-]*)", head):
+            extra[long] = (head, text)
+    out = []
+    for long, typ, text in cli:
+        if long in GLOBAL:
+            continue
+        if long in extra:
+            entry = extra[long]
+            if entry[0] not in done:
+                # None: the help text is all there is to say (with a better metavar)
+                out.append((entry[0], text if entry[1] is None else entry[1]))
+                done.add(entry[0])
+        else:
+            mv = metavar(long, typ)
+            out.append((f"{long} {mv}".strip(), text))
+    taken = {o[0] for o in cli}
+    for long in extra:
+        if long not in taken:
+            sys.exit(f"gen-man: {name}: documents {long}, which poolctl {' '.join(words)} does not take")
+    return out
+
+POOLCTL, OUT = args()
 for name, p in PAGES.items():
+    if name.startswith("poolctl-") and name != "poolctl-libvirt-hook":
+        p = dict(p, options=generated_options(name, p, POOLCTL))
     out = [f'.TH {name.upper()} 8 "November 2026" "poolmem 0.2" "poolmem manual"',
            ".SH NAME", f"{esc(name)} \\- {esc(p['summary'])}",
            ".SH SYNOPSIS", ".nf", esc(p["synopsis"]), ".fi",
@@ -1013,6 +1118,6 @@ for name, p in PAGES.items():
     for title, body in p.get("extra", []):
         out += [f".SH {title}", body]
     out += [".SH SEE ALSO", ", ".join(f"\\fB{esc(s)}\\fR(8)" for s in p["see"])]
-    with open(os.path.join(HERE, name + ".8"), "w") as f:
+    with open(os.path.join(OUT, name + ".8"), "w") as f:
         f.write("\n".join(out) + "\n")
 print(f"wrote {len(PAGES)} man pages")

@@ -5,7 +5,7 @@
 set -u
 poolctl=$1 fix=$(cd "$2" && pwd) comp=$3
 . "$comp"
-export POOLCTL_SYSFS=$fix/sysfs-poolmem
+export POOLCTL_SYSFS=$fix/sysfs-poolmem POOLCTL_BIN=$poolctl
 fails=0
 # complete WORDS...: COMPREPLY for the last word
 complete_words() {

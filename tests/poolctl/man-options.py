@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Every option a poolctl verb takes is in its man page, and the page names
-no option the verb does not take: the pages (Documentation/man/gen-man.py)
-can't drift from the binary unnoticed.
+no option the verb does not take, and the pages are what
+Documentation/man/gen-man.py makes from this binary (a verb's OPTIONS are
+its CLI11 options and help text): they can't drift from the binary
+unnoticed.
 
 usage: man-options.py POOLCTL MANDIR
 """
@@ -87,5 +89,22 @@ for noun in nouns:
         if not os.path.exists(os.path.join(mandir, page)):
             print(f"FAIL: {page}: no man page for a command poolctl has")
             fails += 1
-print(f"{fails} failed" if fails else "ok: every page lists its verb's options")
+# the pages in the tree are the generator's output for this binary
+import filecmp
+import tempfile
+with tempfile.TemporaryDirectory() as out:
+    gen = subprocess.run([sys.executable, os.path.join(mandir, "gen-man.py"), "--poolctl", poolctl, "--out", out],
+                         capture_output=True, text=True)
+    if gen.returncode != 0:
+        print(f"FAIL: gen-man.py: {(gen.stderr or gen.stdout).strip()}")
+        fails += 1
+    else:
+        for name in sorted(os.listdir(out)):
+            if not os.path.exists(os.path.join(mandir, name)):
+                print(f"FAIL: {name}: generated, not in the tree (python3 Documentation/man/gen-man.py)")
+                fails += 1
+            elif not filecmp.cmp(os.path.join(out, name), os.path.join(mandir, name), shallow=False):
+                print(f"FAIL: {name}: not what gen-man.py makes from this poolctl (run python3 Documentation/man/gen-man.py)")
+                fails += 1
+print(f"{fails} failed" if fails else "ok: every page lists its verb's options, as gen-man.py makes it")
 sys.exit(1 if fails else 0)
