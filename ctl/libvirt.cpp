@@ -21,6 +21,8 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
+#include <dlfcn.h>
+
 #include <cerrno>
 #include <iostream>
 #include <iterator>
@@ -51,14 +53,60 @@ struct VmXml {
 	std::string profile;
 };
 
+/*
+ * libxml2, loaded when the hook first parses a domain's XML: linking it
+ * would load it and ICU (libicudata's 30 MiB of tables) at every poolctl
+ * start, for the verbs that never see XML too. The pointers have the
+ * header's own types.
+ */
+struct Xml {
+	decltype(&xmlReadMemory) read_memory;
+	decltype(&xmlFreeDoc) free_doc;
+	decltype(&xmlXPathNewContext) xpath_new_context;
+	decltype(&xmlXPathFreeContext) xpath_free_context;
+	decltype(&xmlXPathRegisterNs) xpath_register_ns;
+	decltype(&xmlXPathEvalExpression) xpath_eval;
+	decltype(&xmlXPathFreeObject) xpath_free_object;
+	decltype(&xmlNodeGetContent) node_get_content;
+	xmlFreeFunc *free_func; /* the variable xmlFree (Debian's libxml2 has no per-thread allocator) */
+};
+
+const Xml &xml()
+{
+	static const Xml x = [] {
+		void *h = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
+		if (!h)
+			throw poolmem::Error::plain("libxml2", std::string("cannot load it (install libxml2): ") + dlerror(),
+						    ENOENT);
+		auto sym = [h](const char *name) {
+			void *p = dlsym(h, name);
+			if (!p)
+				throw poolmem::Error::plain("libxml2", std::string("has no ") + name, ENOENT);
+			return p;
+		};
+		Xml r;
+		r.read_memory = reinterpret_cast<decltype(r.read_memory)>(sym("xmlReadMemory"));
+		r.free_doc = reinterpret_cast<decltype(r.free_doc)>(sym("xmlFreeDoc"));
+		r.xpath_new_context = reinterpret_cast<decltype(r.xpath_new_context)>(sym("xmlXPathNewContext"));
+		r.xpath_free_context = reinterpret_cast<decltype(r.xpath_free_context)>(sym("xmlXPathFreeContext"));
+		r.xpath_register_ns = reinterpret_cast<decltype(r.xpath_register_ns)>(sym("xmlXPathRegisterNs"));
+		r.xpath_eval = reinterpret_cast<decltype(r.xpath_eval)>(sym("xmlXPathEvalExpression"));
+		r.xpath_free_object = reinterpret_cast<decltype(r.xpath_free_object)>(sym("xmlXPathFreeObject"));
+		r.node_get_content = reinterpret_cast<decltype(r.node_get_content)>(sym("xmlNodeGetContent"));
+		r.free_func = static_cast<xmlFreeFunc *>(sym("xmlFree"));
+		return r; /* the library stays loaded for the process's life */
+	}();
+	return x;
+}
+
 struct XmlDocDeleter {
-	void operator()(xmlDoc *d) const { xmlFreeDoc(d); }
+	void operator()(xmlDoc *d) const { xml().free_doc(d); }
 };
 struct XPathCtxDeleter {
-	void operator()(xmlXPathContext *c) const { xmlXPathFreeContext(c); }
+	void operator()(xmlXPathContext *c) const { xml().xpath_free_context(c); }
 };
 struct XPathObjDeleter {
-	void operator()(xmlXPathObject *o) const { xmlXPathFreeObject(o); }
+	void operator()(xmlXPathObject *o) const { xml().xpath_free_object(o); }
 };
 
 /// The string value of XPath EXPR (empty when it selects nothing), and
@@ -66,26 +114,27 @@ struct XPathObjDeleter {
 std::pair<std::string, bool> xpath_string(xmlXPathContext *ctx, const char *expr)
 {
 	std::unique_ptr<xmlXPathObject, XPathObjDeleter> o(
-		xmlXPathEvalExpression(reinterpret_cast<const xmlChar *>(expr), ctx));
+		xml().xpath_eval(reinterpret_cast<const xmlChar *>(expr), ctx));
 	if (!o || o->type != XPATH_NODESET || !o->nodesetval || o->nodesetval->nodeNr == 0)
 		return {"", false};
-	xmlChar *v = xmlNodeGetContent(o->nodesetval->nodeTab[0]);
+	xmlChar *v = xml().node_get_content(o->nodesetval->nodeTab[0]);
 	std::string s = v ? reinterpret_cast<const char *>(v) : "";
-	xmlFree(v);
+	if (v)
+		(*xml().free_func)(v);
 	return {s, true};
 }
 
 VmXml parse_vm_xml(const std::string &vm, const std::string &text)
 {
 	/* no network, no entities: the XML is libvirt's, but parse it as data */
-	std::unique_ptr<xmlDoc, XmlDocDeleter> doc(xmlReadMemory(text.data(), static_cast<int>(text.size()),
+	std::unique_ptr<xmlDoc, XmlDocDeleter> doc(xml().read_memory(text.data(), static_cast<int>(text.size()),
 								 "domain.xml", nullptr,
 								 XML_PARSE_NONET | XML_PARSE_NOERROR |
 									 XML_PARSE_NOWARNING));
 	if (!doc)
 		throw UsageError("VM " + vm + ": the domain XML on standard input does not parse");
-	std::unique_ptr<xmlXPathContext, XPathCtxDeleter> ctx(xmlXPathNewContext(doc.get()));
-	if (!ctx || xmlXPathRegisterNs(ctx.get(), reinterpret_cast<const xmlChar *>("pm"),
+	std::unique_ptr<xmlXPathContext, XPathCtxDeleter> ctx(xml().xpath_new_context(doc.get()));
+	if (!ctx || xml().xpath_register_ns(ctx.get(), reinterpret_cast<const xmlChar *>("pm"),
 				       reinterpret_cast<const xmlChar *>(kXmlns)))
 		throw poolmem::Error("VM " + vm, "reading the domain XML", ENOMEM);
 	VmXml x;

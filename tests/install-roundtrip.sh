@@ -33,6 +33,12 @@ for rel in 6.1 6.12; do
 	# (6.12's modules_install compresses it: poolmem.ko.xz)
 	ls "$dest"/lib/modules/$rel.*/extra/poolmem.ko* >/dev/null 2>&1 || fail "module not installed for $rel"
 done
+# poolctl's device plugin, where the installed poolctl looks for it
+plugin=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
+case $plugin in /*) ;; *) plugin=$prefix/$plugin ;; esac
+[ -f "$dest$plugin/poolmem/poolmem-devices.so" ] || fail "not installed: $plugin/poolmem/poolmem-devices.so"
+strings "$dest$prefix/sbin/poolctl" | grep -qx "$plugin/poolmem" ||
+	fail "poolctl does not look for its plugin in $plugin/poolmem, where it is installed"
 grep -q "^ExecStart=$prefix/bin/poolmem-exporter " "$dest$prefix/lib/systemd/system/poolmem-exporter.service" ||
 	fail "ExecStart does not follow the prefix $prefix"
 n=$(find "$dest" -type f | wc -l)

@@ -58,6 +58,8 @@ bench_size() {
 	# the kernel's share: the same ranges read by pmtest (C, 256 a call)
 	mk=$(for i in 1 2 3; do bench_ms pmtest map big; done | sort -n | sed -n 2p)
 	lines=$(poolctl vm map big | wc -l)
+	[ "$chunks" != 8192 ] || bench_goal vm-map-8192 '<=' 100 "$m" "" "" ms \
+		"poolctl vm map of a domain of 8,192 chunks (TCG)"
 	# the tiering worker on an idle domain with nothing to move
 	poolctl vm set big --tiering on >/dev/null
 	sleep 2

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
+
 #include <sys/uio.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -25,6 +27,23 @@ std::string quoted(const std::string &w)
 	for (char c : w)
 		q += c == '\'' ? std::string("'\\''") : std::string(1, c);
 	return q + "'";
+}
+
+/*
+ * sd_journal_sendv() from libsystemd, loaded with the first entry:
+ * linking libsystemd would load it and its libraries (libgcrypt, liblz4,
+ * libzstd, liblzma, libcap) at every poolctl start, for the verbs that
+ * change nothing too. Without libsystemd there is no journal: no entry.
+ */
+using SendV = decltype(&sd_journal_sendv); /* the header's own signature */
+
+SendV sendv()
+{
+	static const SendV f = [] {
+		void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+		return h ? reinterpret_cast<SendV>(dlsym(h, "sd_journal_sendv")) : nullptr;
+	}();
+	return f;
 }
 
 } // namespace
@@ -70,7 +89,8 @@ bool audit(const AuditEntry &e)
 	std::vector<iovec> iov;
 	for (auto &s : f)
 		iov.push_back({s.data(), s.size()});
-	return sd_journal_sendv(iov.data(), static_cast<int>(iov.size())) == 0;
+	const SendV send = sendv();
+	return send && send(iov.data(), static_cast<int>(iov.size())) == 0;
 }
 
 } // namespace poolmem

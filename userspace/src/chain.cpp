@@ -131,19 +131,4 @@ std::vector<DeviceChain> device_chain(int node)
 	return out;
 }
 
-std::map<std::string, unsigned> node_zones(const std::filesystem::path &sysfs, int node)
-{
-	std::map<std::string, unsigned> out;
-	Topology t;
-	try {
-		t = read_topology(sysfs);
-	} catch (const std::exception &) {
-		return out; /* no node tree (fixtures): no zones */
-	}
-	for (const auto &b : t.blocks)
-		if (b.node == node && b.state == "online")
-			out[b.zone.empty() ? "unknown" : b.zone]++;
-	return out;
-}
-
 } // namespace poolmem

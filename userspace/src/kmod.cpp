@@ -1,18 +1,13 @@
+// load_module(): libkmod, in the device plugin (devices.hpp); module_loaded()
+// is in stats.cpp, for every binary.
 #include "poolmem/kmod.hpp"
 
 #include "poolmem/error.hpp"
 
 #include <libkmod.h>
 #include <memory>
-#include <sys/stat.h>
 
 namespace poolmem {
-
-bool module_loaded(const std::string &name)
-{
-	struct stat st;
-	return stat(("/sys/module/" + name).c_str(), &st) == 0;
-}
 
 void load_module(const std::string &name)
 {

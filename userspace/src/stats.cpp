@@ -1,4 +1,5 @@
 #include "poolmem/stats.hpp"
+#include "poolmem/kmod.hpp"
 
 #include "sysfs.hpp"
 
@@ -362,6 +363,12 @@ std::vector<PoolStats> read_pools(const fs::path &sysfs, std::vector<std::string
 			out.push_back(std::move(*p));
 	std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.id < b.id; });
 	return out;
+}
+
+bool module_loaded(const std::string &name)
+{
+	struct ::stat st;
+	return ::stat(("/sys/module/" + name).c_str(), &st) == 0;
 }
 
 int write_pool_attr(const fs::path &sysfs, const std::string &pool, const std::string &attr, const std::string &value)

@@ -1,4 +1,5 @@
 #include "poolmem/topology.hpp"
+#include "poolmem/chain.hpp"
 #include "poolmem/dax.hpp"
 #include "poolmem/error.hpp"
 
@@ -235,6 +236,21 @@ Topology read_topology(const fs::path &sysfs)
 	}
 	std::sort(t.blocks.begin(), t.blocks.end(), [](auto &a, auto &b) { return a.index < b.index; });
 	return t;
+}
+
+std::map<std::string, unsigned> node_zones(const std::filesystem::path &sysfs, int node)
+{
+	std::map<std::string, unsigned> out;
+	Topology t;
+	try {
+		t = read_topology(sysfs);
+	} catch (const std::exception &) {
+		return out; /* no node tree (fixtures): no zones */
+	}
+	for (const auto &b : t.blocks)
+		if (b.node == node && b.state == "online")
+			out[b.zone.empty() ? "unknown" : b.zone]++;
+	return out;
 }
 
 } // namespace poolmem
