@@ -5,9 +5,10 @@ from the binary.
 Run: python3 Documentation/man/gen-man.py [--poolctl PATH] [--out DIR]
 (rewrites Documentation/man/*.8; PATH defaults to build/ctl/poolctl).
 
-A poolctl verb's OPTIONS come from the binary: every option CLI11 defines
-for it (poolctl NOUN VERB --help), in its order, with its metavar and its
-help text. A page's "options" below only add to that: a longer text, and a
+A poolctl verb's SYNOPSIS and OPTIONS come from the binary: its
+positionals, and every option CLI11 defines for it (poolctl NOUN VERB
+--help), in its order, with its metavar and its help text; a verb's page
+below has no synopsis. A page's "options" below only add to that: a longer text, and a
 better metavar, for the options that need more than the help line; one the
 binary does not take is an error. So a page can't miss an option or keep a
 removed one, and the help text is written once, in the C++ (ctl/*.cpp).
@@ -77,7 +78,6 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
       "poolctl-status","poolctl-top","poolctl-capacity","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster","poolctl-libvirt-hook"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
- synopsis="poolctl pool online DAXDEV | --cxl MEMDEV[,MEMDEV...] [--name NAME] [--zone movable|normal] [--async [--first SIZE]] [--force] [--overcommit RATIO] [--memmap auto|local|device]",
  description="""With a dax device: reconfigure it to system-ram (kmem) with libdaxctl, online every
 memory block of it, and register its NUMA node with poolmem as a pool. With --cxl: first
 create a pmem region over the memdevs (libcxl) and a devdax namespace on it (libndctl).
@@ -129,7 +129,6 @@ poolctl: dax9.9: no such dax device""",
  see=["poolctl-pool-show","poolctl-pool-remove","daxctl-reconfigure-device","cxl-create-region"]),
 "poolctl-pool-list": dict(
  summary="list pools",
- synopsis="poolctl pool list [--json]",
  description="""One line per pool: id, NUMA node, capacity (the node's present memory), bytes
 allocated to domain chunks, free memory of the node, chunks, access factor (weighted
 recent allocations and faults; smart-idle avoids high values), failed allocations, and
@@ -142,7 +141,6 @@ pb     1     2   1.9 GiB        0 B  1.9 GiB       0   0         0  done""",
  see=["poolctl-pool-show","poolctl-status"]),
 "poolctl-pool-show": dict(
  summary="show one pool, its activity and the domains holding chunks in it",
- synopsis="poolctl pool show NAME [--json]",
  description="Capacity, allocation, commitment, activity counters, the access-factor windows, background onlining progress, and per domain the chunks it holds in the pool.",
  options=[("--json","print JSON (with \"online\" progress and \"domains\")")],
  examples="""# poolctl pool show pb
@@ -158,7 +156,6 @@ pool pb (id 1): node 2, tier pool, overcommit 1
  see=["poolctl-pool-list"]),
 "poolctl-pool-offline": dict(
  summary="offline a pool's memory",
- synopsis="poolctl pool offline NAME [--check] [--json]",
  description="Offlines every memory block of the pool's node. Refused (exit 4) while chunks of any domain live in the pool, naming the domains; the kernel module would refuse the offline of those blocks anyway (poolmem's memory notifier answers EBUSY at once instead of letting the kernel retry).",
  options=[("--json",JS+"name, offlined, node, blocks")],
  examples="""# poolctl pool offline pb
@@ -166,7 +163,6 @@ poolctl: pb: cannot offline: chunks of domains live there: db (16 chunks), web1 
  see=["poolctl-pool-remove"]),
 "poolctl-pool-drain": dict(
  summary="move every chunk off a pool while its VMs run",
- synopsis="poolctl pool drain NAME [--offline] [--allow-local] [--rate SIZE] [--timeout T] [--check] [--json]",
  description="""Empties the pool with its VMs running, so that its memory can go offline (a failing
 CXL expander can be returned without stopping a VM). A pre-check comes first: each
 domain's chunks there must fit in the free memory of its other pools, or with
@@ -200,7 +196,6 @@ p0: offlined 15 blocks on node 1""",
  see=["poolctl-pool-undrain", "poolctl-pool-remove", "poolctl-vm-set"]),
 "poolctl-pool-undrain": dict(
  summary="end a pool's draining",
- synopsis="poolctl pool undrain NAME [--check] [--json]",
  description="The pool takes new chunks again (from faults and from moves). Chunks already moved stay where they are.",
  options=[("--json",JS+"name, undrained, state")],
  examples="""# poolctl pool undrain p1
@@ -208,7 +203,6 @@ p1: takes chunks again""",
  see=["poolctl-pool-drain"]),
 "poolctl-pool-set": dict(
  summary="change a pool's settings while it runs",
- synopsis="poolctl pool set NAME [--overcommit RATIO] [--zero-reserve SIZE|PCT] [--on-errors report|drain --error-threshold N[/PERIOD]]",
  description="""--overcommit sets the pool's admission limit while it runs: domains may commit its
 capacity times RATIO (1 to 10, e.g. 1.5, or a percentage, 150%). Raising it always
 works. Lowering it is refused (exit 4) when a domain that may use the pool would no
@@ -244,7 +238,6 @@ p1     1     2   1.9 GiB       0 B        0 B  1.9 GiB       0  4192         0  
  see=["poolctl-pool-events", "poolctl-pool-drain", "poolctl-pool-undrain"]),
 "poolctl-pool-events": dict(
  summary="list the memory errors poolmem handled",
- synopsis="poolctl pool events [--pool NAME] [--domain NAME] [--json]",
  description="""Lists the memory errors in poolmem's memory that the module handled, oldest first (it
 keeps the last 256; a note on standard error says when older ones were dropped): when,
 the kind (hard: an uncorrectable error, memory_failure(); soft: a soft offline), what
@@ -260,7 +253,6 @@ TIME                  KIND  ACTION    HOST-PHYS    NODE  POOL  DOMAIN  OFFSET
  see=["poolctl-pool-soft-offline", "poolctl-vm-show", "poolctl-pool-set"]),
 "poolctl-pool-poison-scan": dict(
  summary="read the poison lists of the CXL devices behind pools and take poisoned pages out of use",
- synopsis="poolctl pool poison-scan [NAME] [--no-offline | --check] [--json]",
  description="""A CXL memory device keeps a list of the addresses whose media it knows to be bad
 (poison), found by its patrol scrub or written by a failed store, before anything reads
 them. For every CXL memory device behind the pool NAME (default: every pool on CXL
@@ -292,7 +284,6 @@ mem1    0x8005000      64  0x498005000  p0    cp      0x205000  Internal  isolat
  see=["poolctl-pool-events", "poolmem-exporter"]),
 "poolctl-pool-soft-offline": dict(
  summary="take a page out of use, moving its data first",
- synopsis="poolctl pool soft-offline ADDRESS [--check] [--json]",
  description="""Soft offline, as for a page with too many corrected errors: the chunk holding the
 page at host physical address ADDRESS moves to other memory (another pool of its
 domain first, its own pool last) with its data, and the page is poisoned and held out of
@@ -309,7 +300,6 @@ poolctl: page 0x1000: not in a domain's chunk""",
  see=["poolctl-pool-events"]),
 "poolctl-pool-remove": dict(
  summary="unregister a pool and hand its device back to devdax",
- synopsis="poolctl pool remove NAME [--check] [--json]",
  description="Unregisters the pool (refused while chunks live there, or while a live domain may allocate from it and the pool was not drained; a drained pool leaves the pools of the domains allowed on it), offlines its memory, and reconfigures its dax device back to devdax mode.",
  options=[("--json",JS+"name, removed, node, offlined_blocks, devices (the dax devices handed back to devdax)")],
  examples="""# poolctl pool remove pa
@@ -318,7 +308,6 @@ pa: dax0.0 handed back to devdax""",
  see=["poolctl-pool-online"]),
 "poolctl-pool-add": dict(
  summary="register a node whose memory is online already as a pool",
- synopsis="poolctl pool add NAME --node N [--overcommit RATIO] [--force] [--check] [--json]",
  description="""For memory that firmware or the kernel has onlined already as a NUMA node (a
 CPU-less node of CXL or HBM memory): registers node N with poolmem as pool NAME, changing
 nothing else. pool remove then only unregisters it: its memory stays online, as it was
@@ -335,7 +324,6 @@ fw: unregistered; node 1's memory stays online""",
  see=["poolctl-pool-online", "poolctl-pool-remove"]),
 "poolctl-apply": dict(
  summary="make the host's pools, profiles and named domains match a file",
- synopsis="poolctl apply [--config FILE] [--dry-run | --check] [--json]",
  description="""Reads FILE (default /etc/poolmem/poolmem.toml; TOML), compares it with the host
 and prints the plan: one line per step saying what changes, then the poolctl command (or
 chown/chmod) that does it, as an operator would type it. Then every step is checked
@@ -376,7 +364,6 @@ home_node, owner, mode, pinnable, tiering, scan_rate, hot_threshold.""",
  see=["poolctl-export"]),
 "poolctl-export": dict(
  summary="write the host's pools, profiles and named domains as a file for apply",
- synopsis="poolctl export [-o FILE]",
  description="""Writes the current pools (their dax device, or node for pools added by node;
 zone; overcommit), profiles and named domains (not those QEMU or libvirt made in profile
 directories) as TOML that poolctl apply takes: apply of an exported file on a host torn
@@ -387,7 +374,6 @@ same file.""",
  see=["poolctl-apply"]),
 "poolctl-vm-create": dict(
  summary="create a VM domain with per-tier quotas",
- synopsis="poolctl vm create NAME --size SIZE [--local SIZE] [--pool SIZE] [--tier-policy local-first|interleave|pool-first] [--pool-select smart-idle|round-robin|random|nearest] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--tiering on|sample|off [--scan-rate SIZE] [--hot-threshold T]] [--libvirt] [--znuma [--vcpus N]] [--prealloc THREADS] [--qemu BINARY] [--check] [--json]",
  description="""Creates the domain file /run/poolmem/NAME (the poolmem file system, mounted when it is
 not) of SIZE bytes and prints its path and a QEMU argument that backs guest RAM with it
 as it is: the object id mem-NAME (QEMU wants ids that start with a letter), share=on
@@ -487,7 +473,6 @@ poolctl: zg: arguments for QEMU 10.0.2 (qemu-system-x86_64)
  see=["poolctl-vm-show","poolctl-vm-destroy"]),
 "poolctl-vm-list": dict(
  summary="list VM domains",
- synopsis="poolctl vm list [--json]",
  description="Per domain: size, per-tier usage against quota, chunks, policies, faults and SIGBUS denials (faults with no memory left within quota). Read from /sys/class/poolmem.",
  options=[("--json","print a JSON array with every counter and the fault latency histogram")],
  examples="""# poolctl vm list
@@ -497,7 +482,6 @@ web1  64.0 MiB  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB      32  interleave   round
  see=["poolctl-vm-show"]),
 "poolctl-vm-show": dict(
  summary="show one VM domain",
- synopsis="poolctl vm show NAME [--json]",
  description="Usage against quota per tier, policies, the processes that map the domain (QEMU: its pid, from /proc/PID/maps, the file named or unlinked), faults with latency percentiles (upper bounds of log2 buckets), SIGBUS denials, discards, and chunks per pool.",
  options=[("--json","print JSON (the domain as vm list --json prints it, with memory_error_offsets, the latency percentiles and mapped_by: [{pid, comm, mapped_bytes}])")],
  examples="""# poolctl vm show web1
@@ -512,7 +496,6 @@ domain web1: /run/poolmem/web1, 64.0 MiB in 2.0 MiB chunks
  see=["poolctl-vm-map"]),
 "poolctl-vm-map": dict(
  summary="show where a VM's memory lives",
- synopsis="poolctl vm map NAME [--json]",
  description="The domain's chunk map: ranges of guest offsets, contiguous in host physical memory and on one pool (or the local tier), with the host physical address and NUMA node.",
  options=[],
  examples="""# poolctl vm map web1
@@ -523,7 +506,6 @@ OFFSET          LENGTH   HOST-PHYS       POOL   NODE
  see=["poolctl-vm-show"]),
 "poolctl-vm-set": dict(
  summary="change a running VM's quotas, pools, policies and tiering",
- synopsis="poolctl vm set NAME [--local SIZE] [--pool SIZE] [--pools P1,P2] [--tier-policy P] [--pool-select P] [--tiering on|sample|off] [--scan-rate SIZE] [--hot-threshold T] [--rate SIZE] [--timeout T] [--check] [--json] | poolctl vm set NAME --resume [--rate SIZE] [--timeout T] [--json]",
  description="""Changes a live domain while its VM runs. New quotas are checked as at creation (they
 must cover the size; admission control with the domain's old quotas left out, exit 4 when
 they don't fit). A tier shrunk below its usage gives chunks to the other tier, and chunks
@@ -564,7 +546,6 @@ va: local 32.0 MiB/32.0 MiB, pool 32.0 MiB/32.0 MiB, local-first, round-robin, t
  see=["poolctl-vm-create", "poolctl-vm-show", "poolctl-pool-drain"]),
 "poolctl-vm-destroy": dict(
  summary="destroy a VM domain",
- synopsis="poolctl vm destroy NAME [--check] [--json]",
  description="Unlinks /run/poolmem/NAME at once (no new opens; rm does the same). A running QEMU keeps its mapping and its data; the memory returns to the pools when the last mapping and open file are gone.",
  options=[("--json",JS+"name, destroyed, held_bytes (what returns with the last mapping)")],
  examples="""# poolctl vm destroy web1
@@ -572,7 +553,6 @@ web1: destroyed (memory returns when the last open file and mapping go)""",
  see=["poolctl-vm-create"]),
 "poolctl-profile-create": dict(
  summary="create a profile: a directory whose files become VM domains",
- synopsis="poolctl profile create NAME [--local PCT%|SIZE] [--pool PCT%|SIZE] [--tier-policy P] [--pool-select P] [--pools P1,P2] [--home-node N] [--chunk SIZE] [--owner USER[:GROUP]] [--mode MODE] [--pinnable] [--znuma] [--libvirt [--size SIZE] [--vcpus N]]",
  description="""Creates the directory /run/poolmem/NAME. A file created in it, or in any
 subdirectory, becomes a domain when ftruncate() gives it a size: its quotas are the
 profile's percentages of that size (rounded up to whole chunks) or its byte caps, and
@@ -664,7 +644,6 @@ memory_backing_dir = "/run/poolmem/zgold"
  see=["poolctl-profile-list","poolctl-profile-remove","poolctl-vm-list"]),
 "poolctl-profile-list": dict(
  summary="list profiles",
- synopsis="poolctl profile list [--json]",
  description="Per profile: its quotas, chunk size, policies, live domains and directory.",
  options=[("--json","print a JSON array")],
  examples="""# poolctl profile list
@@ -673,7 +652,6 @@ silver    50%   50%  2.0 MiB  local-first  smart-idle         0  /run/poolmem/si
  see=["poolctl-profile-show"]),
 "poolctl-profile-show": dict(
  summary="show one profile",
- synopsis="poolctl profile show NAME [--json] [--libvirt [--size SIZE] [--vcpus N]]",
  description="Quotas, chunk size, policies, owner and the number of live domains made from it. With --libvirt, what poolctl-profile-create(8) prints for libvirt instead; for a znuma profile, the cells of a VM of --size with --vcpus CPUs.",
  options=[("--libvirt","print the qemu.conf line and XML for libvirt"),
           ("--vcpus N", None)],
@@ -685,7 +663,6 @@ profile silver: /run/poolmem/silver, 1 live domains
  see=["poolctl-profile-create"]),
 "poolctl-profile-remove": dict(
  summary="remove a profile",
- synopsis="poolctl profile remove NAME [--check] [--json]",
  description="Removes an empty profile, as rmdir of its directory does; refused (exit 4) while files or directories are in it. Domains whose files were unlinked but are still open (a running QEMU) keep the profile's settings until they end.",
  options=[("--check","the profile exists and no live domain was made from it; nothing removed"),
           ("--json",JS+"name, removed")],
@@ -873,7 +850,6 @@ poolmem-agent: gA: back in the ledger (lease 4267620449842716563)""",
  see=["poolctl-cluster","poolctl-pool-online"]),
 "poolctl-status": dict(
  summary="pools, capacity, allocation, access factor, imbalance and VMs at a glance",
- synopsis="poolctl status [--json]",
  description="Totals, the imbalance of the current window (max - min allocation and fault events across pools, as in the smart-idle evaluation), one line per pool and one per VM.",
  options=[],
  examples="""# poolctl status
@@ -889,7 +865,6 @@ web1  16.0 MiB/16.0 MiB  48.0 MiB/48.0 MiB       0""",
  see=["poolctl-top"]),
 "poolctl-capacity": dict(
  summary="what admission control lets this host take now, and how many more VMs of a shape fit",
- synopsis="poolctl capacity [--shape SIZE/LOCAL] [--pools P1,P2] [--home-node N] [--json]",
  description="""For each tier, the admission limit, what the live domains commit against it, and the
 headroom: the local tier of the home node (its present memory x the module parameter
 local_overcommit_pct, against the local quotas of the domains homed there), each pool
@@ -919,14 +894,12 @@ pool   p1       1.9 GiB        0 B   1.9 GiB     5
  see=["poolctl-vm-create","poolctl-pool-set","poolctl-status","poolmem-exporter"]),
 "poolctl-top": dict(
  summary="refreshing status with allocation rates",
- synopsis="poolctl top [--interval SECONDS] [--iterations N] [--json]",
  description="poolctl status, refreshed; the ALLOC/S column gives chunk allocations per second per pool between refreshes. With --json, one JSON object per refresh on one line (JSON Lines), with allocations_per_second per pool from the second on.",
  options=[("--interval SECONDS","time between refreshes (default 1)"),("--iterations N","stop after N refreshes (default: run until interrupted)"),("--json","JSON Lines: one status object per refresh")],
  examples="# poolctl top --iterations 2 --interval 0.5",
  see=["poolctl-status"]),
 "poolctl-node-list": dict(
  summary="list NUMA nodes: CPUs, memory, blocks, HMAT, distances",
- synopsis="poolctl node list [--json]",
  description="The raw material of pools: each node's CPUs, memory, memory blocks (online), HMAT read latency and bandwidth from its nearest initiator, and distances.",
  options=[],
  examples="""# poolctl node list
@@ -1031,6 +1004,24 @@ def command_words(name):
     return joined.split()
 
 
+def cli_positionals(poolctl, words):
+    """A verb's positionals as CLI11 prints them: [(NAME, required, repeated)]."""
+    r = subprocess.run([poolctl, *words, "--help"], capture_output=True, text=True)
+    out, section = [], None
+    for line in r.stdout.splitlines():
+        if line in ("Options:", "Positionals:", "Subcommands:"):
+            section = line
+            continue
+        if re.match(r"^\S", line):
+            section = None
+            continue
+        m = re.match(r"^  (\S+)(?: (\S.*?))?(?:\s{2,}(.*))?$", line) if section == "Positionals:" else None
+        if m:
+            typ = m.group(2) or ""
+            out.append((m.group(1).upper().replace("-", "_"), "REQUIRED" in typ, "..." in typ))
+    return out
+
+
 def cli_options(poolctl, words):
     """A verb's options as CLI11 prints them: [(long, metavar, help)], in order;
     None for a noun (it has subcommands) or no such command."""
@@ -1070,6 +1061,22 @@ def metavar(long, typ):
     return long.lstrip("-").split(".")[-1].upper().replace("-", "_")
 
 
+def generated_synopsis(name, options, poolctl):
+    """A verb's SYNOPSIS from the binary: its positionals, then each option
+    with the page's metavar (required ones without brackets)."""
+    words = command_words(name)
+    cli = {o[0]: o[1] for o in cli_options(poolctl, words)}
+    out = ["poolctl", *words]
+    for pos, required, repeated in cli_positionals(poolctl, words):
+        w = pos + (" ..." if repeated else "")
+        out.append(w if required else f"[{w}]")
+    for head, _ in options:
+        long = re.search(r"(--[a-z0-9][a-z0-9.\-]*)", head).group(1)
+        h = head.split(", --")[0] if head.startswith(long) else head
+        out.append(h if "REQUIRED" in cli.get(long, "") else f"[{h}]")
+    return " ".join(out)
+
+
 def generated_options(name, page, poolctl):
     """The OPTIONS of a verb's page: the binary's options, with the page's additions."""
     words = command_words(name)
@@ -1102,11 +1109,17 @@ def generated_options(name, page, poolctl):
 
 POOLCTL, OUT = args()
 for name, p in PAGES.items():
-    if name.startswith("poolctl-") and name != "poolctl-libvirt-hook":
+    if name.startswith("poolctl-") and name != "poolctl-libvirt-hook" and \
+            cli_options(POOLCTL, command_words(name)) is not None:
+        # a verb's page: its synopsis and options are the binary's
+        if "synopsis" in p:
+            sys.exit(f"gen-man: {name}: a verb's synopsis comes from poolctl's --help; drop it from PAGES")
         p = dict(p, options=generated_options(name, p, POOLCTL))
+        p["synopsis"] = generated_synopsis(name, p["options"], POOLCTL)
+        p["generated"] = True  # one filled paragraph: man wraps it
     out = [f'.TH {name.upper()} 8 "November 2026" "poolmem 0.2" "poolmem manual"',
            ".SH NAME", f"{esc(name)} \\- {esc(p['summary'])}",
-           ".SH SYNOPSIS", ".nf", esc(p["synopsis"]), ".fi",
+           ".SH SYNOPSIS", *([esc(p["synopsis"])] if p.get("generated") else [".nf", esc(p["synopsis"]), ".fi"]),
            ".SH EXAMPLES", ".nf", esc(p["examples"]), ".fi",
            ".SH DESCRIPTION", p["description"].replace("\n.PP\n", "\n.PP\n")]
     if p["options"]:
