@@ -1135,45 +1135,61 @@ static int cmd_gup(int argc, char **argv)
 }
 
 /*
- * pin-longterm NAME MIB [touch=0]: touch MIB MiB of the domain (unless
- * touch=0: the pin then faults the pages in itself), then register them
- * as io_uring fixed buffers: a long-term pin (pin_user_pages with
- * FOLL_LONGTERM), as VFIO takes on guest RAM for device passthrough.
- * Prints how long the kernel took to answer and what it answered.
- */
-/*
- * Register @len bytes at @p as one io_uring fixed buffer (a long-term pin:
+ * Register @len bytes at @p as io_uring fixed buffers (a long-term pin:
  * pin_user_pages with FOLL_LONGTERM, as VFIO's DMA map of guest RAM) and
- * unregister it again. Returns the seconds the kernel took to answer;
- * *@err is 0 or the errno it answered with.
+ * unregister them again: one buffer per GiB (io_uring's limit), all in one
+ * registration on one ring, or with @each one ring and one registration
+ * per buffer. io_uring accounts a buffer's huge pages against every buffer
+ * registered on its ring before (headpage_already_acct(): quadratic in the
+ * buffers' head pages); on a ring each, that work is gone and what is left
+ * is the pin. Returns the seconds the kernel took to answer (the
+ * registrations' sum); *@err is 0 or the errno it answered with.
  */
-static double uring_pin(void *p, uint64_t len, int *err)
+static double uring_pin(void *p, uint64_t len, int *err, int each)
 {
 	struct io_uring_params params = { 0 };
-	/* io_uring takes buffers of at most 1 GiB each: one per GiB, at once */
 	struct iovec iov[64];
-	unsigned int n = 0;
-	int ring = syscall(SYS_io_uring_setup, 1, &params);
-	double t0, t;
-	long ret;
+	int rings[64];
+	unsigned int n = 0, r, nr_rings;
+	double t = 0, t0;
+	long ret = 0;
 
-	if (ring < 0)
-		die("io_uring_setup");
 	for (uint64_t off = 0; off < len; off += 1ULL << 30) {
 		if (n == 64)
 			die("uring_pin: more than 64 GiB");
 		iov[n++] = (struct iovec){ (char *)p + off, len - off < (1ULL << 30) ? len - off : 1ULL << 30 };
 	}
-	t0 = now();
-	ret = syscall(SYS_io_uring_register, ring, IORING_REGISTER_BUFFERS, iov, n);
-	*err = ret < 0 ? errno : 0;
-	t = now() - t0;
-	if (!ret && syscall(SYS_io_uring_register, ring, IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
-		die("io_uring_register unregister");
-	close(ring);
+	nr_rings = each ? n : 1;
+	for (r = 0; r < nr_rings; r++) {
+		rings[r] = syscall(SYS_io_uring_setup, 1, &params);
+		if (rings[r] < 0)
+			die("io_uring_setup");
+	}
+	*err = 0;
+	for (r = 0; r < nr_rings && !ret; r++) {
+		t0 = now();
+		ret = syscall(SYS_io_uring_register, rings[r], IORING_REGISTER_BUFFERS, each ? &iov[r] : iov,
+			      each ? 1 : n);
+		t += now() - t0;
+		if (ret < 0)
+			*err = errno;
+	}
+	for (unsigned int i = 0; i < r; i++) {
+		if (!ret && syscall(SYS_io_uring_register, rings[i], IORING_UNREGISTER_BUFFERS, NULL, 0) < 0)
+			die("io_uring_register unregister");
+	}
+	for (r = 0; r < nr_rings; r++)
+		close(rings[r]);
 	return t;
 }
 
+/*
+ * pin-longterm NAME MIB [touch=0] [rings=each]: touch MIB MiB of the
+ * domain (unless touch=0: the pin then faults the pages in itself), then
+ * register them as io_uring fixed buffers (uring_pin(); rings=each: a ring
+ * per GiB). Prints how long the kernel took to answer and what it
+ * answered.
+ */
 static int cmd_pin_longterm(int argc, char **argv)
 {
 	if (argc < 2)
@@ -1187,7 +1203,7 @@ static int cmd_pin_longterm(int argc, char **argv)
 		len = m.size;
 	for (uint64_t i = 0; atoi(opt(argc, argv, "touch", "1")) && i < len; i += 4096)
 		m.p[i] = 1;
-	t = uring_pin(m.p, len, &e);
+	t = uring_pin(m.p, len, &e, !strcmp(opt(argc, argv, "rings", "one"), "each"));
 	printf("pin-longterm: %" PRIu64 " MiB answered in %.3f s: ", len >> 20, t);
 	/*
 	 * io_uring (6.1) takes the pin first and only then refuses a file
@@ -1203,9 +1219,10 @@ static int cmd_pin_longterm(int argc, char **argv)
 }
 
 /*
- * pin-anon MIB NODE: the baseline of the pinning bench: MIB of anonymous
- * memory with THP (MADV_HUGEPAGE) bound to NODE, not touched, pinned as
- * pin-longterm pins a domain (the pin faults it in). Prints the time.
+ * pin-anon MIB NODE [rings=each]: the baseline of the pinning bench: MIB
+ * of anonymous memory with THP (MADV_HUGEPAGE) bound to NODE, not
+ * touched, pinned as pin-longterm pins a domain (the pin faults it in).
+ * Prints the time.
  */
 static uint8_t *node_map(uint64_t len, int node);
 
@@ -1218,7 +1235,7 @@ static int cmd_pin_anon(int argc, char **argv)
 	double t;
 	int e;
 
-	t = uring_pin(p, len, &e);
+	t = uring_pin(p, len, &e, !strcmp(opt(argc, argv, "rings", "one"), "each"));
 	if (e) {
 		errno = e;
 		die("io_uring_register buffers");
