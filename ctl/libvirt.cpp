@@ -14,14 +14,13 @@
 
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
+#include <poolmem/library.hpp>
 
 #include "policy/pm_policy.h"
 
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
-
-#include <dlfcn.h>
 
 #include <cerrno>
 #include <iostream>
@@ -74,26 +73,17 @@ struct Xml {
 const Xml &xml()
 {
 	static const Xml x = [] {
-		void *h = dlopen("libxml2.so.2", RTLD_NOW | RTLD_LOCAL);
-		if (!h)
-			throw poolmem::Error::plain("libxml2", std::string("cannot load it (install libxml2): ") + dlerror(),
-						    ENOENT);
-		auto sym = [h](const char *name) {
-			void *p = dlsym(h, name);
-			if (!p)
-				throw poolmem::Error::plain("libxml2", std::string("has no ") + name, ENOENT);
-			return p;
-		};
+		const poolmem::Library lib("libxml2.so.2", "libxml2");
 		Xml r;
-		r.read_memory = reinterpret_cast<decltype(r.read_memory)>(sym("xmlReadMemory"));
-		r.free_doc = reinterpret_cast<decltype(r.free_doc)>(sym("xmlFreeDoc"));
-		r.xpath_new_context = reinterpret_cast<decltype(r.xpath_new_context)>(sym("xmlXPathNewContext"));
-		r.xpath_free_context = reinterpret_cast<decltype(r.xpath_free_context)>(sym("xmlXPathFreeContext"));
-		r.xpath_register_ns = reinterpret_cast<decltype(r.xpath_register_ns)>(sym("xmlXPathRegisterNs"));
-		r.xpath_eval = reinterpret_cast<decltype(r.xpath_eval)>(sym("xmlXPathEvalExpression"));
-		r.xpath_free_object = reinterpret_cast<decltype(r.xpath_free_object)>(sym("xmlXPathFreeObject"));
-		r.node_get_content = reinterpret_cast<decltype(r.node_get_content)>(sym("xmlNodeGetContent"));
-		r.free_func = static_cast<xmlFreeFunc *>(sym("xmlFree"));
+		r.read_memory = lib.sym<decltype(r.read_memory)>("xmlReadMemory");
+		r.free_doc = lib.sym<decltype(r.free_doc)>("xmlFreeDoc");
+		r.xpath_new_context = lib.sym<decltype(r.xpath_new_context)>("xmlXPathNewContext");
+		r.xpath_free_context = lib.sym<decltype(r.xpath_free_context)>("xmlXPathFreeContext");
+		r.xpath_register_ns = lib.sym<decltype(r.xpath_register_ns)>("xmlXPathRegisterNs");
+		r.xpath_eval = lib.sym<decltype(r.xpath_eval)>("xmlXPathEvalExpression");
+		r.xpath_free_object = lib.sym<decltype(r.xpath_free_object)>("xmlXPathFreeObject");
+		r.node_get_content = lib.sym<decltype(r.node_get_content)>("xmlNodeGetContent");
+		r.free_func = lib.sym<xmlFreeFunc *>("xmlFree");
 		return r; /* the library stays loaded for the process's life */
 	}();
 	return x;

@@ -1004,31 +1004,14 @@ def command_words(name):
     return joined.split()
 
 
-def cli_positionals(poolctl, words):
-    """A verb's positionals as CLI11 prints them: [(NAME, required, repeated)]."""
-    r = subprocess.run([poolctl, *words, "--help"], capture_output=True, text=True)
-    out, section = [], None
-    for line in r.stdout.splitlines():
-        if line in ("Options:", "Positionals:", "Subcommands:"):
-            section = line
-            continue
-        if re.match(r"^\S", line):
-            section = None
-            continue
-        m = re.match(r"^  (\S+)(?: (\S.*?))?(?:\s{2,}(.*))?$", line) if section == "Positionals:" else None
-        if m:
-            typ = m.group(2) or ""
-            out.append((m.group(1).upper().replace("-", "_"), "REQUIRED" in typ, "..." in typ))
-    return out
-
-
-def cli_options(poolctl, words):
-    """A verb's options as CLI11 prints them: [(long, metavar, help)], in order;
-    None for a noun (it has subcommands) or no such command."""
+def cli_help(poolctl, words):
+    """poolctl WORDS --help, read: {"Positionals:": [...], "Options:": [...]},
+    each entry [names, type, help] as CLI11 prints it; None for a noun (it
+    has subcommands) or no such command."""
     r = subprocess.run([poolctl, *words, "--help"], capture_output=True, text=True)
     if r.returncode != 0 or "\nSubcommands:" in r.stdout:
         return None
-    opts, section = [], None
+    out, section = {"Positionals:": [], "Options:": []}, None
     for line in r.stdout.splitlines():
         if line in ("Options:", "Positionals:", "Subcommands:"):
             section = line
@@ -1036,18 +1019,34 @@ def cli_options(poolctl, words):
         if re.match(r"^\S", line):
             section = None
             continue
-        if section != "Options:":
+        if section not in out:
             continue
         m = re.match(r"^  (\S+)(?: (\S.*?))?(?:\s{2,}(.*))?$", line)
         if m:
-            names = [n for n in m.group(1).split(",") if n.startswith("--")]
-            if not names:
-                continue
-            opts.append([re.sub(r"\{.*\}$", "", names[0]), m.group(2) or "", (m.group(3) or "").strip()])
-        elif opts and line.startswith("    "):
+            out[section].append([m.group(1), m.group(2) or "", (m.group(3) or "").strip()])
+        elif out[section] and line.startswith("    "):
             # a long type ("TEXT:{a,b}") puts the help on the next line
-            opts[-1][2] = (opts[-1][2] + " " + line.strip()).strip()
-    return [tuple(o) for o in opts]
+            out[section][-1][2] = (out[section][-1][2] + " " + line.strip()).strip()
+    return out
+
+
+def cli_positionals(poolctl, words):
+    """A verb's positionals: [(NAME, required, repeated)]."""
+    return [(n.upper().replace("-", "_"), "REQUIRED" in t, "..." in t)
+            for n, t, _ in (cli_help(poolctl, words) or {}).get("Positionals:", [])]
+
+
+def cli_options(poolctl, words):
+    """A verb's options: [(long, metavar, help)], in order; None for a noun."""
+    h = cli_help(poolctl, words)
+    if h is None:
+        return None
+    out = []
+    for names, typ, text in h["Options:"]:
+        longs = [n for n in names.split(",") if n.startswith("--")]
+        if longs:
+            out.append((re.sub(r"\{.*\}$", "", longs[0]), typ, text))
+    return out
 
 
 def metavar(long, typ):

@@ -1,9 +1,9 @@
 // The cluster ledger on etcd (see cluster.hpp for the key layout).
 #include <poolmem/cluster.hpp>
 #include <poolmem/error.hpp>
+#include <poolmem/library.hpp>
 
 #include <curl/curl.h>
-#include <dlfcn.h>
 
 #include "policy/pm_policy.h"
 
@@ -106,24 +106,16 @@ struct Curl {
 const Curl &curl()
 {
 	static const Curl c = [] {
-		void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-		if (!h)
-			throw Error::plain("etcd", std::string("cannot load libcurl (install libcurl4): ") + dlerror(), ENOENT);
-		auto sym = [h](const char *name) {
-			void *p = dlsym(h, name);
-			if (!p)
-				throw Error::plain("etcd", std::string("libcurl has no ") + name, ENOENT);
-			return p;
-		};
+		const Library lib("libcurl.so.4", "libcurl4");
 		Curl x;
-		x.global_init = reinterpret_cast<decltype(x.global_init)>(sym("curl_global_init"));
-		x.easy_init = reinterpret_cast<decltype(x.easy_init)>(sym("curl_easy_init"));
-		x.easy_cleanup = reinterpret_cast<decltype(x.easy_cleanup)>(sym("curl_easy_cleanup"));
-		x.easy_reset = reinterpret_cast<decltype(x.easy_reset)>(sym("curl_easy_reset"));
-		x.easy_setopt = reinterpret_cast<decltype(x.easy_setopt)>(sym("curl_easy_setopt"));
-		x.easy_perform = reinterpret_cast<decltype(x.easy_perform)>(sym("curl_easy_perform"));
-		x.easy_getinfo = reinterpret_cast<decltype(x.easy_getinfo)>(sym("curl_easy_getinfo"));
-		x.easy_strerror = reinterpret_cast<decltype(x.easy_strerror)>(sym("curl_easy_strerror"));
+		x.global_init = lib.sym<decltype(x.global_init)>("curl_global_init");
+		x.easy_init = lib.sym<decltype(x.easy_init)>("curl_easy_init");
+		x.easy_cleanup = lib.sym<decltype(x.easy_cleanup)>("curl_easy_cleanup");
+		x.easy_reset = lib.sym<decltype(x.easy_reset)>("curl_easy_reset");
+		x.easy_setopt = lib.sym<decltype(x.easy_setopt)>("curl_easy_setopt");
+		x.easy_perform = lib.sym<decltype(x.easy_perform)>("curl_easy_perform");
+		x.easy_getinfo = lib.sym<decltype(x.easy_getinfo)>("curl_easy_getinfo");
+		x.easy_strerror = lib.sym<decltype(x.easy_strerror)>("curl_easy_strerror");
 		x.global_init(CURL_GLOBAL_DEFAULT); /* once: this initializer runs once */
 		return x; /* the library stays loaded for the process's life */
 	}();
