@@ -75,6 +75,8 @@ done
 kt=$(median < /tmp/kernel.s); pt=$(median < /tmp/poolmem.s)
 echo "bench: drain $MIB MiB: poolmem $pt s ($(awk -v m=$MIB -v t=$pt 'BEGIN { printf "%.0f", m / t }') MiB/s), migratepages (anonymous THP) $kt s ($(awk -v m=$MIB -v t=$kt 'BEGIN { printf "%.0f", m / t }') MiB/s): ratio of medians $(awk -v a=$kt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x, median of the rounds' ratios $(median < /tmp/ratio.s | awk '{ printf "%.2f", $1 }')x ($ROUNDS rounds, drain_batch $batch0)"
 echo "bench: drain_batch 1: $(median < /tmp/b1.s) s, 16: $(median < /tmp/b16.s) s (medians)"
+bench_goal drain-vs-migratepages-1cpu '>=' 1 "$(awk -v a=$kt -v b=$pt 'BEGIN { printf "%.2f", a / b }')" $(min_max < /tmp/ratio.s) x \
+	"drain speed / migratepages' (anonymous THP), one guest CPU, ratio of medians"
 mt=$(median < /tmp/memcpy.s)
 echo "bench: drain against the copy limit: copy of $MIB MiB node $n0 -> $n1 $mt s ($(awk -v m=$MIB -v t=$mt 'BEGIN { printf "%.0f", m / t }') MiB/s), poolmem drain $pt s: drain at $(awk -v a=$mt -v b=$pt 'BEGIN { printf "%.2f", a / b }')x the copy's bandwidth (ratio of medians; median of the rounds' ratios $(median < /tmp/mratio.s | awk '{ printf "%.2f", $1 }')x; goal 0.8x), migratepages at $(awk -v a=$mt -v b=$kt 'BEGIN { printf "%.2f", a / b }')x, 1 CPU"
 # The rig shares a loaded 2-core host: a round that waits on a preempted

@@ -133,6 +133,8 @@ pr=$(echo "$t2|$t8" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " ")
 	for (i = 2; i <= n; i++) { v = r[i]; for (j = i - 1; j >= 1 && r[j] > v; j--) r[j + 1] = r[j]; r[j + 1] = v }
 	print (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }')
 ci=$(echo "$t2|$t8" | boot ratio)
+bench_goal first-gib-flat '<=' 1.05 "$pr" $ci x \
+	"time to the first GiB usable (--async --first 1G), 8 GiB device / 2 GiB device, paired by round"
 awk -v a=$m2 -v b=$m8 -v pr=$pr -v ci="$ci" 'BEGIN { split(ci, c, " ")
 	printf "bench: t_firstGiB(8 GiB) / t_firstGiB(2 GiB) = %.3f (goal <= 1.05); paired by round %.3f; 90%% bootstrap interval [%.3f, %.3f]\n", b / a, pr, c[1], c[2] }'
 mu2=$(echo $u2 | median) mu8=$(echo $u8 | median) mp2=$(echo $p2 | median) mp8=$(echo $p8 | median)
@@ -204,6 +206,9 @@ echo "bench: onlining rate / daxctl's, median of the rounds' ratios: poolctl --a
 # interval across it means this run can't tell (2026-12-01: the whole
 # device's spanned 0.53-1.03 and 0.61-1.11 in two runs)
 echo "bench: onlining rate / daxctl's, 90% bootstrap interval (rounds resampled): poolctl --async (pieces) [$(echo "$t2_async|$t8_async|$t2_daxctl|$t8_daxctl" | boot rate | tr ' ' ',')], poolctl whole [$(echo "$t2_whole|$t8_whole|$t2_daxctl|$t8_daxctl" | boot rate | tr ' ' ',')]; paired by round: --async [$(echo "$t2_async|$t8_async|$t2_daxctl|$t8_daxctl" | boot paired | tr ' ' ',')], whole [$(echo "$t2_whole|$t8_whole|$t2_daxctl|$t8_daxctl" | boot paired | tr ' ' ',')]"
+bench_goal online-rate-vs-daxctl '>=' 1 "$(paired async)" \
+	$(echo "$t2_async|$t8_async|$t2_daxctl|$t8_daxctl" | boot paired) x \
+	"onlining rate of poolctl pool online --async / daxctl's, paired by round"
 
 # 3. block order: the 8 GiB device in kmem, blocks offline; one loop in
 # address order, the same loop in poolctl's order, daxctl online-memory

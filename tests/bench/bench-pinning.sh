@@ -60,6 +60,8 @@ for mib in 256 1024 4096; do
 		info "pin of $mib MiB: not every unit came from the reserve"
 	echo "bench: pin of $mib MiB: from a full reserve $mr s (of$r), reserve off $mo s (of$o), anonymous THP $ma s (of$a)"
 	echo "bench: pin of $mib MiB, time / THP's: from the reserve $(awk -v a=$mr -v b=$ma 'BEGIN { printf "%.3f", a / b }') (goal <= 0.5), reserve off $(awk -v a=$mo -v b=$ma 'BEGIN { printf "%.3f", a / b }')"
+	bench_goal pin-reserve-vs-thp-$mib '<=' 0.5 "$(awk -v a=$mr -v b=$ma 'BEGIN { printf "%.3f", a / b }')" "" "" x \
+		"long-term pin of $mib MiB from a full zero reserve, time / anonymous THP's"
 	echo "csv:pinning.csv:$mib,$mr,$mo,$ma"
 	echo "$mib $mr $mo $ma" >> /tmp/pins
 done

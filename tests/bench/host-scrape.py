@@ -72,6 +72,11 @@ def scrape_in(exporter, fx, n, extra=()):
 
 def report(pools, doms, n, what, r, goal):
     med, p90, mx, series, size = r
+    if goal:
+        # make bench's verdict table (scripts/bench): id|goal|op|target|figure|lo|hi|unit
+        tag = "".join(c if c.isalnum() else "-" for c in what).strip("-")
+        print(f"goal:scrape-{pools}x{doms}{'-' + tag if tag else ''}|scrape of {pools} pools x {doms} domains{what}, "
+              f"median of {n}, ms|<|{goal}|{med:.1f}|||ms")
     print(f"bench: scrape of {pools} pools x {doms} domains{what} ({series} series, {size} bytes), {n} scrapes: "
           f"median {med:.1f} ms, p90 {p90:.1f} ms, max {mx:.1f} ms "
           f"({'under' if med < goal else 'OVER'} the {goal} ms goal)" if goal else
