@@ -87,41 +87,9 @@
  * faults on it wait (dropping the mmap lock where the fault allows).
  *
  * Kernels: one source builds for Debian 12's Linux 6.1 and the 6.12 LTS.
- * Interfaces that differ live in compat.h alone (class_create, vm_flags,
- * mnt_idmap, inode timestamps, d_children, the shrinker, get_policy). What
- * 6.12 changed underneath, read against its source:
- *
- * - finish_fault() (6.12.y) maps a large folio with a PMD only when
- *   folio_next_index() lies within i_size, to keep SIGBUS past the end of
- *   a file. A unit is not in the page cache, but the check reads its
- *   index: each unit carries its file offset in page->index from the
- *   moment it joins a domain (chunk.c), or a stale index from the unit's
- *   last user would map it a page at a time, silently.
- * - vma_policy_mof() (6.7) treats a NULL ->get_policy as "the task's
- *   policy", which carries MPOL_F_MOF, so NUMA balancing would scan domain
- *   mappings; ->get_policy returns a static MPOL_LOCAL policy without it
- *   (file.c). Both kernels then skip the mapping in task_numa_work().
- * - Memory tiers (both; 6.12 adds HMAT-derived abstract distances): kmem
- *   puts pool nodes below DRAM, so demotion and NUMA balancing's tiering
- *   mode act on them; neither touches a chunk, which is on no LRU and in
- *   no mapping they scan.
- * - Memory hotplug: 6.12 binds Soft Reserved and CXL RAM to kmem by
- *   itself, and Debian's 6.12 onlines hot-added memory by default
- *   (MHP_DEFAULT_ONLINE_TYPE_ONLINE_AUTO). The notifier gets two more
- *   events since 6.9, MEM_PREPARE_ONLINE and MEM_FINISH_OFFLINE, for
- *   every block and outside the window where the range's memmap is
- *   initialised: it ignores them before reading the range's node (the
- *   6.12 debug kernel's DEBUG_VM stopped there). offline_pages() still
- *   retries forever on pages it can't migrate, hence poolmem moves its
- *   chunks out in MEM_GOING_OFFLINE, before that loop.
- * - Unchanged for poolmem: do_set_pmd() and vm_insert_pages() on order-9
- *   compound pages that are not page cache (no memcg, no mapping), the
- *   rmap and counters of a file PMD, zap_huge_pmd(), freeing such pages,
- *   page_ref_freeze(), and FOLL_LONGTERM's retry on unpinnable pages in
- *   ZONE_MOVABLE (still a loop on both: pin.c ends it), and
- *   get_pfnblock_flags_mask() (not exported on either: a module can't
- *   tell CMA pageblocks, so local chunks avoid them by GFP on kernels with
- *   CMA, chunk.c).
+ * Interfaces that differ live in compat.h alone; what 6.12 changed
+ * underneath, and what poolmem does about each change, is in
+ * Documentation/kernels.md.
  *
  * Files, with calls running down this list: a file calls only files below
  * it (tests/kmod/layers.py checks the built objects against this list;
