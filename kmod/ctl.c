@@ -287,9 +287,26 @@ static long pm_ctl_profile_info(unsigned int cmd, union pm_ctl_arg *a)
 
 static long pm_ctl_pool_drain(unsigned int cmd, union pm_ctl_arg *a)
 {
-	if (!PM_RESERVED_ZERO(&a->drain))
+	struct poolmem_pool_drain *u = &a->drain;
+	struct pm_drain_req r = { .flags = u->flags, .max_bytes = u->max_bytes };
+	int ret;
+
+	/* the out fields come in zero; CHECK and CANCEL exclude each other; REVOKE is alone */
+	if (!PM_RESERVED_ZERO(u) || !pm_name_valid(u->name, POOLMEM_NAME_MAX) ||
+	    memchr_inv(u->blocker, 0, sizeof(u->blocker)) || u->moved_bytes || u->remaining_bytes ||
+	    u->busy_chunks || u->blocker_offset || u->need_bytes || u->room_bytes ||
+	    hweight32(u->flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)) > 1 ||
+	    ((u->flags & POOLMEM_DRAIN_REVOKE) && u->flags != POOLMEM_DRAIN_REVOKE))
 		return -EINVAL;
-	return pm_pool_drain(&a->drain);
+	ret = pm_pool_drain(u->name, &r);
+	u->moved_bytes = r.moved_bytes;
+	u->remaining_bytes = r.remaining_bytes;
+	u->busy_chunks = r.busy_chunks;
+	memcpy(u->blocker, r.blocker, sizeof(u->blocker));
+	u->blocker_offset = r.blocker_offset;
+	u->need_bytes = r.need_bytes;
+	u->room_bytes = r.room_bytes;
+	return ret;
 }
 
 static long pm_ctl_domain_set(unsigned int cmd, union pm_ctl_arg *a)

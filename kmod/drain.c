@@ -41,7 +41,7 @@ MODULE_PARM_DESC(drain_batch, "Chunks a drain unmaps at once, 1..16 (default 2):
  * A pool-to-pool move keeps the chunk in the pool tier, so pool quotas do
  * not change. Logs a line per domain that doesn't fit; fills the first.
  */
-static int pm_drain_check(struct pm_pool *p, struct poolmem_pool_drain *a)
+static int pm_drain_check(struct pm_pool *p, struct pm_drain_req *a)
 {
 	u64 need_all = 0, local_all = 0, others = 0;
 	struct pm_domain *d;
@@ -109,7 +109,7 @@ MODULE_PARM_DESC(drain_workers, "Most threads a drain copies with, 1..64 (defaul
 struct pm_drain {
 	struct mutex lock;
 	struct pm_pool *p;
-	struct poolmem_pool_drain *a;	/* moved_bytes, busy_chunks, blocker* */
+	struct pm_drain_req *a;		/* moved_bytes, busy_chunks, blocker* */
 	struct pm_held *held;
 	unsigned int nr, di;
 	u64 idx;
@@ -133,7 +133,7 @@ struct pm_drain_worker {
  */
 static unsigned int pm_drain_claim(struct pm_drain *dr, struct pm_held **h, u64 *idx)
 {
-	struct poolmem_pool_drain *a = dr->a;
+	struct pm_drain_req *a = dr->a;
 	struct pm_pool *p = dr->p;
 	unsigned int n = 0, batch = clamp(READ_ONCE(pm_drain_batch), 1U, (unsigned int)PM_MOVE_RUN);
 
@@ -194,7 +194,7 @@ static unsigned int pm_drain_claim(struct pm_drain *dr, struct pm_held **h, u64 
 static void pm_drain_account(struct pm_drain *dr, struct pm_held *h, u64 idx, unsigned int n,
 			     const int *res)
 {
-	struct poolmem_pool_drain *a = dr->a;
+	struct pm_drain_req *a = dr->a;
 	struct pm_domain *d = h->d;
 	unsigned int i;
 
@@ -456,7 +456,13 @@ static int pm_drain_workers_run(struct pm_drain *dr, struct pm_drain_worker *w, 
 	return dr->err;
 }
 
-int pm_pool_drain(struct poolmem_pool_drain *a)
+/*
+ * Drain pool @name (POOLMEM_POOL_DRAIN, and a degraded pool's drain in
+ * mf.c): @a->flags (POOLMEM_DRAIN_*: at most one of CHECK and CANCEL;
+ * REVOKE alone) and @a->max_bytes in, the rest out. The caller has
+ * checked the name and the flags.
+ */
+int pm_pool_drain(const char *name, struct pm_drain_req *a)
 {
 	struct pm_drain dr = { .a = a };
 	struct pm_drain_worker *w = NULL;
@@ -469,15 +475,8 @@ int pm_pool_drain(struct poolmem_pool_drain *a)
 	bool started;
 	int ret = 0, nid;
 
-	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) ||
-	    memchr_inv(a->blocker, 0, sizeof(a->blocker)) || a->moved_bytes ||
-	    a->remaining_bytes || a->busy_chunks || a->blocker_offset || a->need_bytes ||
-	    a->room_bytes || hweight32(a->flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)) > 1 ||
-	    ((a->flags & POOLMEM_DRAIN_REVOKE) && a->flags != POOLMEM_DRAIN_REVOKE))
-		return -EINVAL;
-
 	mutex_lock(&pm_lock);
-	p = pm_pool_find(a->name);
+	p = pm_pool_find(name);
 	if (!p) {
 		mutex_unlock(&pm_lock);
 		return -ENOENT;

@@ -250,12 +250,11 @@ static void pm_pool_error(struct pm_pool *p)
 void pm_pool_drain_workfn(struct work_struct *work)
 {
 	struct pm_pool *p = container_of(work, struct pm_pool, drain_work);
-	struct poolmem_pool_drain a;
+	struct pm_drain_req a = {};
 	unsigned int tries;
 	u64 moved = 0;
 	int ret;
 
-	memset(&a, 0, sizeof(a));
 	for (tries = 0; tries < 60; tries++) {
 		bool ours;
 
@@ -268,9 +267,7 @@ void pm_pool_drain_workfn(struct work_struct *work)
 			break;
 		}
 		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		memcpy(a.name, p->name, sizeof(a.name));
-		ret = pm_pool_drain(&a);
+		ret = pm_pool_drain(p->name, &a);
 		moved += a.moved_bytes;
 		if (ret || !a.remaining_bytes || !READ_ONCE(p->degraded))
 			break;

@@ -611,7 +611,20 @@ void pm_move_wait_done(u64 ns);
 void pm_move_debugfs(struct dentry *dir);
 
 /* drain.c: pool drain, a drained pool's detach and removal */
-int pm_pool_drain(struct poolmem_pool_drain *a);
+/*
+ * A drain call (pm_pool_drain()): what POOLMEM_POOL_DRAIN asks and answers,
+ * without the uapi's size, name and reserved fields, so that internal
+ * callers pass no uapi struct.
+ */
+struct pm_drain_req {
+	u32 flags;			/* POOLMEM_DRAIN_* */
+	u64 max_bytes;			/* move at most this much; 0 = all */
+	/* out */
+	u64 moved_bytes, remaining_bytes, busy_chunks;
+	char blocker[POOLMEM_NAME_MAX];	/* the domain that stopped the drain */
+	u64 blocker_offset, need_bytes, room_bytes;
+};
+int pm_pool_drain(const char *name, struct pm_drain_req *a);
 int pm_drain_init(void);
 void pm_drain_exit(void);
 int pm_pool_detach(struct pm_pool *p);
