@@ -50,6 +50,21 @@ rig_topologies() {
 	for f in "$RIG_DIR"/topologies/*.sh; do basename "$f" .sh; done
 }
 
+# A test's header pragmas, "# rig-KEY: VALUE" lines in tests/guest/*.sh
+# and tests/bench/*.sh (topologies, boot, order, debug, core, append,
+# needs, optional, env, host-gib), are read here and nowhere else on the
+# host (the guest's init reads rig-timeout itself: it has no lib.sh).
+# rig_pragma FILE KEY: VALUE of the first such line, nothing if none.
+rig_pragma() { sed -n "s/^# rig-$2: *//p" "$1" | head -n 1; }
+# rig_pragma_is FILE KEY WORD: VALUE's first word is WORD ("own", "skip")
+rig_pragma_is() {
+	local v
+	v=$(rig_pragma "$1" "$2")
+	[ -n "$v" ] && [ "${v%% *}" = "$3" ]
+}
+# rig_pragma_has FILE KEY WORD: WORD is one of VALUE's words (a list)
+rig_pragma_has() { rig_pragma "$1" "$2" | tr ' ' '\n' | grep -qx "$3"; }
+
 # Guest tests declare the topologies they run on in a header line:
 #   # rig-topologies: cxl2 nvdimm-numa
 # Print the tests (basenames without .sh) that run on topology $1.
@@ -57,7 +72,7 @@ rig_tests_for() {
 	local topo=$1 f
 	for f in "$RIG_SRC"/tests/guest/*.sh; do
 		[ "$(basename "$f")" = lib.sh ] && continue
-		if sed -n 's/^# rig-topologies://p' "$f" | tr ' ' '\n' | grep -qx "$topo"; then
+		if rig_pragma_has "$f" topologies "$topo"; then
 			basename "$f" .sh
 		fi
 	done
