@@ -71,7 +71,6 @@ rig_pragma_has() { rig_pragma "$1" "$2" | tr ' ' '\n' | grep -qx "$3"; }
 rig_tests_for() {
 	local topo=$1 f
 	for f in "$RIG_SRC"/tests/guest/*.sh; do
-		[ "$(basename "$f")" = lib.sh ] && continue
 		if rig_pragma_has "$f" topologies "$topo"; then
 			basename "$f" .sh
 		fi

@@ -16,7 +16,7 @@
 # one and by two threads (debugfs poolmem/copy_limit, kmod/move.c), in
 # each round beside the drains: a drain's speed against it is what its
 # bookkeeping (freeze, unmap, chunk map, accounting) costs.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MIB=${BENCH_MIB:-1024}
 ROUNDS=${BENCH_ROUNDS:-5}
@@ -37,7 +37,7 @@ copy_limit() {
 }
 
 [ "$(nproc)" = 2 ] || fail "the guest has $(nproc) CPUs, not 2"
-# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+# warm-up: both pool nodes touched once (pm_warm_pools, tests/guest/lib/common.sh)
 pm_warm_pools p0 p1
 
 # poolmem: a held domain on p0, drained to p1 by $1 workers; prints the

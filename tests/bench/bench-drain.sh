@@ -11,7 +11,7 @@
 # IPI to a vCPU the loaded host has preempted runs several times slower,
 # on both sides, and the comparison drowns in that noise.
 # Under TCG only the ratios mean anything.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MIB=${BENCH_MIB:-1024}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -20,7 +20,7 @@ n1=$(pool_attr p1 node)
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 least() { sort -n | head -n 1; }
 
-# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+# warm-up: both pool nodes touched once (pm_warm_pools, tests/guest/lib/common.sh)
 pm_warm_pools p0 p1
 
 echo "== drain throughput: $MIB MiB from node $n0 to node $n1, $ROUNDS rounds"

@@ -9,7 +9,7 @@
 # product's figure). The THP baseline must really get huge pages
 # (AnonHugePages; pmtest bench fails otherwise). Under TCG only the ratios
 # mean anything.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MIB=${BENCH_MIB:-256}
 ROUNDS=${BENCH_ROUNDS:-11}

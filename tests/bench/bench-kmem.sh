@@ -19,7 +19,7 @@
 # attributes) is the sysfs directory's; any other is the domain's own.
 # Memory outside the slab caches (page tables, vmalloc, percpu) comes
 # from /proc/meminfo's deltas and counts as the domain's own.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 for p in p0 p1; do echo 1000 > $POOLSYS/$p/overcommit_pct; done
 N=${BENCH_KMEM_DOMAINS:-2000}

@@ -3,7 +3,7 @@
 # Benchmark (make bench; not part of make check): large domains (issue 33,
 # item 3). For each size (256 MiB, 1 GiB, 4 GiB) and chunk size (2 MiB;
 # 1 GiB from 1 GiB up), one fresh domain on pool p0 (bench_size,
-# tests/guest/bench-lib.sh), side by side:
+# tests/guest/lib/bench.sh), side by side:
 #  - first touch by two threads (pmtest prefault how=touch threads=2),
 #    against as much anonymous THP memory bound to p1's node;
 #  - `poolctl vm map` of the whole domain (goal: < 100 ms for 8,192
@@ -19,11 +19,11 @@
 # Each NVDIMM is 5 GiB (host memory, touched only as used); 16 GiB domains
 # are bench-large16's.
 # Rows go to build/bench/size.csv (scripts/bench-plot.py draws them).
-. /rig/tests/lib.sh
-. /rig/tests/bench-lib.sh
+. /rig/tests/lib/common.sh
+. /rig/tests/lib/bench.sh
 pm_pools_up
 
-# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+# warm-up: both pool nodes touched once (pm_warm_pools, tests/guest/lib/common.sh)
 pm_warm_pools p0 p1
 
 echo "== large domains: sizes 256 MiB, 1 GiB, 4 GiB; chunks 2 MiB and 1 GiB"

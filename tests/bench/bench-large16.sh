@@ -4,7 +4,7 @@
 # Benchmark (make bench; not part of make check): 16 GiB domains (issue 33,
 # item 3), in 2 MiB chunks (8,192 of them) and in 1 GiB chunks, with a
 # 4 GiB domain in the same boot as the reference; bench_size
-# (tests/guest/bench-lib.sh) measures each: first touch by two threads,
+# (tests/guest/lib/bench.sh) measures each: first touch by two threads,
 # `poolctl vm map` (goal: < 100 ms for 8,192 chunks), chunk-map memory per
 # GiB, the tiering scan's CPU on an idle domain, and a drain of the whole
 # domain p0 -> p1.
@@ -18,8 +18,8 @@
 # in this boot; no THP figure (THP on p1 would measure the disk too).
 # Rows go to build/bench/size16.csv (scripts/bench-plot.py adds them to
 # size.svg).
-. /rig/tests/lib.sh
-. /rig/tests/bench-lib.sh
+. /rig/tests/lib/common.sh
+. /rig/tests/lib/bench.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 n1=$(pool_attr p1 node)

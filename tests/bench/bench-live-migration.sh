@@ -12,7 +12,7 @@
 # its memory unchanged, so every move carries the same 1 GiB). QMP's
 # total-time and downtime of each move; medians, and the ratios to anon.
 # Nested TCG: only the ratios mean anything.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 ip link set lo up
 pm_pools_up
 pm_warm_pool p0
@@ -35,7 +35,7 @@ CAPS='{"execute":"migrate-set-capabilities","arguments":{"capabilities":[{"capab
 pmtest domain-create bm ${MIB}M 0 ${MIB}M tier=pool-first pools=p0 >/dev/null
 rm -f /tmp/src.qmp
 # shellcheck disable=SC2086
-numactl --membind=0 sh -c '. /rig/tests/lib.sh; pm_qemu "$@"' sh /tmp/src.con \
+numactl --membind=0 sh -c '. /rig/tests/lib/common.sh; pm_qemu "$@"' sh /tmp/src.con \
 	-object memory-backend-ram,id=ram0,size=$SIZE $RAM -qmp unix:/tmp/src.qmp,server=on,wait=off >/tmp/src.err 2>&1 &
 spid=$!
 wait_for 600 grep -q D /tmp/src.con || fail "the source guest did not fill its RAM: $(cat /tmp/src.err)"
@@ -52,7 +52,7 @@ move() {
 	*) obj="-object memory-backend-file,id=ram0,mem-path=/run/poolmem/bm,size=$SIZE,share=on,align=2097152" ;;
 	esac
 	# shellcheck disable=SC2086
-	$pre sh -c '. /rig/tests/lib.sh; pm_qemu "$@"' sh /tmp/dst.con $obj $RAM \
+	$pre sh -c '. /rig/tests/lib/common.sh; pm_qemu "$@"' sh /tmp/dst.con $obj $RAM \
 		-qmp unix:/tmp/dst.qmp,server=on,wait=off -incoming defer >/tmp/dst.err 2>&1 &
 	dpid=$!
 	wait_for 60 has_qmp /tmp/dst.qmp || fail "destination ($kind): $(cat /tmp/dst.err)"

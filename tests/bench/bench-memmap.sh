@@ -9,9 +9,9 @@
 #     76 has no option for it; an NVDIMM's dax device has it off: DRAM)
 # on the same 8 GiB device, in the order local, device, daxctl, daxctl,
 # device, local (drifts cancel out). DRAM: node 0's free memory before and
-# after (mem_settle, tests/guest/lib.sh). Time:
+# after (mem_settle, tests/guest/lib/common.sh). Time:
 # /proc/uptime (10 ms resolution) around the command.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 set -- $(make_devdax)
 [ $# -eq 3 ] || fail "expected three dax devices, got: $*"

@@ -13,7 +13,7 @@
 #     rate (64 MiB/s) on a 256 MiB VM whose moves are done, as a share of
 #     one CPU (goal: < 1%).
 # Under TCG only the ratios mean anything.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 n1=$(pool_attr p1 node)
@@ -22,7 +22,7 @@ BATCH=/sys/module/poolmem/parameters/drain_batch
 LAT=/sys/kernel/debug/poolmem/move_latency
 batch0=$(cat $BATCH)
 
-# warm-up: both pool nodes touched once (pm_warm_pools, lib.sh)
+# warm-up: both pool nodes touched once (pm_warm_pools, tests/guest/lib/common.sh)
 pm_warm_pools p0 p1
 
 # Settings: drain_batch, drain_workers, nice of the drain (its kworkers,

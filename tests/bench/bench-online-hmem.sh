@@ -32,7 +32,7 @@
 # come from CLOCK_MONOTONIC (pmtest elapsed); the end of background
 # onlining is when its process lets go of the pool's lock (flock waits for
 # it without polling).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 d2= d8=
 for d in $(ls /sys/bus/dax/devices | sort -V); do

@@ -9,7 +9,7 @@
 #    that it does not grow with the device), and the time until all is
 #    online in the background.
 # Times come from /proc/uptime (10 ms resolution) inside the guest.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 set -- $(make_devdax)
 [ $# -eq 3 ] || fail "expected three dax devices, got: $*"

@@ -18,7 +18,7 @@
 # GiB (each size's time per GiB against 256 MiB's near 1.00), and from the
 # reserve at most 0.5x THP's time.
 # The pinnable pool is node B onlined as a kernel zone, as in pm-pinning.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 daxes=$(devices_to_system_ram)
 set -- $(for dax in $daxes; do dax_node "$dax"; done | sort -n)

@@ -14,7 +14,7 @@
 # pinwatch_any_node=1 (the watch before: any node), side by side in one
 # boot: walks, chunks looked at and chunks unmapped per second
 # (debugfs poolmem/pinwatch).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 modprobe brd rd_nr=2 rd_size=65536 || fail "brd"
 W=/sys/kernel/debug/poolmem/pinwatch

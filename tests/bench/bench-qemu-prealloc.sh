@@ -19,7 +19,7 @@
 # Nested TCG: only ratios mean anything.
 # The NVDIMMs are 3 GiB here: a pool's reserve is at most half its node,
 # and the whole 1 GiB must fit in it.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pm_warm_pool p0
 node=$(pool_attr p0 node)

@@ -8,7 +8,7 @@
 # rounds that interleave the three. The domain's chunks come from one pool
 # node; the anonymous memory is bound to the same node. Nested TCG: only
 # the ratios mean anything.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pm_warm_pool p0
 MIB=${BENCH_MIB:-512}
@@ -25,7 +25,7 @@ run() {
 	rm -f "$con"
 	t0=$(uptime_s)
 	# shellcheck disable=SC2086
-	$pre sh -c '. /rig/tests/lib.sh; pm_qemu "$@"' sh "$con" "$@" >/dev/null 2>&1 &
+	$pre sh -c '. /rig/tests/lib/common.sh; pm_qemu "$@"' sh "$con" "$@" >/dev/null 2>&1 &
 	pid=$!
 	wait_for 600 grep -q D "$con" || { kill -9 $pid; echo "bench: guest did not finish" >&2; return 1; }
 	t1=$(uptime_s)

@@ -19,7 +19,7 @@
 # same. Under TCG only the ratios between sizes mean anything. Rows of
 # the curves go to the console as "csv:scale.csv:..." lines, which
 # scripts/bench writes to build/bench/scale.csv.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 HOLD=${BENCH_HOLD:-1000}
 SIZES=${BENCH_SIZES:-10 1000 3000 10000}

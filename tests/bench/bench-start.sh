@@ -9,8 +9,8 @@
 # ratios count: the dynamic linker's symbol lookups, and the page faults
 # of mapping 25 libraries, cost there some 15 times what they cost on
 # hardware.
-. /rig/tests/lib.sh
-. /rig/tests/bench-lib.sh
+. /rig/tests/lib/common.sh
+. /rig/tests/lib/bench.sh
 pm_pools_up
 [ -x /rig/bin/poolctl-linked ] || fail "no poolctl-linked in the image (scripts/bench builds it)"
 libs() { LD_TRACE_LOADED_OBJECTS=1 "/rig/bin/$1" | grep -c '=>'; }

@@ -9,7 +9,7 @@
 #    (goal: <= 0.5x THP's time);
 # 3. the zeroing thread's CPU time per GiB zeroed into the reserve, against
 #    memset of as much in userspace (2 MiB at a time).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pm_warm_pool p0
 node=$(pool_attr p0 node)

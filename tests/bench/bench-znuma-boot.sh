@@ -9,7 +9,7 @@
 # touch, in 2 MiB chunks). Pond reports about 6% of a 256 MiB node. Three
 # boots with the guest's default KASLR (the kernel image lands anywhere in
 # guest RAM, the pool window too) and one with nokaslr.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MiB=1048576
 boot() { # APPEND: prints "POOL_MIB LOCAL_MIB"

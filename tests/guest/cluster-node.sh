@@ -28,7 +28,7 @@
 #          each host exactly its extents.
 # Each phase's result goes to etcd under /rig/<role>/; the host checks the
 # ledger's whole history (scripts/rig/cluster2).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 role=$(arg rigrole)
 E=$(arg rigetcd)

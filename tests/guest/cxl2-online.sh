@@ -4,7 +4,7 @@
 # pmem region, a devdax namespace, then system-ram through kmem, which adds
 # one CPU-less NUMA node per window. Onlining every block must make each
 # node's MemTotal exactly its blocks' size: two separate pools.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 
 check_eq "CXL memdevs" 2 "$(ls /sys/bus/cxl/devices | grep -c '^mem[0-9]')"
 check_eq "CXL root decoders" 2 "$(ls /sys/bus/cxl/devices | grep -c '^decoder0\.')"

@@ -4,7 +4,7 @@
 # two emulated CXL memory expanders become two pools with one poolctl
 # command each, two VMs get per-tier quotas, a QEMU-like program touches
 # their memory, and poolctl and the exporter show where it all went.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 wait_for 20 cxl_pmem_ready || fail "CXL devices not ready"
 say() { echo; echo "### $*"; }
 

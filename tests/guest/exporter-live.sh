@@ -3,7 +3,7 @@
 # THEORY OF OPERATION: poolmem-exporter against the live module: after two
 # VMs touch memory, every metric the exporter prints for pools, domains and
 # nodes equals the sysfs file it comes from, and every collector succeeds.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pmtest domain-create ea 32M 8M 24M tier=interleave >/dev/null
 pmtest domain-create eb 16M 0 16M select=smart-idle >/dev/null

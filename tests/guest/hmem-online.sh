@@ -10,7 +10,7 @@
 # usable by a VM, the lock that keeps remove away from a running background
 # onlining, and remove giving the region back as one devdax device of its
 # old size. A synchronous online leaves the device whole.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 pm_clean
 daxsys=/sys/bus/dax/devices

@@ -5,7 +5,7 @@
 # hotplug must add its blocks offline on node 1; onlining them movable must
 # give node 1 exactly 1 GiB; offlining them and asking the host to unplug
 # (@@RIG HOST unplug-dimm) must remove the blocks again.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 
 check_eq "node1 blocks before plug" 0 "$(node_blocks 1 | wc -w)"
 want=$(((1 << 30) / $(block_bytes)))

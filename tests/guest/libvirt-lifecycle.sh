@@ -2,7 +2,7 @@
 # rig-timeout: 900
 # rig-debug: skip nested QEMU guests under KASAN take many minutes; the kernel paths (profile files, fallocate discards, SIGBUS) run on the debug kernel in pm-fs, qemu-real and qemu-balloon's kin
 # THEORY OF OPERATION: the real libvirt daemon (libvirtd 11 and QEMU 10
-# from bookworm-backports, tests/guest/libvirt-lib.sh) runs a VM whose RAM
+# from bookworm-backports, tests/guest/lib/libvirt.sh) runs a VM whose RAM
 # is a poolmem profile, driven only through virsh:
 #  1. poolctl profile create gold --local 25% --pool 75% --owner
 #     libvirt-qemu --libvirt; its qemu.conf line is qemu.conf's only change
@@ -31,8 +31,8 @@
 #     gone, no domain is left, every byte is back on the pool nodes;
 #  7. a VM too big for the profile's admission fails at virsh start with
 #     libvirt's error carrying the reason, and leaves nothing behind.
-. /rig/tests/lib.sh
-. /rig/tests/libvirt-lib.sh
+. /rig/tests/lib/common.sh
+. /rig/tests/lib/libvirt.sh
 pm_pools_up
 n1=$(pool_attr p0 node) n2=$(pool_attr p1 node)
 pools_used_kb() { echo $(($(node_used_kb $n1) + $(node_used_kb $n2))); }

@@ -29,8 +29,8 @@
 #  7. poolmem-tools removed but not purged (poolctl gone, the hook a
 #     conffile left): the hook exits 0, so libvirtd still starts a VM, and
 #     notes poolctl's absence once.
-. /rig/tests/lib.sh
-. /rig/tests/libvirt-lib.sh
+. /rig/tests/lib/common.sh
+. /rig/tests/lib/libvirt.sh
 pm_pools_up
 n1=$(pool_attr p0 node) n2=$(pool_attr p1 node)
 pools_used_kb() { echo $(($(node_used_kb $n1) + $(node_used_kb $n2))); }

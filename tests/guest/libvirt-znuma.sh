@@ -2,7 +2,7 @@
 # rig-timeout: 900
 # rig-debug: skip nested QEMU guests under KASAN take many minutes; the znuma windows run on the debug kernel in pm-znuma-libvirt
 # THEORY OF OPERATION: zNUMA and two tenants through the real libvirt
-# daemon (tests/guest/libvirt-lib.sh), driven only through virsh:
+# daemon (tests/guest/lib/libvirt.sh), driven only through virsh:
 #  1. a znuma profile (owner libvirt-qemu): the cells "poolctl profile
 #     create --znuma --libvirt --size 256M" printed go into
 #     tests/guest/libvirt/znuma.xml; libvirt backs cell 0 and cell 1 with
@@ -21,8 +21,8 @@
 #  3. destroying the zNUMA VM after the restart cleans up the first
 #     profile's directory (libvirt keeps the path in its status XML); every
 #     byte is back.
-. /rig/tests/lib.sh
-. /rig/tests/libvirt-lib.sh
+. /rig/tests/lib/common.sh
+. /rig/tests/lib/libvirt.sh
 pm_pools_up
 lv_mount	# libvirt-qemu is a user of the root
 n1=$(pool_attr p0 node) n2=$(pool_attr p1 node)

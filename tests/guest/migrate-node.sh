@@ -50,7 +50,7 @@
 #            there, B's domain holds no more than A's did, and A's domain
 #            and memory are gone once the VM left.
 # Figures (migration time, downtime, what each end held) are printed.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
 role=$(arg rigrole)
 E=$(arg rigetcd)
@@ -129,13 +129,13 @@ migrate() {
 }
 
 # ---- libvirt: the hosts' own daemons move a VM (virsh migrate --live) ----
-# Both run libvirtd 11 (tests/guest/libvirt-lib.sh) with the qemu.conf line
+# Both run libvirtd 11 (tests/guest/lib/libvirt.sh) with the qemu.conf line
 # of a profile made with --libvirt; B's also listens on TCP (A's virsh
 # reaches it at 10.0.2.102:16509 through the loopback, as the stream goes
 # to 10.0.2.101:49152). Each daemon gets a host UUID of its own (the rig
 # guests' SMBIOS has none): libvirt refuses a move to its own host.
 lv_setup() {
-	. /rig/tests/libvirt-lib.sh
+	. /rig/tests/lib/libvirt.sh
 	lv_mount
 	echo "host_uuid = \"$(cat /proc/sys/kernel/random/uuid)\"" >> $LV/etc/libvirt/libvirtd.conf
 	if [ "$role" = B ]; then

@@ -5,7 +5,7 @@
 # reconfigured to devdax and then to system-ram; onlining the blocks must put
 # exactly the blocks' size on the device's own node, and the firmware's NUMA
 # distances and HMAT latency/bandwidth must be visible in sysfs.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 
 check_eq "NVDIMMs" 2 "$(ls /sys/bus/nd/devices | grep -c '^nmem[0-9]')"
 daxes=$(devices_to_system_ram)

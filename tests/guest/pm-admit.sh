@@ -16,7 +16,7 @@
 #     before every figure;
 #  5. poolctl capacity's committed bytes and limits are those figures, and
 #     as many VMs of a shape as it says fit are admitted, one more is not.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 

@@ -9,7 +9,7 @@
 # state is exported, torn down to devdax devices as a fresh boot leaves
 # them, and apply of the exported file brings back the same state (export
 # again is byte for byte the same).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 pm_clean
 set -- $(make_devdax)

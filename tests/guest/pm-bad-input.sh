@@ -5,7 +5,7 @@
 # request gets a clean error. First targeted cases with their exact errno,
 # then 100k+ ioctls with random commands, sizes, flags, names, pointers and
 # huge values: none may create anything.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 
 expect_errno EINVAL pmtest domain-create "" 16M 0 16M

@@ -25,7 +25,7 @@
 # The agent talks to etcd over TLS with a client certificate, which etcd's
 # TLS listener requires (a client without one is refused); the test's own
 # poolctl calls use etcd's plain loopback listener.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 command -v etcd >/dev/null || skip "etcd not in the image"
 pm_load
 pm_clean

@@ -8,7 +8,7 @@
 # the same chunks (a fault allocates with the domain lock dropped, a
 # discard frees under it), on both mapping layouts: the accounting must
 # still add up and everything must go back to the pools.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pmtest domain-create conc 256M 64M 192M tier=interleave select=round-robin >/dev/null
 out=$(pmtest threads conc 8 2000)

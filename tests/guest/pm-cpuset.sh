@@ -6,7 +6,7 @@
 # pool-first domain got no pool memory and SIGBUSed although admission had
 # granted it. Both pmtest and Debian's QEMU fault a pool-only domain from a
 # cgroup with cpuset.mems=0 and must get all of it from the pools.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 CG=/sys/fs/cgroup
 grep -q " $CG cgroup2 " /proc/mounts || { mkdir -p $CG; mount -t cgroup2 none $CG; }
@@ -25,7 +25,7 @@ pmtest domain-destroy cs >/dev/null
 
 arg=$(poolctl vm create csq --size 64M --pool 64M --tier-policy pool-first | sed -n 2p)
 # shellcheck disable=SC2086
-in_cg sh -c '. /rig/tests/lib.sh; pm_qemu /tmp/con-cs "$@"' sh $arg > /tmp/qemu-cs.log 2>&1 &
+in_cg sh -c '. /rig/tests/lib/common.sh; pm_qemu /tmp/con-cs "$@"' sh $arg > /tmp/qemu-cs.log 2>&1 &
 qpid=$!
 wait_for 240 grep -q D /tmp/con-cs || fail "QEMU in cpuset.mems=0 did not run: $(cat /tmp/qemu-cs.log)"
 check_eq "QEMU's domain: pool bytes" $((64 * MiB)) "$(dom_attr csq pool_bytes)"

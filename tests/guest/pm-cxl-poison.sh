@@ -16,7 +16,7 @@
 #    labels, and the domain's error counter, in one scrape;
 #  - a General Media event record QEMU puts in the device's failure log
 #    (cxl-inject-general-media-event) counts for that device.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 PAGE=517	# chunk 1, sixth page: offset 0x205000
 

@@ -17,7 +17,7 @@
 #     returns EINTR within 2 s, every chunk is whole on p0 or p1, no
 #     kworker moves one after the return, and the next call drains the
 #     rest with every byte intact.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 cpus=$(nproc)
 [ "$cpus" -ge 2 ] || skip "one CPU: a drain has one worker"

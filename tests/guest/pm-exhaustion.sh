@@ -13,7 +13,7 @@
 # domain and its own counters are gone. Removed while a domain made from
 # it lives (QEMU's unlinked file), the profile's counts stay and count
 # that domain, and a profile made again under the name continues them.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 pmtest pool-remove p0 >/dev/null

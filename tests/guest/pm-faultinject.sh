@@ -17,7 +17,7 @@
 #     page allocator fail under poolmem's calls too.
 # Needs CONFIG_FAULT_INJECTION: skipped on Debian's kernel, run by
 # make check-debug.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 D=/sys/kernel/debug/poolmem
 F=$D/fail
 pm_pools_up

@@ -6,7 +6,7 @@
 # it a size (admission then), whose quotas are the profile's fractions;
 # subdirectories inherit the profile; a domain's size is fixed. statfs
 # reports the pools; st_blocks what the domain holds; unlink destroys.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pmtest domain-create fsd 16M 0 16M >/dev/null
 

@@ -7,7 +7,7 @@
 # chunks their domains hold, everything back to baseline after destroy).
 # The rig fails the test on any kernel report. The seed is the date's
 # seconds unless PMFUZZ_SEED is given; pmfuzz prints it for replay.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 # kernel command line pmfuzz_seed=N pmfuzz_secs=N (RIG_APPEND) override both
 karg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }

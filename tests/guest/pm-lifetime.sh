@@ -7,7 +7,7 @@
 # returns. After create/touch/destroy cycles every pool node's MemFree is
 # back at its baseline (nothing leaked). A domain's inode held by a drain
 # keeps the file system alive after every mount and name is gone.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node) n1=$(pool_attr p1 node)
 free_kb() { node_free_kb "$@"; }

@@ -15,7 +15,7 @@
 #     boot whose tests reached nothing fails rather than passes empty.
 # Needs lockdep: skipped on Debian's kernels (tests/skips.allowed), run by
 # make check's debug job.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 L=/proc/lockdep
 [ -r $L ] || skip "this kernel has no lockdep (make check's debug job runs it)"
 grep -q '^ -> ' $L || skip "lockdep lists no dependencies (CONFIG_PROVE_LOCKING is off)"

@@ -9,7 +9,7 @@
 # munmap) keeps every page's data; the runner fails the test on any
 # WARNING or BUG in dmesg, which is where a refcount or mapcount mistake in
 # the PMD path would show.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 
 pmtest domain-create hm 16M 4M 12M tier=local-first >/dev/null

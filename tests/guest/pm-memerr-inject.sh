@@ -15,7 +15,7 @@
 #     block's offline is refused at once (no loop in offline_pages()),
 #     and goes through once the reference is gone and the unit frozen.
 # Needs CONFIG_FAULT_INJECTION: skipped on Debian's kernels.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 D=/sys/kernel/debug/poolmem
 F=$D/fail
 pm_pools_up

@@ -28,7 +28,7 @@
 #  6. an error policy ("drain 2/1h"): the second error in an hour marks
 #     the pool degraded, and it drains itself; the lost pages stay lost
 #     after the move, the rest is intact; undrain ends it.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 modprobe hwpoison_inject 2>/dev/null || true
 [ -e /sys/kernel/debug/hwpoison/corrupt-pfn ] || skip "no hwpoison_inject in this kernel"

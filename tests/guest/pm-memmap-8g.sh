@@ -8,7 +8,7 @@
 # the whole memmap, 64 bytes per 4 KiB page (128 MiB for 8 GiB), less 2 MiB
 # of slack. The same device both ways, on nvdimm-big's 8 GiB NVDIMM.
 # pm-memmap checks the rest at 2 GiB (pool show, JSON, domains, refusals).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 [ -e /sys/module/memory_hotplug/parameters/memmap_on_memory ] || skip "no memory_hotplug.memmap_on_memory in this kernel"
 pm_load
 set -- $(make_devdax)

@@ -18,7 +18,7 @@
 #     and memory online is refused (EBUSY, exit 4), naming the device.
 # The local DRAM figures for an 8 GiB device and the onlining rates are
 # tests/bench/bench-memmap.sh's.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 [ -e /sys/module/memory_hotplug/parameters/memmap_on_memory ] || skip "no memory_hotplug.memmap_on_memory in this kernel"
 pm_load
 set -- $(make_devdax)

@@ -21,7 +21,7 @@
 # - domain "mover" is drained off p0 and tiered while the features run:
 #   its stamps stay intact and its quotas hold (sampled), and the drain
 #   moved at least the chunks that were on p0 (its moves counter).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 TIERS=/sys/devices/virtual/memory_tiering
 [ -d $TIERS ] || skip "no memory tiers in this kernel"
 [ -e /sys/kernel/mm/numa/demotion_enabled ] || skip "no demotion in this kernel"

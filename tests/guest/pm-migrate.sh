@@ -25,7 +25,7 @@
 #     every domain's pools.
 # No stamp may see a wrong byte or get SIGBUS, and the kernel must log no
 # WARNING (the rig checks dmesg).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 n1=$(pool_attr p1 node)

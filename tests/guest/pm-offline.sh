@@ -20,7 +20,7 @@
 #     offlining another pool's node (a single global count did): p0's
 #     allocation counter grows during the offlines, and its churner
 #     outlives them.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 node=$(pool_attr p0 node)
 other=$(pool_attr p1 node)

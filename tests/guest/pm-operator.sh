@@ -18,7 +18,7 @@
 #  7. poolctl pool poison-scan with no pool on CXL memory exits 3 and still
 #     records the scan's time for the exporter.
 # Own boot: it offlines a pool node's memory.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 n1=$(pool_attr p1 node)

@@ -4,7 +4,7 @@
 # creation: its file carries them and open() checks them (the VFS, as for
 # any file); chown and chmod change them. A non-owner can't open it; the
 # owner can; nobody but CAP_SYS_ADMIN can open the control device.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pmtest domain-create own 16M 0 16M uid=1000 gid=1000 mode=0600 >/dev/null
 check_eq "file owner" "1000 1000" "$(stat -c '%u %g' /run/poolmem/own)"

@@ -11,7 +11,7 @@
 # the zero reserve when a reserve unit there is outside ZONE_MOVABLE. Here node A is onlined movable
 # (pool p0) and node B as a kernel zone (pool p1), in their own boot so no
 # other test has onlined them before.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 daxes=$(devices_to_system_ram)
 set -- $(for dax in $daxes; do dax_node "$dax"; done | sort -n)

@@ -15,7 +15,7 @@
 #   smart-idle   with one pool made busy by another domain (its access
 #                factor is high), every new chunk goes to the idle pool.
 #   random       both pools get chunks over 32 draws.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 
 touch_n() { local c=0; while [ $c -lt $2 ]; do pmtest touch "$1" $((c * 2))M 4K >/dev/null; c=$((c + 1)); done; }

@@ -6,7 +6,7 @@
 # (balloon/virtio-mem); vhost and O_DIRECT pin it with get_user_pages. The
 # chunk map must show where every chunk is, and the reverse map must find
 # the domain and offset from a host physical address.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 pmtest domain-create vm 32M 8M 24M tier=interleave >/dev/null
 pmtest qemu vm

@@ -13,7 +13,7 @@
 #  - scan_rate had no bound (an overflow, and arrays sized by it);
 #  - a hardware-poisoned page of a chunk was mapped again, by the PMD path
 #    (the whole unit) and by the small path.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 
 # quota escape through vmsplice: quota 4 MiB, 8 rounds of touch/vmsplice/punch

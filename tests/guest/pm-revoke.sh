@@ -21,7 +21,7 @@
 #    zone the kernel's isolation refuses the offline before poolmem is
 #    asked, revoked or not: Documentation/cluster.md);
 #  - the revoke ends with undrain (cancel): the pool takes chunks again.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n0=$(pool_attr p0 node)
 bs=$(block_bytes)

@@ -8,7 +8,7 @@
 # touched, 4 of them discarded, the domain destroyed), checks the rows,
 # then replays the trace with "poolctl simulate": 16 chunks placed, all
 # given back.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MiB=1048576
 

@@ -4,7 +4,7 @@
 # THEORY OF OPERATION: the smallest end-to-end path through poolmem.ko:
 # register the topology's two far-memory nodes as pools, create a domain,
 # touch it through a shared mapping, read the counters, destroy it.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 check_eq "pools" "p0 p1" "$(ls $POOLSYS | xargs)"
 pmtest domain-create smoke 16M 4M 12M tier=local-first

@@ -14,7 +14,7 @@
 #     a seek gives the same bytes; reads while domains come and go give only whole
 #     lines of live domains;
 #  4. the files are root:stats_gid 0440 as the domains' sysfs directories.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 T=/proc/poolmem/domains
 H=/proc/poolmem/domain_histograms

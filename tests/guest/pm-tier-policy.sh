@@ -9,7 +9,7 @@
 # Pool bytes must equal the sum of the pools' allocated bytes, and quotas
 # are hard: touching past both quotas is impossible (sum = size), so the
 # whole domain ends exactly at local 16 MiB + pool 48 MiB.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 
 # touch_chunks NAME FIRST COUNT: touch chunks FIRST..FIRST+COUNT-1 in order

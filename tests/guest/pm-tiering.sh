@@ -15,7 +15,7 @@
 # 003's blind spot) and smart-idle puts a new domain's first chunk on the
 # hammered p1; with tiering "sample", sampled refaults count as p1's
 # accesses, its access factor rises above p0's, and the chunk goes to p0.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 # windows of 500 ms: the access factor forgets in 2 s, and still spans two
 # sampling periods (sampled refaults come in a burst after each sample)

@@ -15,7 +15,7 @@
 #     (not poolctl) while the reserve holds units there: none is refused.
 #     Then three rounds of it while the reserve's target flips and the
 #     shrinker runs: an offline racing a trim must not hang.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 grep -qw init_on_alloc=0 /proc/cmdline || fail "rig must boot with init_on_alloc=0"
 pm_pools_up
 n0=$(pool_attr p0 node)

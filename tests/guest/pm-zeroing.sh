@@ -8,7 +8,7 @@
 # punching part of a chunk must zero exactly that part; a chunk punched
 # page by page (QEMU's balloon) goes back once it reads as zeroes, and one
 # with a byte left stays.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 grep -qw init_on_alloc=0 /proc/cmdline || fail "rig must boot with init_on_alloc=0"
 pm_pools_up
 

@@ -17,7 +17,7 @@
 # the first lands in local memory (node 0), not in the pool node; the
 # second in the pool node, not in local memory. (Only part of the first is
 # new to the domain: the guest reuses pages its boot touched and freed.)
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n1=$(pool_attr p0 node)
 MiB=1048576

@@ -26,7 +26,7 @@
 #     window are refused with a clear message (QEMU maps a smaller one
 #     in part, as with any larger file);
 #  5. libvirt's cleanup (unlink both, rmdir) gives every byte back.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MiB=1048576
 n0=$(pool_attr p0 node)

@@ -23,7 +23,7 @@
 #  6. what stays fixed: quota and tier-policy changes and tiering are
 #     refused; a window can't be unlinked alone; destroying the domain
 #     removes its windows; names clash both ways.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 MiB=1048576
 n0=$(pool_attr p0 node)

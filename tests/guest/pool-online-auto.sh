@@ -20,7 +20,7 @@
 #    were, and --zone normal adopts the device as it is; --zone normal
 #    takes the other as it is.
 # A VM's memory on each pool reads back what it wrote.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 pm_clean
 daxsys=/sys/bus/dax/devices

@@ -6,7 +6,7 @@
 # without running cxl, ndctl or daxctl. The second device goes the devdax
 # way. Bad memdevs and a memdev with no capacity left fail cleanly and leave
 # no region behind.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 pm_clean
 wait_for 20 cxl_pmem_ready || fail "cxl_pmem not ready"

@@ -8,7 +8,7 @@
 # with sysfs, destroy, offline, remove (device back to devdax). Every failure
 # path gives one line naming the object and the cause, the documented exit
 # code, and leaves nothing half-done.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_load
 pm_clean
 # the loaded module's ABI is poolctl's, and --version says so (sysfs, no root needed)

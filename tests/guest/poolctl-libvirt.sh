@@ -7,7 +7,7 @@
 # as <source><path>, align as <alignsize>), and a profile as the
 # memory_backing_dir line plus <memoryBacking> with a file source; a znuma
 # profile adds the VM's <vcpu>, <memory> and <cpu><numa> cells.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 command -v virt-xml-validate >/dev/null || skip "virt-xml-validate not in the image"
 pm_pools_up
 

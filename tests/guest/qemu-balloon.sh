@@ -11,7 +11,7 @@
 # discards them with fallocate(PUNCH_HOLE) on the domain file. Measured
 # from outside the inner guest, by the per-node meminfo of the nodes the
 # domain's memory came from: at least 200 MiB back within 30 s.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n1=$(pool_attr p0 node) n2=$(pool_attr p1 node)
 used_mb() { echo $((($(node_used_kb 0) + $(node_used_kb $n1) + $(node_used_kb $n2)) / 1024)); }

@@ -20,7 +20,7 @@
 #      size doesn't fit, and gives every byte back when killed with
 #      SIGKILL; libvirt's memory_backing_dir layout (per-VM directories,
 #      a named file, removed by libvirt after the VM) works too.
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 pm_pools_up
 n1=$(pool_attr p0 node) n2=$(pool_attr p1 node)
 pools_allocated() { echo $(($(pool_attr p0 allocated_bytes) + $(pool_attr p1 allocated_bytes))); }

@@ -1,3 +1,3 @@
 # Runner self-test (no rig-topologies line: only tests/rig/selftest.sh runs it).
-. /rig/tests/lib.sh
+. /rig/tests/lib/common.sh
 fail "fails on purpose"

@@ -3,7 +3,7 @@
 # root file system of scripts/rig/libvirt-root (libvirtd, virtlogd and
 # virsh from libvirt 11, with the QEMU 10 it is built for), opened with
 # snapshot=on so the cached image is never written. The guest tests
-# (tests/guest/libvirt-*.sh, tests/guest/libvirt-lib.sh) mount it, chroot
+# (tests/guest/libvirt-*.sh, tests/guest/lib/libvirt.sh) mount it, chroot
 # into it and run the real daemon there; it runs the VMs under poolmem.
 # Sourced by scripts/rig/run with $work set; fills QEMU_ARGS and GUEST_MODULES.
 . "$RIG_DIR/topologies/nvdimm-numa.sh"

@@ -1,5 +1,5 @@
 # Shared by the benchmarks of large domains (tests/bench/bench-large.sh,
-# bench-large16.sh); sourced after lib.sh and pm_pools_up. Not a test (no
+# bench-large16.sh); sourced after lib/common.sh and pm_pools_up. Not a test (no
 # rig-topologies line).
 #
 # bench_size SIZE_MIB CHUNK_MIB CSV THP: one fresh domain of SIZE_MIB on

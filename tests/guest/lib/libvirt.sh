@@ -1,4 +1,4 @@
-# Helpers for the libvirt guest tests (sourced after lib.sh inside the rig
+# Helpers for the libvirt guest tests (sourced after lib/common.sh inside the rig
 # guest of the libvirt topology). The topology's second disk, /dev/vda, is a
 # Debian root file system with the real libvirt daemon and QEMU
 # (scripts/rig/libvirt-root). lv_up mounts it on /lv with what a host
