@@ -460,17 +460,6 @@ u64 pm_node_zero_reserve_bytes(int nid);
 void pm_node_zero_reserve_stats(int nid, u64 *refills, u64 *hits, u64 *misses);
 ssize_t pm_zero_reserve_nodes_show(char *buf);
 
-extern unsigned int pm_window_ms;
-extern unsigned int pm_local_overcommit_pct;
-extern u64 pm_pools_draining;
-
-u64 pm_epoch(void);
-u64 pm_node_present_bytes(int nid);
-u64 pm_node_pinnable_bytes(int nid);
-u64 pm_node_free_bytes(int nid);
-u64 pm_pools_free(u64 mask);
-int pm_first_cpu_node(void);
-
 /* fault.c: fault injection (CONFIG_FAULT_INJECTION) */
 bool pm_should_fail(size_t size);
 bool pm_should_fail_mc(void);
@@ -493,11 +482,16 @@ int pm_pool_add(struct poolmem_pool_add *arg);
 int pm_poolsys_init(void);
 void pm_poolsys_exit(void);
 
-/* pool.c */
+/* pool.c: pools, node figures, access-factor windows, the sysfs tree */
+extern unsigned int pm_window_ms;
+extern u64 pm_pools_draining;
+u64 pm_epoch(void);
+u64 pm_node_present_bytes(int nid);
+u64 pm_node_pinnable_bytes(int nid);
+u64 pm_node_free_bytes(int nid);
+u64 pm_pools_free(u64 mask);
 struct pm_pool *pm_pool_find(const char *name);
 struct pm_pool *pm_node_pool(int nid);
-void pm_domain_ownership(pm_class_dev_t *dev, kuid_t *uid, kgid_t *gid);
-int pm_pool_remove(const char *name);
 void pm_pool_fill_info(struct pm_pool *p, struct poolmem_pool_info *info);
 u64 pm_pool_limit(const struct pm_pool *p, bool pinnable);
 void pm_pool_event(struct pm_pool *p, u64 n);
@@ -515,6 +509,10 @@ void pm_profile_sysfs_put(struct pm_profile *pr);
 void pm_pools_remove_all(void);
 
 /* domain.c: lifetime and admission */
+extern unsigned int pm_local_overcommit_pct;
+int pm_first_cpu_node(void);
+struct pm_profile *pm_profile_find(const char *name);
+void pm_profile_put(struct pm_profile *pr);
 struct pm_domain *pm_domain_find(const char *name);
 /* Which admission limit refused a domain, and its figures (for the caller). */
 struct pm_refusal {
@@ -611,6 +609,7 @@ void pm_move_wait_done(u64 ns);
 void pm_move_debugfs(struct dentry *dir);
 
 /* drain.c: pool drain, a drained pool's detach and removal */
+int pm_pool_remove(const char *name);
 /*
  * A drain call (pm_pool_drain()): what POOLMEM_POOL_DRAIN asks and answers,
  * without the uapi's size, name and reserved fields, so that internal
@@ -657,17 +656,15 @@ void pm_heat_refault(struct pm_domain *d, u64 idx, struct pm_pool *p);
 
 /* file.c: the domain file's operations and fault */
 extern const struct file_operations pm_domain_fops;
-extern const struct inode_operations pm_domain_iops;
 int pm_discard(struct pm_domain *d, u64 offset, u64 len);
 
 /* fs.c: the poolmem file system */
+extern const struct inode_operations pm_domain_iops;
 int pm_fs_init(void);
 void pm_fs_exit(void);
 int pm_fs_create_domain(struct pm_domain *d, umode_t mode, kuid_t uid, kgid_t gid);
 int pm_fs_remove(const char *name, bool dir);
 int pm_profile_create(const struct poolmem_profile *conf);
-struct pm_profile *pm_profile_find(const char *name);
-void pm_profile_put(struct pm_profile *pr);
 
 /* rmap.c: chunk map, reverse map, memory offline notifier */
 int pm_rmap_insert(struct page *unit, struct pm_domain *d, size_t slot);
@@ -704,6 +701,7 @@ int pm_page_mc_failed(struct page *page);
 bool pm_page_zero_mc(struct page *page, void *buf);
 
 /* sysfs.c: /sys/class/poolmem/<name>/ and /proc/poolmem/ */
+void pm_domain_ownership(pm_class_dev_t *dev, kuid_t *uid, kgid_t *gid);
 extern const struct attribute_group *pm_domain_groups[];
 int pm_proc_init(void);
 void pm_proc_exit(void);
