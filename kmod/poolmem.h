@@ -288,6 +288,7 @@ struct pm_domain {
 	struct pm_heat *heat;		/* nr_chunks entries, once tiering was on */
 	struct delayed_work tier_work;
 	u64 samples, hits, promotions, demotions;
+	u64 pool_hits;			/* of hits, refaults of pool chunks */
 	u64 scan_ns;			/* CPU time of the tiering worker */
 	u64 faults;
 	u64 sigbus;

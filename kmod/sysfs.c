@@ -77,7 +77,8 @@ static PM_DOMAIN_ATTR_RO(file);
 	X(demotions, d->demotions)					\
 	X(tiering_scan_ns, d->scan_ns)					\
 	X(revoked_chunks, d->revoked)					\
-	X(memory_errors, d->mem_errors)
+	X(memory_errors, d->mem_errors)					\
+	X(sample_hits_pool, d->pool_hits)
 
 DOMAIN_SHOW_U64(id, d->id)
 DOMAIN_SHOW_U64(size_bytes, d->size)
@@ -269,6 +270,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_move_pins.attr,
 	&dev_attr_samples.attr,
 	&dev_attr_sample_hits.attr,
+	&dev_attr_sample_hits_pool.attr,
 	&dev_attr_promotions.attr,
 	&dev_attr_demotions.attr,
 	&dev_attr_tiering_scan_ns.attr,

@@ -93,6 +93,7 @@ void pm_heat_refault(struct pm_domain *d, u64 idx, struct pm_pool *p)
 	h->cold = 0;
 	d->hits++;
 	if (p) {
+		d->pool_hits++;
 		atomic64_add(d->access_weight, &p->accesses);
 		pm_pool_event(p, d->access_weight);
 	}

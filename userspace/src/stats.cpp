@@ -72,15 +72,16 @@ std::string str(const At &at, const char *file)
 /// Set @obj's @fields, in the stat file's documented order, from @dir's
 /// stat (later kernels may append fields; fewer is an error).
 template <class T>
-void stat_into(const At &dir, T &obj, std::initializer_list<uint64_t T::*> fields)
+std::vector<uint64_t> stat_into(const At &dir, T &obj, std::initializer_list<uint64_t T::*> fields)
 {
-	const auto v = parse_u64_list(str(dir, "stat"));
+	auto v = parse_u64_list(str(dir, "stat"));
 	if (v.size() < fields.size())
 		throw std::invalid_argument(dir.prefix + "stat has " + std::to_string(v.size()) +
 					    " fields, expected " + std::to_string(fields.size()));
 	size_t i = 0;
 	for (auto f : fields)
 		obj.*f = v[i++];
+	return v;
 }
 
 PoolStats pool_from(const At &dir, const std::string &name)
@@ -159,7 +160,7 @@ void domain_counters_from(const At &dir, DomainStats &d, bool histograms)
 		while (!s->empty() && s->back() == '\n')
 			s->pop_back();
 	/* Documentation/ABI/testing/sysfs-class-poolmem, <domain>/stat */
-	stat_into(dir, d,
+	const auto v = stat_into(dir, d,
 		  {&DomainStats::local_bytes, &DomainStats::pool_bytes, &DomainStats::chunks,
 		   &DomainStats::faults, &DomainStats::sigbus, &DomainStats::discards,
 		   &DomainStats::fault_latency_sum_ns, &DomainStats::retired_chunks,
@@ -167,6 +168,9 @@ void domain_counters_from(const At &dir, DomainStats &d, bool histograms)
 		   &DomainStats::samples, &DomainStats::sample_hits, &DomainStats::promotions,
 		   &DomainStats::demotions, &DomainStats::tiering_scan_ns, &DomainStats::revoked_chunks,
 		   &DomainStats::memory_errors});
+	/* sample_hits_pool: ABI 14, appended; absent before */
+	if (v.size() > 18)
+		d.sample_hits_pool = v[18];
 	{
 		std::istringstream t(str(dir, "tiering"));
 		if (!(t >> d.tiering >> d.scan_rate >> d.hot_ms))
@@ -581,9 +585,10 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 	std::map<std::string_view, size_t> other_at;
 	for (const char *c : domain_other_columns)
 		other_at[c] = col.find(c)->second;
-	/* id: ABI 12; a column an older module does not have */
-	const auto id_col = col.find("id");
+	/* id: ABI 12; sample_hits_pool: ABI 14; columns an older module does not have */
+	const auto id_col = col.find("id"), pool_hits_col = col.find("sample_hits_pool");
 	const size_t id_at = id_col == col.end() ? 0 : id_col->second;
+	const size_t pool_hits_at = pool_hits_col == col.end() ? 0 : pool_hits_col->second;
 
 	std::vector<DomainStats> out;
 	out.reserve(tl.size() - 1);
@@ -626,6 +631,8 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 		d.creator = std::string(at("creator_pid")) + " " + unescape(at("creator_comm"));
 		if (id_at)
 			d.id = static_cast<uint32_t>(to_u64(w[id_at], line));
+		if (pool_hits_at)
+			d.sample_hits_pool = to_u64(w[pool_hits_at], line);
 		if (histograms) {
 			if (auto h = hist.find(d.name); h != hist.end())
 				d.fault_latency_histogram = std::move(h->second);
