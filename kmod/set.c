@@ -59,6 +59,30 @@ static u64 pm_set_remaining(struct pm_domain *d)
 }
 
 /*
+ * How well chunk @idx suits leaving tier @tier for the other in a shrink:
+ * 2 best, 0 worst. Once tiering has sampled the domain, a shrunk local
+ * tier gives up its cold chunks first and its hot ones last, and a shrunk
+ * pool tier sends its hot chunks to local first: a quota lowered under a
+ * running VM (vm set, the DRAM autopilot) keeps the hot set where it is
+ * instead of moving it away for tiering to move back. Without heat every
+ * chunk suits. Caller holds d->lock.
+ */
+static unsigned int pm_set_fit(struct pm_domain *d, u64 idx, u32 tier)
+	__must_hold(&d->lock)
+{
+	const struct pm_heat *h;
+
+	if (!d->heat)
+		return 2;
+	h = &d->heat[idx];
+	if (h->hot)
+		return tier == PM_TIER_LOCAL ? 0 : 2;
+	if (h->cold)
+		return tier == PM_TIER_LOCAL ? 2 : 0;
+	return 1;
+}
+
+/*
  * Move the chunks of @h that must leave after POOLMEM_DOMAIN_SET: those on
  * pools outside the pool_mask (to the pools left), and chunks of a tier
  * whose usage exceeds its committed quota (to the other tier). The
@@ -69,20 +93,21 @@ static u64 pm_set_remaining(struct pm_domain *d)
  * referenced for a moment are retried over about a second. When only
  * retired chunks (discarded, still referenced elsewhere) are left in the
  * way, they can't move but will go by themselves, and the quota settles
- * then: done. With POOLMEM_SET_STEP it returns 0 once move_bytes more have
- * moved. Returns 0 or the error that stopped it.
+ * then: done. A shrink's walks go from the chunks best suited to leave
+ * (pm_set_fit()) to any. With POOLMEM_SET_STEP it returns 0 once
+ * move_bytes more have moved. Returns 0 or the error that stopped it.
  */
 static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 {
 	const u64 stop = (a->flags & POOLMEM_SET_STEP) ? a->moved_bytes + a->move_bytes : U64_MAX;
 	struct pm_domain *d = h->d;
-	unsigned int pass;
+	unsigned int pass = 0, fit = 2;
 	bool pending;
 	u64 idx;
 	int ret;
 
-	for (pass = 0; pass < 50; pass++) {
-		bool movable = false;
+	while (pass < 50) {
+		bool movable = false, passed_over = false;
 
 		for (idx = 0; idx < d->nr_chunks; idx++) {
 			struct pm_chunk_meta *meta = &d->meta[idx];
@@ -98,8 +123,10 @@ static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 				from = meta->pool;
 				tier = meta->tier;
 				if (d->usage[tier] > d->committed[tier]) {
-					tier = !tier;	/* shrink: to the other tier */
-					move = true;
+					/* shrink: to the other tier, the best suited first */
+					move = pm_set_fit(d, idx, tier) >= fit;
+					passed_over = !move;
+					tier = !tier;
 				} else if (from != PM_POOL_NONE && !(d->pool_mask & BIT_ULL(from))) {
 					move = true;	/* off a pool taken out of the mask */
 				}
@@ -121,9 +148,14 @@ static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 				return ret;
 			cond_resched();
 		}
+		if (passed_over && fit) {
+			fit--;	/* the next walk takes chunks less suited too */
+			continue;
+		}
 		if (!movable)
 			return 0;	/* only retired chunks in the way */
 		msleep(20);	/* chunks still referenced or busy: give them a moment */
+		pass++;
 	}
 	return -EAGAIN;
 }
