@@ -582,7 +582,7 @@ void run_apply(const GlobalOptions &g, const ApplyOptions &o)
 			throw poolmem::Error::plain(o.config, "no such file", ENOENT);
 		throw UsageError(o.config + ":" + std::to_string(src.begin.line) + ": " + std::string(e.description()));
 	}
-	known_keys(o.config, root, "top level", {"pools", "profiles", "domains"});
+	known_keys(o.config, root, "top level", {"pools", "profiles", "domains", "autopilot"});
 
 	Plan plan;
 	/* pools first: profiles and domains name them */

@@ -87,6 +87,7 @@ void setup_simulate(CLI::App &app, const GlobalOptions &g);
 void setup_cluster(CLI::App &app, const GlobalOptions &g);
 void setup_libvirt(CLI::App &app, const GlobalOptions &g);
 void setup_capacity(CLI::App &app, const GlobalOptions &g);
+void setup_autopilot(CLI::App &app, const GlobalOptions &g);
 
 /// Where and how a domain's chunks are placed, and who owns it: the options
 /// vm create and profile create share (add_placement_options).

@@ -249,6 +249,7 @@ int main(int argc, char **argv)
 	poolctl::setup_cluster(app, g);
 	poolctl::setup_libvirt(app, g);
 	poolctl::setup_capacity(app, g);
+	poolctl::setup_autopilot(app, g);
 
 	int rc = poolctl::EXIT_OK;
 	std::string error;

@@ -57,23 +57,7 @@ void add_move_options(CLI::App *verb, MoveOptions &o)
 
 std::optional<double> duration_seconds(const std::string &text, double unit_s)
 {
-	size_t pos = 0;
-	double v = -1;
-	try {
-		v = std::stod(text, &pos);
-	} catch (const std::exception &) {
-		return std::nullopt;
-	}
-	const std::string unit = text.substr(pos);
-	const double mult = unit.empty() ? unit_s
-			    : unit == "ms" ? 1e-3
-			    : unit == "s"  ? 1
-			    : unit == "m"  ? 60
-			    : unit == "h"  ? 3600
-					   : -1;
-	if (pos == 0 || v < 0 || mult < 0)
-		return std::nullopt;
-	return v * mult;
+	return poolmem::parse_duration(text, unit_s);
 }
 
 double seconds_value(const std::string &option, const std::string &text)

@@ -30,6 +30,8 @@ struct Roots {
 	std::filesystem::path procfs = "/proc";
 	std::filesystem::path resctrl = "/sys/fs/resctrl";
 	std::filesystem::path poolctl_state = "/run/poolctl"; ///< poolctl's state: media-errors.json
+	/// the DRAM autopilot's state: status.json (poolctl autopilot run --state)
+	std::filesystem::path autopilot_state = "/run/poolmem-autopilot";
 	ProbeOptions probe;
 	/// The cluster ledger's etcd (--cluster.etcd); "" = no cluster collector output.
 	std::string cluster_etcd;
@@ -87,6 +89,7 @@ std::unique_ptr<Collector> make_probe_collector();
 std::unique_ptr<Collector> make_resctrl_collector();
 std::unique_ptr<Collector> make_cluster_collector();
 std::unique_ptr<Collector> make_media_collector();
+std::unique_ptr<Collector> make_autopilot_collector();
 
 /// The poolmem domain a resctrl group (path below /sys/fs/resctrl) belongs
 /// to: a path component that is a domain's name, or libvirt's

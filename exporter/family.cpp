@@ -57,6 +57,7 @@ std::vector<std::unique_ptr<Collector>> all_collectors()
 	v.push_back(make_resctrl_collector());
 	v.push_back(make_cluster_collector());
 	v.push_back(make_media_collector());
+	v.push_back(make_autopilot_collector());
 	v.push_back(make_capacity_collector());
 	return v;
 }

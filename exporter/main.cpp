@@ -158,6 +158,9 @@ int main(int argc, char **argv)
 	std::string resctrl = "/sys/fs/resctrl";
 	app.add_option("--path.resctrl", resctrl, "resctrl mount (default /sys/fs/resctrl): MBM bandwidth per VM");
 	std::string poolctl_state = "/run/poolctl";
+	std::string autopilot_state = "/run/poolmem-autopilot";
+	app.add_option("--path.autopilot-state", autopilot_state,
+		       "the DRAM autopilot's state directory (default /run/poolmem-autopilot): its status.json");
 	app.add_option("--path.poolctl-state", poolctl_state,
 		       "poolctl's state directory (default /run/poolctl): the last poison-scan's media-errors.json");
 	app.add_flag("--once", once, "print the metrics once to stdout and exit (no HTTP)");
@@ -210,6 +213,7 @@ int main(int argc, char **argv)
 	roots.probe.once = once;
 	roots.resctrl = resctrl;
 	roots.poolctl_state = poolctl_state;
+	roots.autopilot_state = autopilot_state;
 	if (!probe_size.empty()) {
 		auto v = poolmem::parse_size(probe_size);
 		if (!v || *v < (1ULL << 20)) {

@@ -75,7 +75,7 @@ cxl0: onlined 15 blocks (1.9 GiB) of dax0.0 on node 1 in 0.46 s (0.244 s/GiB), z
  extra=[("EXIT STATUS", EXIT)],
  see=["poolctl-pool-online","poolctl-pool-list","poolctl-pool-show","poolctl-pool-drain","poolctl-pool-undrain","poolctl-pool-set","poolctl-pool-events","poolctl-pool-soft-offline","poolctl-pool-poison-scan","poolctl-pool-offline","poolctl-pool-remove",
       "poolctl-vm-create","poolctl-vm-set","poolctl-vm-list","poolctl-profile-create","poolctl-profile-list","poolctl-profile-show","poolctl-profile-remove","poolctl-vm-show","poolctl-vm-map","poolctl-vm-destroy",
-      "poolctl-status","poolctl-top","poolctl-capacity","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster","poolctl-libvirt-hook"]),
+      "poolctl-status","poolctl-top","poolctl-capacity","poolctl-node-list","poolctl-apply","poolctl-export","poolctl-pool-add","poolctl-simulate","poolctl-cluster","poolctl-libvirt-hook","poolctl-autopilot-advise","poolctl-autopilot-run","poolctl-autopilot-status"]),
 "poolctl-pool-online": dict(
  summary="bring DAX or CXL memory online and register it as a pool",
  description="""With a dax device: reconfigure it to system-ram (kmem) with libdaxctl, online every
@@ -892,6 +892,87 @@ pool   p0       1.9 GiB        0 B   1.9 GiB     5
 pool   p1       1.9 GiB        0 B   1.9 GiB     5
 5 more VMs of this shape fit now (admission control; the pool tier is the limit)""",
  see=["poolctl-vm-create","poolctl-pool-set","poolctl-status","poolmem-exporter"]),
+"poolctl-autopilot-advise": dict(
+ summary="what the DRAM autopilot would set now: each VM's local quota, from its hot set, and why",
+ description="""The autopilot's decision over the host's domains now, changing nothing. For each VM:
+its size, local quota and local use, its hot set (chunks tiering's sampling found hot, the
+largest of the recent windows), its untouched memory (never faulted), the share of its
+sampled accesses served from the pool, its bounds (min, max), the local quota the decision
+targets, the change, and the reason: hot-set (the hot set and --margin percent), slo (more
+than the hot set: its pool share is above its SLO), min, max, budget (less than it wants:
+the budget is shared in proportion to what each VM wants beyond its min), hold (the change is
+below --hysteresis), rate (a step toward the target: the move budget, --rate times
+--interval), or why its quota never moves: pinnable, znuma, or tiering off (no measure:
+poolctl vm set NAME --tiering sample). The last line gives the budget less the headroom,
+the sum of the local quotas now and of the targets, and the DRAM the targets free or need.
+.PP
+The decision is one function in plain C, kmod/policy/pm_autopilot.c, the same code the
+simulator replays; --json names its source's SHA-256. Its rules: the sum of the targets
+never exceeds the budget; no target leaves [min, max] (except on the way up to min under
+the move budget); a fixed VM keeps its quota. Settings come from [autopilot] of
+/etc/poolmem/poolmem.toml (budget, headroom, rate, interval, windows, margin, hysteresis,
+and min, max and slo as defaults; [autopilot.vms.NAME] and [autopilot.profiles.NAME] give
+a VM's or a profile's own min, max and slo, each a SIZE or PCT% of the VM's size), and the
+options over them. Bad input changes nothing and exits 2 (a bound that is no size, an SLO
+out of range) or 4 (a budget below the sum of the mins and fixed quotas), naming the value.""",
+ examples="""# poolctl autopilot advise --config /tmp/autopilot.toml
+VM       SIZE     QUOTA      USED        HOT  UNTOUCHED   POOL  MIN        MAX     TARGET     CHANGE  REASON
+a   256.0 MiB  64.0 MiB  64.0 MiB   16.0 MiB        0 B   0.0%  0 B  256.0 MiB   28.0 MiB  -36.0 MiB  rate
+b   256.0 MiB  64.0 MiB  64.0 MiB   32.0 MiB        0 B   0.0%  0 B  256.0 MiB   42.0 MiB  -22.0 MiB  rate
+c   256.0 MiB  64.0 MiB  64.0 MiB   64.0 MiB        0 B   0.0%  0 B  256.0 MiB   70.0 MiB   +6.0 MiB  rate
+d   256.0 MiB  64.0 MiB  64.0 MiB  128.0 MiB        0 B  47.3%  0 B  256.0 MiB  126.0 MiB  +62.0 MiB  rate
+budget 320.0 MiB: local quotas 256.0 MiB now, 266.0 MiB targeted (needs 10.0 MiB)""",
+ options=[("--json","print JSON: budget_bytes, step_bytes, local_quota_sum_bytes, target_sum_bytes, decision_sha256, vms[] (name, profile, size_bytes, chunk_bytes, local_quota_bytes, pool_quota_bytes, local_bytes, min_bytes, max_bytes, hot_bytes, hot_now_bytes, untouched_bytes, pool_permille, slo_permille, slo_broken, fixed, want_bytes, target_bytes, freed_bytes, reason)")],
+ see=["poolctl-autopilot-run","poolctl-autopilot-status","poolctl-vm-set","poolctl-simulate"]),
+"poolctl-autopilot-run": dict(
+ summary="the DRAM autopilot: apply the decision every interval until SIGTERM",
+ description="""Every --interval: read every domain from the kernel, decide as poolctl autopilot advise
+does, and apply the changes with vm set's engine (POOLMEM_DOMAIN_SET in steps): the shrinks
+first, then the grows, so that the sum of the local quotas stays within the budget at every
+moment. A shrunk local tier gives up its cold chunks first (the kernel prefers them once
+tiering has sampled the domain); tiering then moves hot chunks into the local quota a grow
+gave. Quota changes and moves go at most --rate a second. A change the kernel refuses
+(admission, no room: exit 4 of vm set) is logged and left for the next decision.
+.PP
+Each decision is a line on standard output (the journal, under poolmem-autopilot.service)
+with its inputs: the quota before and after, the reason, the hot set (and this window's),
+untouched memory, the pool share and SLO, the bounds and the local use. Each change is an
+audit entry (verb "autopilot set", MESSAGE_ID 85847ce531f7465eb3bc23de1da02007). The
+status file (--state) is rewritten after every decision; poolctl autopilot status reads it.
+.PP
+Nothing is kept that the kernel does not report again: killed mid-move, the kernel keeps
+the shrunk tier at its usage until the moves are done (the quotas stay consistent), and the
+next run first goes on with those moves, then decides from the kernel's figures. SIGTERM or
+SIGINT end the step in progress and exit 0; the quotas stay where they are.""",
+ examples="""# poolctl autopilot run --config /tmp/autopilot.toml --state /tmp/ap-state.json
+autopilot: running: budget 320.0 MiB, headroom 0 B, rate 64.0 MiB/s, interval 2.0 s, decision 9bf4d41909575914043612e615b77d1148b3ac1298ce53326216078ca9097340
+autopilot: a: local quota 64.0 MiB -> 24.0 MiB (rate): hot 16.0 MiB (now 16.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 64.0 MiB
+autopilot: b: local quota 64.0 MiB -> 40.0 MiB (rate): hot 32.0 MiB (now 32.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 64.0 MiB
+autopilot: c: local quota 64.0 MiB -> 64.0 MiB (hot-set): hot 58.0 MiB (now 58.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 64.0 MiB
+autopilot: d: local quota 64.0 MiB -> 126.0 MiB (rate): hot 122.0 MiB (now 122.0 MiB), untouched 0 B, pool 39.1% of accesses, min 0 B, max 256.0 MiB, used 64.0 MiB
+autopilot: a: local quota 24.0 MiB -> 18.0 MiB (hot-set): hot 16.0 MiB (now 16.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 24.0 MiB
+autopilot: b: local quota 40.0 MiB -> 36.0 MiB (hot-set): hot 32.0 MiB (now 32.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 40.0 MiB
+autopilot: c: local quota 64.0 MiB -> 72.0 MiB (hot-set): hot 64.0 MiB (now 64.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 64.0 MiB
+autopilot: d: local quota 126.0 MiB -> 136.0 MiB (hot-set): hot 122.0 MiB (now 122.0 MiB), untouched 0 B, pool 0.0% of accesses, min 0 B, max 256.0 MiB, used 122.0 MiB""",
+ options=[],
+ see=["poolctl-autopilot-advise","poolctl-autopilot-status","poolctl-vm-set"]),
+"poolctl-autopilot-status": dict(
+ summary="the running autopilot's last decision, beside the quotas now",
+ description="""Whether poolctl autopilot run is running (its pid in the status file), how long ago it
+last decided, and per VM its target, its local quota and use now (read from the kernel),
+its hot set, pool share and the reason; then the totals since it started: decisions,
+changes, refusals, bytes moved and SLO violations (VMs above their SLO, counted once per
+decision). Exit 3 when there is no status file.""",
+ examples="""# poolctl autopilot status --state /tmp/ap-state.json
+autopilot: running (pid 397), last decision 1 s ago, decision 9bf4d4190957
+VM     TARGET      QUOTA       USED        HOT  POOL  REASON
+a    18.0 MiB   18.0 MiB   18.0 MiB   16.0 MiB  0.0%  hot-set
+b    36.0 MiB   36.0 MiB   36.0 MiB   32.0 MiB  0.0%  hot-set
+c    72.0 MiB   72.0 MiB   64.0 MiB   64.0 MiB  0.0%  hot-set
+d   142.0 MiB  142.0 MiB  128.0 MiB  128.0 MiB  0.0%  hot-set
+budget 320.0 MiB: 2 decisions, 8 changes (0 refused), 74.0 MiB moved, 0 SLO violations""",
+ options=[("--json","print the status file's JSON (as advise --json, with pid, started, updated, interval_seconds, rate_bytes, headroom_bytes and totals: decisions, changes, refused, moved_bytes, slo_violations), with running, and per VM gone, local_quota_now_bytes and local_now_bytes")],
+ see=["poolctl-autopilot-run","poolctl-autopilot-advise"]),
 "poolctl-top": dict(
  summary="refreshing status with allocation rates",
  description="poolctl status, refreshed; the ALLOC/S column gives chunk allocations per second per pool between refreshes. With --json, one JSON object per refresh on one line (JSON Lines), with allocations_per_second per pool from the second on.",

@@ -116,6 +116,14 @@ PANELS = [
        [(f"poolmem_cxl_poison_records{{{P}}}", "{{instance}} {{memdev}} {{pool}} {{domain}}")], unit="short"),
     ts("Pages lost to memory errors per VM", "Pages of each VM's memory lost to memory errors since it started: touching one is a machine check in the guest (alert PoolmemDomainMemoryError). poolctl vm show names the offsets.",
        [(f"poolmem_domain_memory_errors_total{{{D}}} > 0", "{{instance}} {{domain}}")], unit="short"),
+    ts("Autopilot: local quota target and hot set per VM", "The DRAM autopilot's last target for each VM's local quota (poolctl autopilot run), the quota it found, and the VM's measured hot set: the quota follows the hot set within the budget.",
+       [(f"poolmem_autopilot_target_bytes{{{D}}}", "{{instance}} {{domain}} target"), (f"poolmem_autopilot_local_quota_bytes{{{D}}}", "{{instance}} {{domain}} quota"), (f"poolmem_autopilot_hot_bytes{{{D}}}", "{{instance}} {{domain}} hot set")], unit="bytes"),
+    ts("Autopilot: DRAM saved and budget", "DRAM the autopilot's targets leave out against every VM all-local, and the budget it shares among the VMs' local quotas.",
+       [(f"poolmem_autopilot_dram_saved_bytes{{{I}}}", "{{instance}} saved"), (f"poolmem_autopilot_budget_bytes{{{I}}}", "{{instance}} budget")], unit="bytes"),
+    ts("Autopilot: pool access share per VM", "Share of each VM's sampled accesses served from pool memory at the last decision; above its SLO the autopilot gives it more than its hot set.",
+       [(f"poolmem_autopilot_pool_access_ratio{{{D}}}", "{{instance}} {{domain}}")], unit="percentunit"),
+    ts("Autopilot: moves and SLO violations", "Bytes per second the autopilot's quota changes moved, and VMs found above their SLO per decision.",
+       [(f"rate(poolmem_autopilot_moved_bytes_total{{{I}}}[{R}])", "{{instance}} moved"), (f"rate(poolmem_autopilot_slo_violations_total{{{I}}}[{R}])", "{{instance}} SLO violations")], unit="short"),
 ]
 
 
@@ -140,6 +148,8 @@ ROWS = [
     ("Probe", ["Loaded latency per pool (probe)", "Sampled accesses per pool", "Probe failures"]),
     ("Cluster", ["Shared device extents by state", "Extents per host", "Host lease time left",
                  "Shared device allocation (all hosts)", "Shared device access factor (all hosts)"]),
+    ("Autopilot", ["Autopilot: local quota target and hot set per VM", "Autopilot: DRAM saved and budget",
+                   "Autopilot: pool access share per VM", "Autopilot: moves and SLO violations"]),
     ("Memory errors", ["Memory errors per pool (24 h)", "CXL poison by device and VM", "Pages lost to memory errors per VM"]),
     ("Host", ["Online memory blocks per node", "Free 2 MiB blocks per node", "Collector health"]),
 ]

@@ -107,7 +107,8 @@ def main():
         ep, pp = free_port(), free_port()
         procs.append(subprocess.Popen([exporter, f"--web.listen-address=127.0.0.1:{ep}",
                                        f"--path.sysfs={tmp}/fx/sys", f"--path.procfs={tmp}/fx/proc",
-                                       f"--path.poolctl-state={tmp}/fx/run/poolctl", f"--cluster.etcd={etcd}"],
+                                       f"--path.poolctl-state={tmp}/fx/run/poolctl",
+                                       f"--path.autopilot-state={tmp}/fx/run/poolmem-autopilot", f"--cluster.etcd={etcd}"],
                                       stderr=open(f"{tmp}/exporter.log", "w")))
         with open(f"{tmp}/prometheus.yml", "w") as f:
             f.write(f"global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
@@ -183,8 +184,8 @@ def main():
             vals = {m["metric"].get(label.strip()) for m in r.get("data", {}).get("result", [])} - {None}
             check(bool(vals), f"variable {v['name']}: {q} -> {sorted(vals)}")
         rows = [p["title"] for p in dash["panels"] if p["type"] == "row"]
-        check({"Pools", "VMs", "Cluster", "Probe", "Host"} <= set(rows) and dash["panels"][0]["type"] == "row",
-              f"dashboard rows Pools, VMs, Cluster, Probe, Host, the first panel a row: {rows}")
+        check({"Pools", "VMs", "Cluster", "Probe", "Autopilot", "Host"} <= set(rows) and dash["panels"][0]["type"] == "row",
+              f"dashboard rows Pools, VMs, Cluster, Probe, Autopilot, Host, the first panel a row: {rows}")
         for panel in dash["panels"]:
             if panel["type"] == "row":
                 continue

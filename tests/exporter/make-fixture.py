@@ -21,7 +21,8 @@ POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes
              "zero_reserve_bytes", "zero_reserve_refills", "zero_reserve_hits", "zero_reserve_misses", "memory_errors", "soft_offlines")
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
                "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
-               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns", "revoked_chunks", "memory_errors")
+               "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns", "revoked_chunks", "memory_errors",
+               "sample_hits_pool")
 
 
 def w(path, text):
@@ -137,7 +138,7 @@ def main():
                      fault_latency_histogram=" ".join(hist),
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
                      moves=2 * d, move_retries=d % 2, move_pins=0,
-                     samples=10 * d, sample_hits=5 * d, promotions=d, demotions=d // 2,
+                     samples=10 * d, sample_hits=5 * d, sample_hits_pool=2 * d, promotions=d, demotions=d // 2,
                      tiering_scan_ns=1000000 * d, revoked_chunks=3 if d == 1 else 0, memory_errors=2 if d == 1 else 0, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
                      heat=f"{d} {d + 1}",
                      profile="", file=f"/vm{d}", creator="1234 qemu-system-x86",
@@ -180,6 +181,19 @@ def main():
                                 "pmem_errors": 0},
                        **{f"mem{p}": None for p in range(1, npools)}},
             "events": {"mem0": {"general_media": 3, "dram": 1}}}))
+    # poolctl autopilot run's last decision (OUT/run/poolmem-autopilot):
+    # vm0 moved to its hot set, vm1 (znuma) fixed
+    if ndoms > 1:
+        import json
+        vm = lambda n, q, t, hot, pm, reason: {
+            "name": n, "size_bytes": 64 << 20, "local_quota_bytes": q, "target_bytes": t,
+            "hot_bytes": hot, "pool_permille": pm, "slo_broken": pm > 50, "reason": reason}
+        w(f"{out}/run/poolmem-autopilot/status.json", json.dumps({
+            "pid": 4242, "updated": 1764700100, "budget_bytes": 96 << 20,
+            "vms": [vm("vm0", 16 << 20, 8 << 20, 6 << 20, 20, "hot-set"),
+                    vm("vm1", 16 << 20, 16 << 20, 0, 80, "znuma")],
+            "totals": {"decisions": 12, "changes": 3, "refused": 1, "moved_bytes": 8 << 20,
+                       "slo_violations": 5}}))
 
 
 if __name__ == "__main__":

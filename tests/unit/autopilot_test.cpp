@@ -230,3 +230,170 @@ TEST(Autopilot, InvariantsOnRandomHosts)
 }
 
 } // namespace
+
+/* ---- libpoolmem's autopilot: the file, the measures, the plan ---- */
+
+#include <poolmem/autopilot.hpp>
+#include <poolmem/error.hpp>
+
+namespace {
+
+namespace ap = poolmem::autopilot;
+
+constexpr uint64_t M = 1ULL << 20;
+
+poolmem::DomainStats dom(const std::string &name, uint64_t size, uint64_t quota, uint64_t hot_chunks)
+{
+	poolmem::DomainStats d;
+	d.name = name;
+	d.size_bytes = size;
+	d.chunk_bytes = 2 * M;
+	d.local_quota_bytes = quota;
+	d.pool_quota_bytes = size;
+	d.local_bytes = quota;
+	d.chunks = size / (2 * M);
+	d.hot_chunks = hot_chunks;
+	d.tiering = "on";
+	return d;
+}
+
+std::string error_of(const std::function<void()> &f)
+{
+	try {
+		f();
+	} catch (const poolmem::Error &e) {
+		return e.what();
+	}
+	return "";
+}
+
+TEST(AutopilotConfig, ReadsTheTableAndRefusesBadValues)
+{
+	const auto c = ap::parse_config(R"(
+[autopilot]
+budget = "6G"
+headroom = "512M"
+rate = "32M"
+interval = "2s"
+slo = "5%"
+[autopilot.vms.web1]
+min = "1G"
+max = "50%"
+[autopilot.profiles.gold]
+min = "25%"
+)",
+					"t.toml");
+	EXPECT_EQ(c.budget, 6ULL << 30);
+	EXPECT_EQ(c.headroom, 512 * M);
+	EXPECT_EQ(c.rate, 32 * M);
+	EXPECT_DOUBLE_EQ(c.interval_s, 2);
+	EXPECT_EQ(c.defaults.slo, "5%");
+	EXPECT_EQ(c.vms.at("web1").min, "1G");
+	EXPECT_EQ(c.vms.at("web1").max, "50%");
+	EXPECT_EQ(c.profiles.at("gold").min, "25%");
+	/* no table: the defaults */
+	EXPECT_EQ(ap::parse_config("[pools]\n", "t.toml").budget, 0U);
+
+	EXPECT_EQ(error_of([] { ap::parse_config("[autopilot]\nbudget = \"lots\"\n", "t.toml"); }),
+		  "t.toml:2: autopilot.budget: 'lots' is no size (\"6G\")");
+	EXPECT_EQ(error_of([] { ap::parse_config("[autopilot]\nslo = \"120%\"\n", "t.toml"); }),
+		  "t.toml:2: autopilot.slo: '120%' is no share of accesses (0%..100%)");
+	EXPECT_EQ(error_of([] { ap::parse_config("[autopilot.vms.a]\nmin = \"x\"\n", "t.toml"); }),
+		  "t.toml:2: autopilot.vms.a.min: 'x' is no size or percentage of the VM's size");
+	EXPECT_EQ(error_of([] { ap::parse_config("[autopilot]\nbudgets = \"1G\"\n", "t.toml"); }).substr(0, 42),
+		  "t.toml:2: autopilot.budgets: unknown key (");
+}
+
+TEST(AutopilotDecide, HotSetsFromTheKernelsHeat)
+{
+	ap::Config c;
+	c.budget = 300 * M;
+	c.rate = 1ULL << 30; /* no rate limit within the test */
+	ap::History h;
+	/* 4 VMs of 256 MiB at 64 MiB local each, hot sets of 16, 32, 64 and 128 MiB */
+	std::vector<poolmem::DomainStats> d{dom("a", 256 * M, 64 * M, 8), dom("b", 256 * M, 64 * M, 16),
+					    dom("c", 256 * M, 64 * M, 32), dom("d", 256 * M, 64 * M, 64)};
+	const auto dec = ap::decide(c, d, h);
+	ASSERT_EQ(dec.vms.size(), 4U);
+	/* the hot set and 10%, in whole chunks */
+	EXPECT_EQ(dec.vms[0].target, 18 * M);
+	EXPECT_EQ(dec.vms[1].target, 36 * M);
+	EXPECT_EQ(dec.vms[2].target, 72 * M);
+	EXPECT_EQ(dec.vms[3].target, 142 * M);
+	EXPECT_LE(dec.target_sum, c.budget);
+	for (const auto &v : dec.vms)
+		EXPECT_EQ(v.reason, "hot-set") << v.name;
+
+	/* the plan: shrinks (a, b) before grows (c, d); a shrink's pool quota covers the size */
+	const auto p = ap::plan(dec);
+	ASSERT_EQ(p.size(), 4U);
+	EXPECT_EQ(p[0].name, "a");
+	EXPECT_EQ(p[1].name, "b");
+	EXPECT_EQ(p[2].name, "c");
+	EXPECT_EQ(p[3].name, "d");
+	for (const auto &ch : p)
+		EXPECT_GE(ch.local + ch.pool, 256 * M) << ch.name;
+
+	/* a hot set that shrank counts at its largest over the recent windows */
+	d[3].hot_chunks = 8;
+	EXPECT_EQ(ap::decide(c, d, h).vms[3].hot, 128 * M);
+	c.windows = 1;
+	EXPECT_EQ(ap::decide(c, d, h).vms[3].hot, 16 * M);
+}
+
+TEST(AutopilotDecide, PoolShareIsMeasuredBetweenReadings)
+{
+	ap::Config c;
+	c.budget = 1ULL << 30;
+	c.defaults.slo = "5%";
+	ap::History h;
+	std::vector<poolmem::DomainStats> d{dom("a", 256 * M, 64 * M, 8)};
+	d[0].sample_hits = 1000;
+	d[0].sample_hits_pool = 900; /* long ago */
+	ap::decide(c, d, h);
+	d[0].sample_hits = 1100;
+	d[0].sample_hits_pool = 920; /* 20 of the last 100 */
+	const auto dec = ap::decide(c, d, h);
+	EXPECT_EQ(dec.vms[0].pool_permille, 200U);
+	EXPECT_TRUE(dec.vms[0].slo_broken());
+	EXPECT_EQ(dec.vms[0].reason, "slo");
+	EXPECT_GT(dec.vms[0].target, 64 * M);
+}
+
+TEST(AutopilotDecide, BoundsFixedDomainsAndErrors)
+{
+	ap::Config c;
+	c.budget = 1ULL << 30;
+	c.vms["a"].min = "100M";
+	c.profiles["gold"].max = "25%";
+	ap::History h;
+	std::vector<poolmem::DomainStats> d{dom("a", 256 * M, 64 * M, 0), dom("b", 256 * M, 64 * M, 100),
+					    dom("z", 256 * M, 64 * M, 100)};
+	d[1].profile = "gold";
+	d[2].windows = {{"local", 0, 64 * M}, {"pool", 64 * M, 192 * M}};
+	auto dec = ap::decide(c, d, h);
+	EXPECT_EQ(dec.vms[0].target, 100 * M);
+	EXPECT_EQ(dec.vms[0].reason, "min");
+	EXPECT_EQ(dec.vms[1].target, 64 * M);
+	EXPECT_EQ(dec.vms[1].reason, "max");
+	EXPECT_EQ(dec.vms[2].target, 64 * M);
+	EXPECT_EQ(dec.vms[2].reason, "znuma");
+	d[2].windows.clear();
+	d[2].tiering = "off";
+	EXPECT_EQ(ap::decide(c, d, h).vms[2].reason, "tiering off");
+
+	c.vms["a"].max = "50M";
+	EXPECT_EQ(error_of([&] { ap::decide(c, d, h); }), "a: autopilot min 100.0 MiB is above max 50.0 MiB");
+	c.vms["a"].max = "";
+	c.vms["a"].min = "1G";
+	EXPECT_EQ(error_of([&] { ap::decide(c, d, h); }), "a: autopilot min '1G' is above the VM's size 256.0 MiB");
+	c.vms["a"].min = "100M";
+	c.budget = 150 * M; /* a's min 100 MiB, b's 0, z's fixed 64 MiB */
+	EXPECT_EQ(error_of([&] { ap::decide(c, d, h); }),
+		  "autopilot: budget 150.0 MiB (less headroom) is below the sum of the VMs' mins and fixed quotas, "
+		  "164.0 MiB");
+	c.budget = 0;
+	EXPECT_EQ(error_of([&] { ap::decide(c, d, h); }).substr(0, 21), "autopilot: no budget:");
+}
+
+} // namespace

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <limits>
 
 namespace poolmem {
@@ -161,6 +163,27 @@ std::string format_overcommit(uint32_t pct)
 			s += std::to_string(pct % 10);
 	}
 	return s;
+}
+
+std::optional<double> parse_duration(const std::string &text, double unit_s)
+{
+	size_t pos = 0;
+	double v = -1;
+	try {
+		v = std::stod(text, &pos);
+	} catch (const std::exception &) {
+		return std::nullopt;
+	}
+	const std::string unit = text.substr(pos);
+	const double mult = unit.empty() ? unit_s
+			    : unit == "ms" ? 1e-3
+			    : unit == "s"  ? 1
+			    : unit == "m"  ? 60
+			    : unit == "h"  ? 3600
+					   : -1;
+	if (pos == 0 || !std::isfinite(v) || v < 0 || mult < 0)
+		return std::nullopt;
+	return v * mult;
 }
 
 } // namespace poolmem

@@ -29,6 +29,10 @@ std::optional<uint32_t> parse_overcommit(std::string_view text);
 /// A kernel overcommit percent as a ratio: 100 -> "1", 150 -> "1.5", 125 -> "1.25".
 std::string format_overcommit(uint32_t pct);
 
+/// A duration as operators type it: "500ms", "90s", "5m", "1h", or a bare
+/// number in UNIT_S seconds; seconds, or nullopt if malformed or negative.
+std::optional<double> parse_duration(const std::string &text, double unit_s = 1);
+
 /// A duration in ns with a unit that fits: "850 ns", "12.3 us", "16.8 ms", "2.50 s".
 std::string format_duration_ns(uint64_t ns);
 
