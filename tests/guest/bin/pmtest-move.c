@@ -24,6 +24,7 @@ static uint64_t stamp_word(uint64_t off, uint64_t seq, unsigned int w)
 struct stamp {
 	struct mapping m;
 	uint64_t pages;
+	volatile uint64_t hot_pages;	/* the writers and checkers use pages [0, hot_pages) */
 	uint64_t *seq;		/* per page: last sequence written; its stripe's lock */
 	pthread_mutex_t lock[STAMP_STRIPES];
 	unsigned int threads;
@@ -74,7 +75,7 @@ static void *stamp_writer(void *arg)
 	uint64_t wrong = 0, passes = 0;
 
 	while (!st->stop) {
-		for (uint64_t pg = a->id; pg < st->pages && !st->stop; pg += st->threads) {
+		for (uint64_t pg = a->id; pg < st->hot_pages && !st->stop; pg += st->threads) {
 			uint64_t *p = (uint64_t *)(st->m.p + (pg << 12));
 			pthread_mutex_t *l = stamp_lock(st, pg);
 			double t0;
@@ -113,7 +114,7 @@ static void *stamp_checker(void *arg)
 	int vm = 1;	/* 0: the kernel has no process_vm_readv (CONFIG_CROSS_MEMORY_ATTACH) */
 
 	while (!st->stop && (vm || st->blk >= 0)) {
-		uint64_t pg = rand_r(&seed) % st->pages;
+		uint64_t pg = rand_r(&seed) % st->hot_pages;
 		uint8_t *page = st->m.p + (pg << 12);
 		pthread_mutex_t *l = stamp_lock(st, pg);
 		struct iovec local = { buf, 4096 }, remote = { page, 4096 };
@@ -184,9 +185,34 @@ int cmd_odirect(int argc, char **argv)
 }
 
 /*
+ * The pages in use from hot=SIZE, or from the size in bytes in file
+ * hotfile=PATH (read again every 100 ms, so a test can grow or shrink the
+ * VM's hot set); all of them by default.
+ */
+static void stamp_hot(struct stamp *st, int argc, char **argv)
+{
+	const char *file = opt(argc, argv, "hotfile", NULL);
+	uint64_t bytes = size_arg(opt(argc, argv, "hot", "0"));
+	FILE *f;
+
+	if (file && (f = fopen(file, "r"))) {
+		char line[64] = "";
+
+		char *w = fgets(line, sizeof(line), f) ? strtok(line, " \n") : NULL;
+
+		if (w)
+			bytes = size_arg(w);
+		fclose(f);
+	}
+	bytes = bytes ? bytes : st->m.size;
+	st->hot_pages = bytes < 4096 ? 1 : bytes >= st->m.size ? st->pages : bytes >> 12;
+}
+
+/*
  * stamp NAME SECONDS [threads=N] [blockdev=DEV] [layout=huge|small]
- * [until=PATH] (stop early once PATH exists):
- * writers stamp (offset, sequence) into every page of the domain and
+ * [until=PATH] (stop early once PATH exists) [hot=SIZE] [hotfile=PATH]:
+ * writers stamp (offset, sequence) into every page of the domain (or of
+ * its first hot=SIZE, the VM's hot set: stamp_hot()) and
  * verify each page before rewriting it, while checkers verify through
  * process_vm_readv (where the kernel has it) and O_DIRECT; meanwhile the
  * test moves the chunks.
@@ -207,6 +233,7 @@ int cmd_stamp(int argc, char **argv)
 
 	st.m = map_domain_layout(argv[0], PROT_READ | PROT_WRITE, opt(argc, argv, "layout", "huge"));
 	st.pages = st.m.size >> 12;
+	stamp_hot(&st, argc, argv);
 	st.threads = atoi(opt(argc, argv, "threads", "2"));
 	if (st.threads < 1 || st.threads > STAMP_MAX_THREADS)
 		usage();
@@ -243,6 +270,7 @@ int cmd_stamp(int argc, char **argv)
 		if (until && access(until, F_OK) == 0)
 			break;
 		usleep(100000);
+		stamp_hot(&st, argc, argv);
 	}
 	st.stop = 1;
 	for (unsigned int i = 0; i < st.threads; i++)
