@@ -41,7 +41,7 @@ const char *const default_state = "/run/poolmem-autopilot/status.json";
 /// What every autopilot verb reads: the file, and the command line over it.
 struct ApOptions {
 	std::string config = default_config;
-	std::string budget, headroom, rate, interval, slo, min, max;
+	std::string budget, headroom, rate, interval, slo, min, max, reclaim;
 	int margin = -1, hysteresis = -1;
 	bool json = false;
 };
@@ -70,6 +70,9 @@ void add_ap_options(CLI::App *cmd, ApOptions &o)
 	cmd->add_option("--slo", o.slo, "default SLO: at most PCT% of a VM's sampled accesses from the pool");
 	cmd->add_option("--min", o.min, "default local quota floor: PCT% of a VM's size or SIZE (default 0)");
 	cmd->add_option("--max", o.max, "default local quota ceiling: PCT% or SIZE (default 100%)");
+	cmd->add_option("--reclaim", o.reclaim,
+			"lazy: a VM gives back only what others' grows need (default); eager: down to its hot set at once")
+		->check(CLI::IsMember({"lazy", "eager"}));
 	cmd->add_option("--margin", o.margin, "percent added to the hot set (default 10)")->check(CLI::Range(0, 100));
 	cmd->add_option("--hysteresis", o.hysteresis, "changes below this percent of the quota wait (default 5)")
 		->check(CLI::Range(0, 100));
@@ -111,6 +114,8 @@ ap::Config config_of(const ApOptions &o)
 			throw UsageError(std::string(opt) + ": '" + *v + "' is no size or percentage of the VM's size");
 		*to = *v;
 	}
+	if (!o.reclaim.empty())
+		c.eager = o.reclaim == "eager";
 	if (o.margin >= 0)
 		c.margin_pct = static_cast<uint32_t>(o.margin);
 	if (o.hysteresis >= 0)
@@ -261,9 +266,9 @@ void run_run(const GlobalOptions &g, const RunOptions &o)
 	RunTotals tot;
 	const auto t0 = std::chrono::steady_clock::now();
 	const long started = static_cast<long>(std::time(nullptr));
-	std::printf("autopilot: running: budget %s, headroom %s, rate %s/s, interval %.1f s, decision %s\n",
+	std::printf("autopilot: running: budget %s, headroom %s, rate %s/s, interval %.1f s, %s reclaim, decision %s\n",
 		    mib(cfg.budget).c_str(), mib(cfg.headroom).c_str(), mib(cfg.rate).c_str(), cfg.interval_s,
-		    ap::decision_source_sha256());
+		    cfg.eager ? "eager" : "lazy", ap::decision_source_sha256());
 	while (!stop_requested && (!duration || seconds_since(t0) < duration)) {
 		const auto tick = std::chrono::steady_clock::now();
 		const uint64_t budget = static_cast<uint64_t>(static_cast<double>(cfg.rate) * cfg.interval_s);

@@ -34,8 +34,8 @@ static void pm_ap_want(const struct pm_ap_host *h, struct pm_ap_vm *v)
 	u64 want = hot + hot / 100 * h->margin_pct;
 
 	v->reason = PM_AP_HOT;
-	if (v->slo_permille && v->pool_permille > v->slo_permille) {
-		/* the hot set undercounts: grow past what is local now */
+	if (v->slo_permille && v->pool_permille > v->slo_permille && v->local_used + v->chunk >= v->local_quota) {
+		/* the quota is full and the hot set undercounts: grow past it */
 		u64 grown = v->local_quota + pm_ap_max(v->chunk, v->local_quota / 8);
 
 		if (grown > want) {
@@ -95,9 +95,47 @@ static void pm_ap_hold(const struct pm_ap_host *h, struct pm_ap_vm *vms, unsigne
 }
 
 /*
+ * Lazy reclaim: the budget the targets leave over goes back to the VMs
+ * that would shrink, each in proportion to its shrink (all of it when the
+ * budget has room for every one), so that a VM gives up only what the
+ * others' grows and the budget need.
+ */
+static void pm_ap_lazy(const struct pm_ap_host *h, struct pm_ap_vm *vms, unsigned int n)
+{
+	u64 sum = 0, shrink = 0, spare;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sum += vms[i].target;
+		if (!pm_ap_fixed(&vms[i]) && vms[i].target < vms[i].local_quota && vms[i].local_quota <= vms[i].max)
+			shrink += vms[i].local_quota - vms[i].target;
+	}
+	if (!shrink || sum >= h->budget)
+		return;
+	spare = h->budget - sum;
+	for (i = 0; i < n; i++) {
+		struct pm_ap_vm *v = &vms[i];
+		u64 give;
+
+		if (pm_ap_fixed(v) || v->target >= v->local_quota || v->local_quota > v->max)
+			continue;
+		give = v->local_quota - v->target;
+		if (spare < shrink)
+			give = pm_ap_round_down(pm_ap_share(give, spare, shrink), v->chunk);
+		if (give) {
+			v->target += give;
+			v->reason = PM_AP_KEEP;
+		}
+	}
+}
+
+/*
  * At most @h->step bytes of change in all: every change scaled by the
- * same factor, grows rounded down and shrinks up to their chunk, so that
- * the sum stays between today's and the target's.
+ * same factor, grows rounded down and shrinks up to their chunk. Each
+ * share is rounded down to a granule on its own, so the shrinks' parts
+ * may add up to less than the grows' (three shrinks of one granule get
+ * none, a grow of three gets one): the grows then give back what the sum
+ * has above the budget.
  */
 static void pm_ap_rate(const struct pm_ap_host *h, struct pm_ap_vm *vms, unsigned int n)
 {
@@ -125,6 +163,18 @@ static void pm_ap_rate(const struct pm_ap_host *h, struct pm_ap_vm *vms, unsigne
 			v->target = to;
 			v->reason = PM_AP_RATE;
 		}
+	}
+	for (i = 0, total = 0; i < n; i++)
+		total += vms[i].target;
+	for (i = 0; i < n && total > h->budget; i++) {
+		struct pm_ap_vm *v = &vms[i];
+		u64 cut;
+
+		if (pm_ap_fixed(v) || v->target <= v->local_quota)
+			continue;
+		cut = pm_ap_min(pm_ap_round_up(total - h->budget, v->chunk), v->target - v->local_quota);
+		v->target -= cut;
+		total -= cut;
 	}
 }
 
@@ -175,6 +225,8 @@ enum pm_ap_error pm_ap_decide(const struct pm_ap_host *h, struct pm_ap_vm *vms, 
 				v->reason = PM_AP_BUDGET;
 		}
 	}
+	if (!h->eager)
+		pm_ap_lazy(h, vms, n);
 	pm_ap_hold(h, vms, n);
 	pm_ap_rate(h, vms, n);
 	return PM_AP_OK;
@@ -185,7 +237,7 @@ const char *pm_ap_reason_name(u32 reason)
 	static const char *const names[PM_AP_NR_REASONS] = {
 		[PM_AP_HOT] = "hot-set",  [PM_AP_SLO] = "slo",	  [PM_AP_MIN] = "min",
 		[PM_AP_MAX] = "max",	  [PM_AP_BUDGET] = "budget", [PM_AP_HOLD] = "hold",
-		[PM_AP_RATE] = "rate",	  [PM_AP_FIXED] = "fixed",
+		[PM_AP_RATE] = "rate",	  [PM_AP_FIXED] = "fixed",  [PM_AP_KEEP] = "keep",
 	};
 
 	return reason < PM_AP_NR_REASONS ? names[reason] : "?";

@@ -6,10 +6,16 @@
  * autopilot), the simulator and the unit tests run this one function.
  *
  * Each VM wants its hot set in local DRAM, with a margin, within its min
- * and max; one whose share of accesses from the pool breaks its SLO wants
- * more than its measured hot set says (the measure undercounts). When the
+ * and max; one whose share of accesses from the pool breaks its SLO while
+ * its local quota is full wants more than its measured hot set says (the
+ * measure undercounts; with room left, the pool share is tiering still
+ * moving the hot set in, which more quota would not speed up). When the
  * wants do not fit the budget, every VM gets its min and the rest of the
- * budget is shared in proportion to what each wants beyond its min. Small
+ * budget is shared in proportion to what each wants beyond its min. A
+ * VM that wants less than it has gives back only what the others' grows
+ * and the budget need (lazy, the default: DRAM nobody asks for stays
+ * where it is, so an idle VM's next burst finds its data local), or all
+ * of it at once (eager: the DRAM is free for VMs to come). Small
  * changes wait (hysteresis), and one decision changes the quotas by at
  * most the move budget, every VM's change scaled alike, so a change goes
  * in steps the daemon can move at its rate. The sum of the targets never
@@ -35,6 +41,7 @@ enum pm_ap_reason {
 	PM_AP_HOLD,		/* its quota: the change is within the hysteresis */
 	PM_AP_RATE,		/* a step toward the target: the move budget */
 	PM_AP_FIXED,		/* its quota: pinned or zNUMA, never moved */
+	PM_AP_KEEP,		/* more than it wants: nobody needs the rest (lazy reclaim) */
 	PM_AP_NR_REASONS
 };
 
@@ -48,6 +55,7 @@ struct pm_ap_vm {
 	u64 chunk;		/* the domain's chunk size: targets are multiples */
 	u64 hot;		/* the measured hot set (largest of the recent windows) */
 	u64 untouched;		/* never faulted: needs no DRAM */
+	u64 local_used;		/* local bytes in use: more quota helps the SLO only when it is full */
 	u32 pool_permille;	/* sampled accesses to pool memory, per mille */
 	u32 slo_permille;	/* at most this many per mille from the pool; 0: none */
 	u32 flags;		/* PM_AP_F_* */
@@ -63,6 +71,7 @@ struct pm_ap_host {
 	u64 step;		/* most bytes the quotas change by in all, this decision; 0: no limit */
 	u32 margin_pct;		/* the hot set's margin, percent (e.g. 10) */
 	u32 hysteresis_pct;	/* a change below this share of the quota, and below one chunk, waits */
+	u32 eager;		/* 1: every VM down to what it wants at once; 0: shrink only as grows need */
 };
 
 /* What pm_ap_decide() refused, for the caller's one-line error. */

@@ -18,6 +18,7 @@ pm_ap_vm vm(u64 size, u64 min, u64 max, u64 quota, u64 hot)
 	v.min = min;
 	v.max = max;
 	v.local_quota = quota;
+	v.local_used = quota; /* full */
 	v.chunk = 2 * MiB;
 	v.hot = hot;
 	return v;
@@ -30,6 +31,7 @@ pm_ap_host host(u64 budget, u64 step = 0)
 	h.step = step;
 	h.margin_pct = 10;
 	h.hysteresis_pct = 5;
+	h.eager = 1; /* the rules below are those of eager reclaim; AutopilotLazy.* the lazy one's */
 	return h;
 }
 
@@ -112,6 +114,12 @@ TEST(Autopilot, SloBrokenGrowsPastTheHotSet)
 	/* within its SLO, the hot set decides */
 	v[0].pool_permille = 10;
 	ASSERT_EQ(decide(host(1024 * MiB), v), PM_AP_OK);
+	EXPECT_LT(v[0].target, 64 * MiB);
+	/* above it with room left in the quota: tiering is still moving the hot set in */
+	v[0].pool_permille = 200;
+	v[0].local_used = 40 * MiB;
+	ASSERT_EQ(decide(host(1024 * MiB), v), PM_AP_OK);
+	EXPECT_EQ(v[0].reason, PM_AP_HOT);
 	EXPECT_LT(v[0].target, 64 * MiB);
 }
 
@@ -215,6 +223,7 @@ TEST(Autopilot, InvariantsOnRandomHosts)
 		const u64 budget = std::max(mins, cur) + (rng() % 256) * 2 * MiB;
 		const u64 step = rng() % 2 ? 0 : (1 + rng() % 64) * 2 * MiB;
 		auto h = host(budget, step);
+		h.eager = rng() % 2;
 		ASSERT_EQ(decide(h, v), PM_AP_OK) << t;
 		EXPECT_LE(sum_targets(v), budget) << t;
 		for (const auto &x : v) {
@@ -230,6 +239,54 @@ TEST(Autopilot, InvariantsOnRandomHosts)
 }
 
 } // namespace
+
+TEST(Autopilot, RateStepsKeepTheSumWithinTheBudget)
+{
+	/*
+	 * The budget full today; three VMs shrink by a chunk each and one
+	 * grows by three: each scaled share is rounded on its own, and the
+	 * shrinks' must pay for the grow's (simulate autopilot found the sum
+	 * 2-6 MiB above the budget before the grows gave the excess back).
+	 */
+	std::vector<pm_ap_vm> v;
+	for (int i = 0; i < 3; i++)
+		v.push_back(vm(256 * MiB, 0, 256 * MiB, 64 * MiB, 56 * MiB)); /* wants 62 MiB */
+	v.push_back(vm(256 * MiB, 0, 256 * MiB, 64 * MiB, 63 * MiB));	 /* wants 70 MiB */
+	for (u64 step = 2 * MiB; step <= 12 * MiB; step += 2 * MiB) {
+		auto w = v;
+		auto h = host(256 * MiB, step);
+		h.hysteresis_pct = 0;
+		ASSERT_EQ(decide(h, w), PM_AP_OK);
+		EXPECT_LE(sum_targets(w), 256 * MiB) << step;
+	}
+}
+
+TEST(AutopilotLazy, ShrinksOnlyWhatTheGrowsNeed)
+{
+	/* a idle (hot 8 MiB) on 128 MiB; b's hot set grows to 100 MiB */
+	std::vector<pm_ap_vm> v = {vm(256 * MiB, 0, 256 * MiB, 128 * MiB, 8 * MiB),
+				   vm(256 * MiB, 0, 256 * MiB, 64 * MiB, 100 * MiB)};
+	auto h = host(256 * MiB);
+	h.eager = 0;
+	ASSERT_EQ(decide(h, v), PM_AP_OK);
+	/* b gets what it wants (110 MiB with the margin), a keeps its 128 MiB: the budget has room */
+	EXPECT_EQ(v[1].target, 110 * MiB);
+	EXPECT_EQ(v[0].target, 128 * MiB);
+	EXPECT_EQ(v[0].reason, PM_AP_KEEP);
+	EXPECT_LE(sum_targets(v), 256 * MiB);
+	/* with a smaller budget a gives up what b needs, no more */
+	v = {vm(256 * MiB, 0, 256 * MiB, 128 * MiB, 8 * MiB), vm(256 * MiB, 0, 256 * MiB, 64 * MiB, 100 * MiB)};
+	h.budget = 192 * MiB;
+	ASSERT_EQ(decide(h, v), PM_AP_OK);
+	EXPECT_EQ(v[1].target, 110 * MiB);
+	EXPECT_EQ(v[0].target, 82 * MiB);
+	EXPECT_EQ(sum_targets(v), 192 * MiB);
+	/* eager: a down to its hot set and margin at once */
+	v = {vm(256 * MiB, 0, 256 * MiB, 128 * MiB, 8 * MiB), vm(256 * MiB, 0, 256 * MiB, 64 * MiB, 100 * MiB)};
+	h.eager = 1;
+	ASSERT_EQ(decide(h, v), PM_AP_OK);
+	EXPECT_EQ(v[0].target, 10 * MiB);
+}
 
 /* ---- libpoolmem's autopilot: the file, the measures, the plan ---- */
 
@@ -288,6 +345,10 @@ min = "25%"
 	EXPECT_EQ(c.rate, 32 * M);
 	EXPECT_DOUBLE_EQ(c.interval_s, 2);
 	EXPECT_EQ(c.defaults.slo, "5%");
+	EXPECT_FALSE(c.eager);
+	EXPECT_TRUE(ap::parse_config("[autopilot]\nreclaim = \"eager\"\n", "t.toml").eager);
+	EXPECT_EQ(error_of([] { ap::parse_config("[autopilot]\nreclaim = \"now\"\n", "t.toml"); }),
+		  "t.toml:2: autopilot.reclaim: 'now' is neither lazy nor eager");
 	EXPECT_EQ(c.vms.at("web1").min, "1G");
 	EXPECT_EQ(c.vms.at("web1").max, "50%");
 	EXPECT_EQ(c.profiles.at("gold").min, "25%");
@@ -309,6 +370,7 @@ TEST(AutopilotDecide, HotSetsFromTheKernelsHeat)
 	ap::Config c;
 	c.budget = 300 * M;
 	c.rate = 1ULL << 30; /* no rate limit within the test */
+	c.eager = true;	     /* down to the hot sets at once */
 	ap::History h;
 	/* 4 VMs of 256 MiB at 64 MiB local each, hot sets of 16, 32, 64 and 128 MiB */
 	std::vector<poolmem::DomainStats> d{dom("a", 256 * M, 64 * M, 8), dom("b", 256 * M, 64 * M, 16),

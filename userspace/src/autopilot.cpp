@@ -140,11 +140,16 @@ Config parse_config(std::string_view text, const std::string &file)
 						   EINVAL);
 			(key == "windows" ? c.windows : key == "margin" ? c.margin_pct : c.hysteresis_pct) =
 				static_cast<uint32_t>(*i);
+		} else if (key == "reclaim") {
+			if (!s || (*s != "lazy" && *s != "eager"))
+				throw Error::plain(at, "'" + (s ? *s : std::string("?")) + "' is neither lazy nor eager",
+						   EINVAL);
+			c.eager = *s == "eager";
 		} else if (key == "min" || key == "max" || key == "slo") {
 			check_bound(at, key, s, defaults);
 		} else {
 			throw Error::plain(at, "unknown key (budget, headroom, rate, interval, windows, margin, hysteresis, "
-					       "min, max, slo, vms, profiles)",
+					       "reclaim, min, max, slo, vms, profiles)",
 					   EINVAL);
 		}
 	}
@@ -257,6 +262,7 @@ Decision decide(const Config &cfg, const std::vector<DomainStats> &domains, Hist
 		in[i].chunk = v.chunk;
 		in[i].hot = v.hot;
 		in[i].untouched = v.untouched;
+		in[i].local_used = v.local_bytes;
 		in[i].pool_permille = v.pool_permille;
 		in[i].slo_permille = v.slo_permille;
 		in[i].flags = v.fixed.empty() ? 0 : PM_AP_F_FIXED;
@@ -266,6 +272,7 @@ Decision decide(const Config &cfg, const std::vector<DomainStats> &domains, Hist
 	h.step = out.step;
 	h.margin_pct = cfg.margin_pct;
 	h.hysteresis_pct = cfg.hysteresis_pct;
+	h.eager = cfg.eager;
 	unsigned int bad = 0;
 	switch (pm_ap_decide(&h, in.data(), static_cast<unsigned int>(in.size()), &bad)) {
 	case PM_AP_OK:

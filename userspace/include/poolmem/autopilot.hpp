@@ -41,6 +41,10 @@ struct Config {
 	unsigned windows = 6;		///< the hot set is the largest of this many decisions' measures
 	uint32_t margin_pct = 10;	///< the hot set's margin
 	uint32_t hysteresis_pct = 5;	///< smaller changes wait
+	/// reclaim = "eager": every VM down to what it wants at once (DRAM free
+	/// for VMs to come); "lazy" (false, the default): shrink only what the
+	/// others' grows and the budget need
+	bool eager = false;
 	Bounds defaults{"0", "100%", ""}; ///< for VMs with no bounds of their own
 	std::map<std::string, Bounds> vms, profiles;
 };
