@@ -1,10 +1,13 @@
 // poolctl simulate: the placement policies in a discrete-event model, with
 // the module's own policy code (userspace/sim), and capacity planning.
 #include "commands.hpp"
+#include "moves.hpp"
 #include "table.hpp"
 
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
+#include <poolmem/apsim.hpp>
+#include <poolmem/autopilot.hpp>
 #include <poolmem/sim.hpp>
 #include <poolmem/size.hpp>
 
@@ -289,6 +292,102 @@ void run_plan(const GlobalOptions &g, const PlanOptions &o)
 	tb.print();
 }
 
+struct ApSimOptions {
+	std::string workload = "stream50", vm_size = "16G", dram = "112G", slo = "5%", rate = "256M",
+		    tier_rate = "512M", interval = "5s", reclaim = "lazy";
+	unsigned vms = 0, max_vms = 20, steps = 720, windows = 6;
+	uint64_t seed = 1;
+	bool json = false;
+};
+
+/*
+ * poolctl simulate autopilot: the DRAM autopilot's decision (the daemon's
+ * own code) replayed against all-local and the best static split, on
+ * VMs whose active sets change (apsim.hpp). VMs are added one at a time
+ * as seed 000 draws its curve.
+ */
+void run_apsim(const GlobalOptions &g, const ApSimOptions &o)
+{
+	namespace sim = poolmem::sim;
+	sim::ApSimInput in;
+	try {
+		in.workload = sim::parse_ap_workload(o.workload);
+	} catch (const std::invalid_argument &e) {
+		throw UsageError(std::string("--workload: ") + e.what());
+	}
+	in.vm_size = size_value("--vm-size", o.vm_size);
+	in.dram = size_value("--dram", o.dram);
+	in.rate = size_value("--rate", o.rate);
+	in.tier_rate = size_value("--tier-rate", o.tier_rate);
+	in.interval_s = seconds_value("--interval", o.interval);
+	const auto slo = poolmem::autopilot::parse_permille(o.slo);
+	if (!slo)
+		throw UsageError("--slo: '" + o.slo + "' is no share of accesses (0%..100%)");
+	in.slo_permille = *slo;
+	in.vms = o.vms;
+	in.max_vms = o.max_vms;
+	in.steps = o.steps;
+	in.seed = o.seed;
+	in.windows = o.windows;
+	in.eager = o.reclaim == "eager";
+	if (!o.windows || o.windows > 10000)
+		throw UsageError("--windows: 1 to 10000");
+	if (!in.vm_size || in.vm_size % (2 << 20) || !in.dram || !in.steps || in.interval_s <= 0 || !in.max_vms ||
+	    o.max_vms > 1000 || o.vms > 1000)
+		throw UsageError("--vm-size (a multiple of 2 MiB), --dram, --steps, --interval and --max-vms (at most "
+				 "1000) must be above 0");
+	const auto r = sim::simulate_autopilot(in);
+	if (o.json) {
+		nlohmann::json rows = nlohmann::json::array();
+		for (const auto &row : r.rows) {
+			nlohmann::json ps = nlohmann::json::object();
+			for (const auto &p : row.policies)
+				ps[p.policy] = {{"fits", p.fits},
+						{"slo_violations", p.violations},
+						{"worst_vm_pool_share", p.worst_vm_share},
+						{"pool_access_share", p.pool_share},
+						{"dram_peak_bytes", p.dram_peak},
+						{"moved_bytes", static_cast<uint64_t>(p.moved_mib * (1 << 20))}};
+			rows.push_back({{"vms", row.vms}, {"policies", ps}});
+		}
+		print_json(g, {{"workload", o.workload},
+			       {"decision_sha256", sim::autopilot_source_sha256()},
+			       {"fit", {{"all-local", r.fit_all_local}, {"best-static", r.fit_best_static},
+				        {"autopilot", r.fit_autopilot}}},
+			       {"need_vms", r.need_vms},
+			       {"need_bytes", {{"all-local", r.need_all_local}, {"best-static", r.need_best_static},
+					       {"autopilot", r.need_autopilot}}},
+			       {"rows", rows}});
+		return;
+	}
+	std::printf("workload %s: VMs of %s, %s of DRAM, SLO %s of accesses from the pool, %u steps of %s, %s "
+		    "reclaim, hot set over %u windows\n",
+		    o.workload.c_str(), poolmem::format_size(in.vm_size).c_str(), poolmem::format_size(in.dram).c_str(),
+		    o.slo.c_str(), in.steps, o.interval.c_str(), o.reclaim.c_str(), in.windows);
+	std::printf("decision: pm_autopilot.c %s\n", sim::autopilot_source_sha256());
+	Table tb({">VMS", ">ALL-LOCAL", ">STATIC:WORST", ">STEPS>SLO", ">DRAM", ">AUTOPILOT:WORST", ">STEPS>SLO", ">POOL",
+		  ">DRAM", ">MOVED"});
+	auto pct = [](double x) {
+		char b[16];
+		std::snprintf(b, sizeof(b), "%.1f%%", x * 100);
+		return std::string(b);
+	};
+	for (const auto &row : r.rows) {
+		const auto &a = row.policies[0], &st = row.policies[1], &ap = row.policies[2];
+		char mv[32];
+		std::snprintf(mv, sizeof(mv), "%.0f MiB", ap.moved_mib);
+		tb.row({std::to_string(row.vms), a.fits ? "fits" : "-", st.fits ? pct(st.worst_vm_share) : "-",
+			st.fits ? pct(st.violations) : "-", poolmem::format_size(st.dram_peak), pct(ap.worst_vm_share),
+			pct(ap.violations), pct(ap.pool_share), poolmem::format_size(ap.dram_peak), mv});
+	}
+	tb.print();
+	std::printf("VMs that fit %s, each within the SLO over the run: all-local %u, best static %u, autopilot %u\n",
+		    poolmem::format_size(in.dram).c_str(), r.fit_all_local, r.fit_best_static, r.fit_autopilot);
+	std::printf("DRAM for %u VMs at the SLO: all-local %s, best static %s, autopilot %s\n", r.need_vms,
+		    poolmem::format_size(r.need_all_local).c_str(), poolmem::format_size(r.need_best_static).c_str(),
+		    poolmem::format_size(r.need_autopilot).c_str());
+}
+
 /*
  * A trace of this host for poolctl simulate: every domain's creation (its
  * size), each chunk that became present (its first touch, an "access"
@@ -409,6 +508,25 @@ void setup_simulate(CLI::App &app, const GlobalOptions &g)
 	pl->add_option("--trials", p->trials, "Monte Carlo trials per ratio (default 10000)");
 	pl->add_flag("--json", p->json, "print JSON");
 	pl->callback([&g, p] { run_plan(g, *p); });
+
+	auto ao = std::make_shared<ApSimOptions>();
+	auto *aps = sim->add_subcommand("autopilot", "the DRAM autopilot's decision against all-local and the best static split");
+	aps->add_option("--workload", ao->workload, "stream50, stream80 (seed 000's STREAM VMs) or seed003 (its mix; default stream50)");
+	aps->add_option("--vm-size", ao->vm_size, "each VM's memory (default 16G)");
+	aps->add_option("--dram", ao->dram, "the host's DRAM for VMs: the budget (default 112G)");
+	aps->add_option("--vms", ao->vms, "this many VMs only (default: the curve, 1 to --max-vms)");
+	aps->add_option("--max-vms", ao->max_vms, "the curve's last point (default 20)");
+	aps->add_option("--slo", ao->slo, "at most PCT% of a VM's accesses from the pool (default 5%)");
+	aps->add_option("--rate", ao->rate, "the autopilot's quota changes per second (default 256M)");
+	aps->add_option("--tier-rate", ao->tier_rate, "tiering's promotions per second (default 512M)");
+	aps->add_option("--interval", ao->interval, "time between decisions (default 5s)");
+	aps->add_option("--steps", ao->steps, "decisions in a run (default 720: an hour)");
+	aps->add_option("--reclaim", ao->reclaim, "the decision's reclaim: lazy (default) or eager")
+		->check(CLI::IsMember({"lazy", "eager"}));
+	aps->add_option("--windows", ao->windows, "the hot set is the largest of this many decisions' measures (default 6)");
+	aps->add_option("--seed", ao->seed, "the workload's random seed (default 1)");
+	aps->add_flag("--json", ao->json, "print JSON");
+	aps->callback([&g, ao] { run_apsim(g, *ao); });
 
 	auto r = std::make_shared<RecordOptions>();
 	auto *rec = sim->add_subcommand("record", "record this host's domains as a trace to replay (scenario key trace)");

@@ -717,7 +717,7 @@ error: Hook script execution failed: internal error: Child process (LC_ALL=C PAT
  see=["poolctl-profile-create","poolctl-profile-show","poolctl-vm-list"]),
 "poolctl-simulate": dict(
  summary="run the placement policies in a model, with the module's own policy code; plan a host's capacity",
- synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json] | poolctl simulate record FILE [--seconds N] [--interval S]",
+ synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json] | poolctl simulate record FILE [--seconds N] [--interval S] | poolctl simulate autopilot [--workload W] [--vm-size SIZE] [--dram SIZE] [--vms N | --max-vms N] [--slo PCT%] [--rate SIZE] [--tier-rate SIZE] [--interval S] [--steps N] [--reclaim lazy|eager] [--windows N] [--seed N] [--json]",
  description="""A discrete-event model of hosts, pools and VMs (Documentation/simulation.md). Each
 pool and each host's DRAM is a FIFO server (M/M/1, or M/D/1 with service =
 "deterministic"); VMs touch a growing part of their memory, and the first access to a
@@ -741,7 +741,17 @@ record: write this host's domains as a trace for the scenario key trace: each do
 creation (its size), every chunk that becomes present (first touch) or goes away
 (discard), and each domain's end, from the chunk maps read every --interval seconds
 for --seconds. Accesses themselves are not recorded (the module exports no per-chunk
-access counts), so a replay shows placement and allocation balance.""",
+access counts), so a replay shows placement and allocation balance.
+.PP
+autopilot: the DRAM autopilot's decision (kmod/policy/pm_autopilot.c, the function
+poolctl autopilot run calls; its SHA-256 is printed) replayed on one host whose VMs'
+active sets change, against DRAM alone and the best static split chosen in hindsight
+(each VM's smallest fixed quota that meets the SLO over the run). VMs are added one at a
+time, as seed 000 draws its curve; each row gives per policy the worst VM's pool share
+over the run, the share of VM-steps above the SLO, the local quota held at most, and for
+the autopilot the pool share of all accesses and the bytes moved. The last lines give the
+VMs that fit --dram with every VM within the SLO, and the DRAM each policy needs for the
+SLO. Documentation/simulation.md describes the model and its workloads.""",
  options=[("--rr-start zero|random|sequence|salted","where each domain's round-robin cursor starts (pm_rr_cursor_start()): zero (every domain at pool 0, the module before ABI 10), random, sequence (the host's count of domains), salted (that count plus a random salt per host: the module's and the default; rr_start in the scenario)"),
           ("--compare SELECT,...","pool selections to run side by side (round-robin, random, nearest, smart-idle)"),
           ("--tier-policies TIER,...","tier policies to run side by side (local-first, interleave, pool-first)"),
@@ -755,7 +765,15 @@ access counts), so a replay shows placement and allocation balance.""",
           ("plan --touched MIN:MAX","each VM's touched fraction, uniform (default 0.3:1.0)"),
           ("plan --overcommit R,...","pool overcommit ratios (default 1,1.25,1.5,2)"),
           ("plan --trials N","Monte Carlo trials per ratio (default 10000)"),
-          ("record --seconds N --interval S","how long to record (default 10) and how often to read the chunk maps (default 0.5)")],
+          ("record --seconds N --interval S","how long to record (default 10) and how often to read the chunk maps (default 0.5)"),
+          ("autopilot --workload W","stream50 or stream80 (seed 000's STREAM VMs with 50% or 80% of memory active, in runs with idle gaps), or seed003 (its mix: lbm, fotonik, fft, fmm by their working sets' shapes); default stream50"),
+          ("autopilot --vm-size SIZE --dram SIZE","each VM's memory (default 16G) and the host's DRAM for VMs, the budget (default 112G: seed 000's host)"),
+          ("autopilot --vms N --max-vms N","this many VMs only, or the curve from 1 to --max-vms (default 20)"),
+          ("autopilot --slo PCT%","at most this share of a VM's accesses from the pool over the run (default 5%)"),
+          ("autopilot --rate SIZE --tier-rate SIZE","the autopilot's quota changes per second (default 256M) and tiering's promotions per second (default 512M)"),
+          ("autopilot --interval S --steps N","time between decisions (default 5s) and decisions in a run (default 720: an hour)"),
+          ("autopilot --reclaim lazy|eager --windows N","the decision's reclaim (default lazy) and how many decisions' hot sets it takes the largest of (default 6)"),
+          ("autopilot --seed N","the workload's random seed (default 1)")],
  examples="""# poolctl simulate /usr/share/doc/poolmem/seed003.toml --tier-policies interleave --compare round-robin,smart-idle
 seed003: 64 hosts, 6 pools, 0.02 s simulated, seed 3
 TIER-POLICY  POOL-SELECT     MEAN      P99    P99.9  >=1us  IMBALANCE  SIGBUS  ENOSPC  VMS  EVENTS/S
@@ -765,8 +783,11 @@ interleave   smart-idle    346 ns  1262 ns  2251 ns  2.42%        302       0   
 host: 112.0 GiB DRAM, 224.0 GiB pool; VMs of 16.0 GiB, 62% local, touching 0.5:0.8 of their memory
 all-DRAM host: 7 VMs
 OVERCOMMIT  VMS  DENSITY  SIGBUS-RISK  POOL-TOUCHED
-     1.00x   11     +57%        0.00%       9.5 GiB""",
- see=["poolctl-vm-create","poolctl-status"]),
+     1.00x   11     +57%        0.00%       9.5 GiB
+# poolctl simulate autopilot --workload stream80 --max-vms 10 | tail -2
+VMs that fit 112.0 GiB, each within the SLO over the run: all-local 7, best static 9, autopilot 10
+DRAM for 7 VMs at the SLO: all-local 112.0 GiB, best static 85.2 GiB, autopilot 73.5 GiB""",
+ see=["poolctl-vm-create","poolctl-status","poolctl-autopilot-advise"]),
 "poolctl-cluster": dict(
  summary="the ledger of shared devices on etcd: which host may online which extent",
  synopsis="poolctl cluster [--etcd URL] [--cacert FILE] [--cert FILE --key FILE] [--prefix P] status [--json] | register DEV --size SIZE [--extent SIZE] [--check] [--json] | claim DEV --host H (--count N | --index I,...) [--ttl S] [--hold S] | fence HOST [--by WHO] [--check] [--json]",
@@ -902,7 +923,9 @@ targets, the change, and the reason: hot-set (the hot set and --margin percent),
 than the hot set: its pool share is above its SLO), min, max, budget (less than it wants:
 the budget is shared in proportion to what each VM wants beyond its min), hold (the change is
 below --hysteresis), rate (a step toward the target: the move budget, --rate times
---interval), or why its quota never moves: pinnable, znuma, or tiering off (no measure:
+--interval), keep (more than it wants: with --reclaim lazy, the default, a VM gives back
+only what the other VMs' grows and the budget need; eager takes it down at once), or why
+its quota never moves: pinnable, znuma, or tiering off (no measure:
 poolctl vm set NAME --tiering sample). The last line gives the budget less the headroom,
 the sum of the local quotas now and of the targets, and the DRAM the targets free or need.
 .PP
@@ -911,7 +934,7 @@ simulator replays; --json names its source's SHA-256. Its rules: the sum of the 
 never exceeds the budget; no target leaves [min, max] (except on the way up to min under
 the move budget); a fixed VM keeps its quota. Settings come from [autopilot] of
 /etc/poolmem/poolmem.toml (budget, headroom, rate, interval, windows, margin, hysteresis,
-and min, max and slo as defaults; [autopilot.vms.NAME] and [autopilot.profiles.NAME] give
+reclaim, and min, max and slo as defaults; [autopilot.vms.NAME] and [autopilot.profiles.NAME] give
 a VM's or a profile's own min, max and slo, each a SIZE or PCT% of the VM's size), and the
 options over them. Bad input changes nothing and exits 2 (a bound that is no size, an SLO
 out of range) or 4 (a budget below the sum of the mins and fixed quotas), naming the value.""",

@@ -192,3 +192,61 @@ TEST(Sim, PolicyNamesAreTheKernels)
 	EXPECT_EQ(tier_policy_name(1), "interleave");
 	EXPECT_THROW(parse_pool_select_name("fastest"), std::invalid_argument);
 }
+
+/* ---- the DRAM autopilot replayed (poolctl simulate autopilot) ---- */
+
+#include <poolmem/apsim.hpp>
+
+namespace {
+
+poolmem::sim::ApSimInput ap_input(poolmem::sim::ApWorkload w)
+{
+	poolmem::sim::ApSimInput in;
+	in.workload = w;
+	in.max_vms = 12;
+	in.steps = 240;
+	return in;
+}
+
+TEST(ApSim, AllLocalFitsTheDramAndTheRulesHold)
+{
+	for (auto w : {poolmem::sim::ApWorkload::Stream50, poolmem::sim::ApWorkload::Stream80,
+		       poolmem::sim::ApWorkload::Seed003}) {
+		const auto in = ap_input(w);
+		const auto r = poolmem::sim::simulate_autopilot(in);
+		/* DRAM alone: 112 GiB holds 7 VMs of 16 GiB, as seed 000's host */
+		EXPECT_EQ(r.fit_all_local, 7u);
+		ASSERT_EQ(r.rows.size(), in.max_vms);
+		for (const auto &row : r.rows) {
+			const auto &all = row.policies[0], &st = row.policies[1], &ap = row.policies[2];
+			EXPECT_EQ(all.fits, row.vms <= 7) << row.vms;
+			EXPECT_DOUBLE_EQ(all.pool_share, 0) << row.vms;
+			/* the hindsight split meets the SLO by construction, wherever it fits */
+			EXPECT_LE(st.worst_vm_share, 0.05 + 1e-9) << row.vms;
+			/* the autopilot never holds more local quota than the budget */
+			EXPECT_LE(ap.dram_peak, in.dram) << row.vms;
+			EXPECT_TRUE(ap.fits) << row.vms;
+		}
+		/* the pooled policies fit more VMs than DRAM alone */
+		EXPECT_GT(r.fit_best_static, r.fit_all_local);
+		EXPECT_LE(r.need_best_static, r.need_all_local);
+		EXPECT_LE(r.need_autopilot, r.need_all_local);
+	}
+}
+
+TEST(ApSim, SameSeedSameResultAndTheDecisionMatters)
+{
+	auto in = ap_input(poolmem::sim::ApWorkload::Stream50);
+	in.vms = 7;
+	const auto a = poolmem::sim::simulate_autopilot(in), b = poolmem::sim::simulate_autopilot(in);
+	EXPECT_EQ(a.need_autopilot, b.need_autopilot);
+	EXPECT_DOUBLE_EQ(a.rows[0].policies[2].worst_vm_share, b.rows[0].policies[2].worst_vm_share);
+	/* on bursty STREAM the autopilot needs less DRAM than DRAM alone by far */
+	EXPECT_LT(a.need_autopilot, a.need_all_local * 6 / 10);
+	/* a starved budget breaks the SLO: the result reflects the decision's input */
+	in.dram = 16ULL << 30;
+	const auto c = poolmem::sim::simulate_autopilot(in);
+	EXPECT_GT(c.rows[0].policies[2].worst_vm_share, 0.05);
+}
+
+} // namespace
