@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 
 using prometheus::MetricType;
 
@@ -24,15 +23,10 @@ public:
 	void collect(const Roots &r, std::vector<prometheus::MetricFamily> &out) const override
 	{
 		const auto path = r.autopilot_state / "status.json";
-		std::ifstream f(path);
-		if (!f)
+		auto file = read_state_file(path);
+		if (!file)
 			return;
-		nlohmann::json j;
-		try {
-			j = nlohmann::json::parse(f);
-		} catch (const nlohmann::json::exception &e) {
-			throw std::runtime_error(path.string() + ": " + e.what());
-		}
+		nlohmann::json j = std::move(*file);
 		if (!j.contains("vms") || !j["vms"].is_array())
 			throw std::runtime_error(path.string() + ": no vms");
 		Family target("poolmem_autopilot_target_bytes", "The local quota the DRAM autopilot's last decision set for the VM (poolctl autopilot run), from its status file.", MetricType::Gauge);

@@ -4,11 +4,13 @@
 // its success and duration (node_exporter's scrape_collector_* pattern).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <prometheus/metric_family.h>
 
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -68,6 +70,11 @@ private:
 struct PartialError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
+
+/// A state file another tool writes whole (poolctl's media-errors.json, the
+/// autopilot's status.json): nullopt when there is none (nothing ran yet,
+/// no failure); throws naming the file when it does not parse.
+std::optional<nlohmann::json> read_state_file(const std::filesystem::path &path);
 
 /// Throw PartialError for ERRORS, if any (one line each).
 void throw_if_partial(const std::vector<std::string> &errors);

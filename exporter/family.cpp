@@ -1,6 +1,20 @@
 #include "collector.hpp"
 
+#include <fstream>
+
 namespace exporter {
+
+std::optional<nlohmann::json> read_state_file(const std::filesystem::path &path)
+{
+	std::ifstream f(path);
+	if (!f)
+		return std::nullopt;
+	try {
+		return nlohmann::json::parse(f);
+	} catch (const nlohmann::json::exception &e) {
+		throw std::runtime_error(path.string() + ": " + e.what());
+	}
+}
 
 Family::Family(std::string name, std::string help, prometheus::MetricType type)
 {

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
 #include <tuple>
 
@@ -24,15 +23,10 @@ public:
 
 	void collect(const Roots &r, std::vector<prometheus::MetricFamily> &out) const override
 	{
-		std::ifstream f(r.poolctl_state / "media-errors.json");
-		if (!f)
+		auto file = read_state_file(r.poolctl_state / "media-errors.json");
+		if (!file)
 			return;
-		nlohmann::json j;
-		try {
-			j = nlohmann::json::parse(f);
-		} catch (const nlohmann::json::exception &e) {
-			throw std::runtime_error((r.poolctl_state / "media-errors.json").string() + ": " + e.what());
-		}
+		nlohmann::json j = std::move(*file);
 		Family records("poolmem_cxl_poison_records", "Poisoned ranges on each CXL memory device behind a pool, as the device's poison list said at the last poolctl pool poison-scan, by the domain whose memory holds them (domain=\"\" for none): the scan takes their pages out of use (memory errors: poolmem_domain_memory_errors_total). From /run/poolctl/media-errors.json.", MetricType::Gauge);
 		Family bytes("poolmem_cxl_poison_bytes", "Bytes of those ranges.", MetricType::Gauge);
 		Family scanned("poolmem_cxl_poison_scan_timestamp_seconds", "When poolctl pool poison-scan last read the poison lists.", MetricType::Gauge);
