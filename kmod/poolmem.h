@@ -649,6 +649,7 @@ void pm_pinwatch_debugfs(struct dentry *dir);
 
 /* set.c: POOLMEM_DOMAIN_SET */
 int pm_domain_set(struct poolmem_domain_set *a);
+u64 pm_set_remaining(struct pm_domain *d);	/* caller holds d->lock */
 
 /* tiering.c: access sampling by refault, hot/cold moves */
 int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms);

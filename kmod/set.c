@@ -46,7 +46,7 @@ static bool pm_set_pending(struct pm_domain *d)
  * lower bound: pm_set_move() may meet an excess chunk that is not outside
  * first. Caller holds d->lock.
  */
-static u64 pm_set_remaining(struct pm_domain *d)
+u64 pm_set_remaining(struct pm_domain *d)
 	__must_hold(&d->lock)
 {
 	u64 over_local = 0, over_pool = 0;

@@ -87,6 +87,8 @@ DOMAIN_SHOW_U64(local_quota_bytes, d->quota[PM_TIER_LOCAL])
 DOMAIN_SHOW_U64(pool_quota_bytes, d->quota[PM_TIER_POOL])
 DOMAIN_SHOW_U64(home_node, d->home_node)
 DOMAIN_SHOW_U64(pinnable, d->pinnable)
+/* what a quota change left to move: the tier stays at its usage until it is 0 */
+DOMAIN_SHOW_U64(moves_pending_bytes, pm_set_remaining(d))
 DOMAIN_COUNTERS(DOMAIN_SHOW_U64)
 
 #define DOMAIN_STAT_FIELD(file, expr) \
@@ -258,6 +260,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_discards.attr,
 	&dev_attr_home_node.attr,
 	&dev_attr_pinnable.attr,
+	&dev_attr_moves_pending_bytes.attr,
 	&dev_attr_tier_policy.attr,
 	&dev_attr_pool_select.attr,
 	&dev_attr_pool_chunks.attr,

@@ -16,6 +16,7 @@ check_eq "local bytes" $((4 * MiB)) "$(dom_attr smoke local_bytes)"
 check_eq "pool bytes" $((12 * MiB)) "$(dom_attr smoke pool_bytes)"
 check_eq "chunks" 8 "$(dom_attr smoke chunks)"
 check_eq "faults (one per chunk)" 8 "$(dom_attr smoke faults)"
+check_eq "moves pending (ABI 15)" 0 "$(dom_attr smoke moves_pending_bytes)"
 # the stat files hold the same values as the single-value files
 check_eq "domain stat" "$(for f in local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns retired_chunks \
 	moves move_retries move_pins samples sample_hits promotions demotions tiering_scan_ns revoked_chunks memory_errors sample_hits_pool; do
