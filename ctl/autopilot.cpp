@@ -33,6 +33,26 @@ namespace poolctl {
 namespace ap = poolmem::autopilot;
 namespace fs = std::filesystem;
 
+void add_autopilot_bound_options(CLI::App *cmd, AutopilotBoundOptions &o, const std::string &whose)
+{
+	cmd->add_option("--autopilot-min", o.min,
+			"the autopilot never sets " + whose + " local quota below this: PCT% of the VM's size or SIZE")
+		->type_name("SIZE|PCT%");
+	cmd->add_option("--autopilot-max", o.max, "nor above this: PCT% or SIZE (default 100%)")->type_name("SIZE|PCT%");
+	cmd->add_option("--autopilot-slo", o.slo,
+			"at most PCT% of the VM's sampled accesses from the pool before the autopilot grows its quota")
+		->type_name("PCT%");
+}
+
+nlohmann::json autopilot_bounds_json(const AutopilotBoundOptions &o)
+{
+	nlohmann::json j = nlohmann::json::object();
+	for (auto [k, v] : {std::pair{"min", &o.min}, {"max", &o.max}, {"slo", &o.slo}})
+		if (!v->empty())
+			j[k] = *v;
+	return j;
+}
+
 namespace {
 
 const char *const default_config = "/etc/poolmem/poolmem.toml";
@@ -156,7 +176,7 @@ void print_decision(const ap::Decision &d)
 
 void run_advise(const GlobalOptions &g, const AdviseOptions &o)
 {
-	const ap::Config cfg = config_of(o);
+	const ap::Config cfg = ap::with_store(config_of(o), ap::store_path);
 	ap::History hist;
 	if (!o.window.empty()) {
 		const double w = seconds_value("--window", o.window);
@@ -216,6 +236,7 @@ poolmem::DomainSetResult apply_steps(poolmem::Control &ctl, const std::string &n
 	uint64_t here = 0;
 	poolmem::DomainSetResult r;
 	bool first = true;
+	unsigned stuck = 0; /* steps in a row that moved nothing: chunks referenced (I/O) */
 	do {
 		poolmem::DomainChange c = first && change ? *change : poolmem::DomainChange{};
 		c.step = std::max<uint64_t>(std::min(step, budget - std::min(budget, here)), 2ULL << 20);
@@ -224,6 +245,13 @@ poolmem::DomainSetResult apply_steps(poolmem::Control &ctl, const std::string &n
 		here += r.moved_bytes;
 		if (r.err && r.err != EAGAIN)
 			break;
+		if (r.err == EAGAIN && !r.moved_bytes) {
+			if (++stuck == 50)
+				break; /* 5 s: the next decision tries again */
+			std::this_thread::sleep_for(std::chrono::milliseconds(100));
+		} else {
+			stuck = 0;
+		}
 		const double ahead = static_cast<double>(here) / static_cast<double>(rate) - seconds_since(t0);
 		if (ahead > 0)
 			std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
@@ -252,7 +280,7 @@ void run_run(const GlobalOptions &g, const RunOptions &o)
 	const ap::Config cfg = config_of(o);
 	const double duration = o.duration.empty() ? 0 : seconds_value("--duration", o.duration);
 	poolmem::Control ctl = open_control(g);
-	if (ctl.abi_version() < 14)
+	if (ctl.abi_version() < 14) /* sample_hits_pool */
 		throw poolmem::Error::plain("autopilot", "needs a module of kernel ABI 14 or later (loaded: " +
 								 std::to_string(ctl.abi_version()) + ")",
 					    EOPNOTSUPP);
@@ -263,6 +291,7 @@ void run_run(const GlobalOptions &g, const RunOptions &o)
 	std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
 	ap::History hist;
+	ap::Config now = ap::with_store(cfg, ap::store_path); /* bad at the start: the error, nothing moves */
 	RunTotals tot;
 	const auto t0 = std::chrono::steady_clock::now();
 	const long started = static_cast<long>(std::time(nullptr));
@@ -278,21 +307,43 @@ void run_run(const GlobalOptions &g, const RunOptions &o)
 			/*
 			 * First the moves an earlier run left when it was killed
 			 * mid-move: the kernel knows them (a shrunk tier's quota
-			 * stays at its usage until they are done); a step alone
-			 * goes on with them, and does nothing where none are left.
+			 * stays at its usage until they are done: sysfs
+			 * moves_pending_bytes); a step alone goes on with them, at
+			 * the rate, and does nothing where none are left. All of
+			 * them, before a decision: until then the quotas the
+			 * decision starts from are the usages, not the targets.
 			 */
-			for (const auto &d : domains)
-				if (moved < budget && !stop_requested && d.windows.empty())
-					try {
-						apply_steps(ctl, d.name, nullptr, budget - moved, cfg.rate, moved);
-					} catch (const poolmem::Error &e) {
-						if (e.code() != ENOENT)
-							throw;
-					}
-			if (moved)
+			for (const auto &d : domains) {
+				if (stop_requested || !d.windows.empty())
+					continue;
+				uint64_t here = 0;
+				try {
+					apply_steps(ctl, d.name, nullptr, UINT64_MAX, cfg.rate, here);
+				} catch (const poolmem::Error &e) {
+					if (e.code() != ENOENT)
+						throw;
+				}
+				if (here)
+					std::printf("autopilot: %s: moved %s an earlier run left\n", d.name.c_str(),
+						    mib(here).c_str());
+				moved += here;
+			}
+			tot.moved_bytes += moved;
+			moved = 0;
+			if (tot.moved_bytes)
 				domains = read_domains(g, false);
 		}
-		const ap::Decision dec = ap::decide(cfg, domains, hist);
+		/*
+		 * The bounds set with vm create, vm set and profile create since
+		 * the last decision; a store that does not read keeps the last
+		 * good ones (and says so once per decision).
+		 */
+		try {
+			now = ap::with_store(cfg, ap::store_path);
+		} catch (const poolmem::Error &e) {
+			std::printf("autopilot: %s; the bounds read before stay\n", e.what());
+		}
+		const ap::Decision dec = ap::decide(now, domains, hist);
 		tot.decisions++;
 		for (const auto &v : dec.vms) {
 			tot.slo_violations += v.slo_broken();

@@ -91,6 +91,17 @@ void setup_autopilot(CLI::App &app, const GlobalOptions &g);
 
 /// Where and how a domain's chunks are placed, and who owns it: the options
 /// vm create and profile create share (add_placement_options).
+/// --autopilot-min, --autopilot-max, --autopilot-slo (vm create, vm set,
+/// profile create): the DRAM autopilot's bounds for a VM or a profile's
+/// VMs, kept in poolmem::autopilot::store_path (ctl/autopilot.cpp).
+struct AutopilotBoundOptions {
+	std::string min, max, slo;
+	bool any() const { return !min.empty() || !max.empty() || !slo.empty(); }
+};
+void add_autopilot_bound_options(CLI::App *cmd, AutopilotBoundOptions &o, const std::string &whose);
+/// The bounds as the JSON of a result: {"min", "max", "slo"}, set keys only.
+nlohmann::json autopilot_bounds_json(const AutopilotBoundOptions &o);
+
 struct PlacementOptions {
 	std::string chunk = "2M";
 	std::string tier_policy = "local-first", pool_select = "smart-idle";

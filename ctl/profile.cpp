@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "table.hpp"
 
+#include <poolmem/autopilot.hpp>
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/fs.hpp>
@@ -34,6 +35,7 @@ struct CreateOptions {
 	bool check = false; ///< --check: every check, nothing made
 	bool json = false;
 	LibvirtVm vm;
+	AutopilotBoundOptions autopilot;
 };
 
 struct NameOptions {
@@ -229,10 +231,17 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	s.gid = pl.gid;
 	s.mode = pl.mode;
 	check_profile(g, s, o);
+	const poolmem::autopilot::Bounds bounds{o.autopilot.min, o.autopilot.max, o.autopilot.slo};
+	if (o.autopilot.any()) {
+		if (s.znuma)
+			throw UsageError("--znuma: no --autopilot-* (a znuma domain's windows are fixed)");
+		poolmem::autopilot::check_bounds(s.name, bounds, 0);
+	}
 	const std::string dir = g.mount + "/" + s.name;
 	auto result = [&](bool created) {
-		return nlohmann::json{{"name", s.name}, {"created", created}, {"path", dir},
-				      {"local", o.local}, {"pool", o.pool}, {"znuma", s.znuma}};
+		return nlohmann::json{{"name", s.name}, {"created", created}, {"path", dir}, {"local", o.local},
+				      {"pool", o.pool}, {"znuma", s.znuma},
+				      {"autopilot", autopilot_bounds_json(o.autopilot)}};
 	};
 	if (s.znuma && o.libvirt)
 		znuma_split(s, o.vm.size, size_value("--size", o.vm.size));
@@ -256,6 +265,17 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	}
 	poolmem::ensure_mounted(g.mount);
 	ctl.profile_create(s);
+	/* a new profile: its own bounds, none that an earlier profile of its name left */
+	try {
+		namespace ap = poolmem::autopilot;
+		if (o.autopilot.any())
+			ap::store_bounds(ap::store_path, ap::Kind::profile, s.name, bounds, 0, true);
+		else
+			ap::forget_bounds(ap::store_path, ap::Kind::profile, s.name);
+	} catch (...) {
+		ctl.profile_remove(s.name);
+		throw;
+	}
 	if (o.json) {
 		print_json(g, result(true));
 		return;
@@ -385,6 +405,11 @@ void run_remove(const GlobalOptions &g, const NameOptions &o)
 		return;
 	}
 	ctl.profile_remove(o.name);
+	try {
+		poolmem::autopilot::forget_bounds(poolmem::autopilot::store_path, poolmem::autopilot::Kind::profile, o.name);
+	} catch (const poolmem::Error &e) {
+		std::fprintf(stderr, "poolctl: %s (its autopilot bounds stay)\n", e.what());
+	}
 	report(g, o.json, o.name + ": profile removed", {{"name", o.name}, {"removed", true}});
 }
 
@@ -408,6 +433,7 @@ void setup_profile(CLI::App &app, const GlobalOptions &g)
 			 "print the qemu.conf line and <memoryBacking> XML (with --znuma, the <cpu><numa> cells)");
 	create->add_option("--size", c->vm.size, "with --znuma --libvirt: the VM's memory, for its cells");
 	create->add_option("--vcpus", c->vm.vcpus, "with --znuma --libvirt: the VM's CPUs, all on node 0 (default 1)");
+	add_autopilot_bound_options(create, c->autopilot, "each of its VMs'");
 	add_check_flag(create, c->check);
 	add_json_flag(create, c->json, "name, created, path (the directory), local, pool, znuma")->excludes("--libvirt");
 	create->callback([&g, c] { run_create(g, *c); });

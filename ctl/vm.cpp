@@ -3,6 +3,7 @@
 #include "moves.hpp"
 #include "table.hpp"
 
+#include <poolmem/autopilot.hpp>
 #include <poolmem/control.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/fs.hpp>
@@ -24,6 +25,8 @@
 
 namespace poolctl {
 
+namespace ap = poolmem::autopilot;
+
 namespace {
 
 /// --tiering, --scan-rate, --hot-threshold (vm create and vm set).
@@ -42,6 +45,7 @@ struct CreateOptions {
 	unsigned prealloc = 0;                    ///< --prealloc THREADS (0: fault on touch)
 	bool check = false;                       ///< --check: every check, nothing made
 	bool json = false;                        ///< --json: the result as one object
+	AutopilotBoundOptions autopilot;
 };
 
 struct NameOptions {
@@ -57,6 +61,7 @@ struct SetOptions {
 	bool check = false, json = false;
 	bool resume = false; ///< go on with the moves an earlier set left
 	MoveOptions moves;   ///< --rate, --timeout
+	AutopilotBoundOptions autopilot;
 };
 
 void add_tiering_options(CLI::App *cmd, TieringOptions &o)
@@ -442,6 +447,12 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 	}
 	poolmem::DomainChange tiering;
 	parse_tiering(o.tiering, tiering);
+	const ap::Bounds bounds{o.autopilot.min, o.autopilot.max, o.autopilot.slo};
+	if (o.autopilot.any()) {
+		if (o.znuma)
+			throw UsageError("--znuma: no --autopilot-* (a znuma domain's windows are fixed)");
+		ap::check_bounds(s.name, bounds, s.bytes);
+	}
 	if (o.prealloc > 1024)
 		throw UsageError("--prealloc: 1 to 1024 threads");
 	if (o.prealloc && o.libvirt)
@@ -480,6 +491,16 @@ void run_create(const GlobalOptions &g, const CreateOptions &o)
 			ctl.domain_destroy(s.name);
 			throw poolmem::Error(s.name, "cannot turn tiering on", r.err);
 		}
+	}
+	/* a new VM: its own bounds, none that an earlier VM of its name left */
+	try {
+		if (o.autopilot.any())
+			ap::store_bounds(ap::store_path, ap::Kind::vm, s.name, bounds, s.bytes, true);
+		else
+			ap::forget_bounds(ap::store_path, ap::Kind::vm, s.name);
+	} catch (...) {
+		ctl.domain_destroy(s.name);
+		throw;
 	}
 	const std::string path = g.mount + "/" + s.name;
 	if (o.libvirt) {
@@ -536,6 +557,7 @@ nlohmann::json domain_json(const poolmem::DomainStats &d)
 		{"moves", d.moves},
 		{"move_retries", d.move_retries},
 		{"move_pins", d.move_pins},
+		{"moves_pending_bytes", d.moves_pending_bytes},
 		{"revoked_chunks", d.revoked_chunks},
 		{"memory_errors", d.memory_errors},
 		{"tiering", {{"mode", d.tiering}, {"scan_rate", d.scan_rate}, {"hot_ms", d.hot_ms},
@@ -679,6 +701,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
 		std::printf("  profile %s, made by %s\n", d.profile.c_str(), d.creator.c_str());
 	std::printf("  local   %s (home node %d)\n  pool    %s\n", usage(d.local_bytes, d.local_quota_bytes).c_str(),
 		    d.home_node, usage(d.pool_bytes, d.pool_quota_bytes).c_str());
+	if (d.moves_pending_bytes)
+		std::printf("  moving  %s left by a quota change: the tiers stay at their usage until it is done "
+			    "(poolctl vm set %s --resume)\n",
+			    poolmem::format_size(d.moves_pending_bytes).c_str(), d.name.c_str());
 	if (d.windows.empty())
 		std::printf("  policy  %s, %s\n", d.tier_policy.c_str(), d.pool_select.c_str());
 	else
@@ -797,6 +823,39 @@ void print_set_result(const GlobalOptions &g, poolmem::Control &ctl, const std::
 	std::printf("\n");
 }
 
+ap::Bounds bounds_of(const SetOptions &o) { return {o.autopilot.min, o.autopilot.max, o.autopilot.slo}; }
+
+/*
+ * vm set --autopilot-*: the VM's bounds, merged with those stored and
+ * checked against its size before anything changes. Alone (no other
+ * change), they are stored here and the set is done (true); with other
+ * changes, run_set() stores them once the kernel took those.
+ */
+bool set_bounds(const GlobalOptions &g, poolmem::Control &ctl, const SetOptions &o, bool changes)
+{
+	const auto info = ctl.domain_info(o.name); /* an unknown VM: ENOENT, naming it */
+	if (info.znuma)
+		throw UsageError(o.name + ": a znuma domain's windows are fixed: no --autopilot-*");
+	ap::Bounds b = bounds_of(o);
+	const auto now = ap::with_store(ap::Config{}, ap::store_path);
+	if (auto it = now.vms.find(o.name); it != now.vms.end())
+		for (auto [from, into] :
+		     {std::pair{&it->second.min, &b.min}, {&it->second.max, &b.max}, {&it->second.slo, &b.slo}})
+			if (into->empty())
+				*into = *from;
+	ap::check_bounds(o.name, b, info.bytes);
+	if (changes)
+		return false;
+	if (!o.check)
+		b = ap::store_bounds(ap::store_path, ap::Kind::vm, o.name, bounds_of(o), info.bytes, false);
+	const auto shown = [](const std::string &v) { return v.empty() ? std::string("the default") : v; };
+	report(g, o.json,
+	       o.name + ": autopilot bounds " + (o.check ? "would be" : "now") + " min " + shown(b.min) + ", max " +
+		       shown(b.max) + ", SLO " + shown(b.slo),
+	       {{"name", o.name}, {"changed", !o.check}, {"autopilot", autopilot_bounds_json({b.min, b.max, b.slo})}});
+	return true;
+}
+
 /*
  * poolctl vm set: change a running VM's quotas, pools and policies. The
  * kernel moves the chunks a shrunk tier or a removed pool no longer holds,
@@ -827,13 +886,15 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 	}
 	parse_tiering(o.tiering, c);
 	const bool changes = c.local_quota || c.pool_quota || c.pools || c.tier_policy || c.pool_select || c.tiering;
-	if (o.resume && (changes || o.check))
+	if (o.resume && (changes || o.check || o.autopilot.any()))
 		throw UsageError(o.name + ": --resume goes on with an earlier change's moves: it takes no other change "
 					  "and no --check");
-	if (!changes && !o.resume)
+	if (!changes && !o.resume && !o.autopilot.any())
 		throw UsageError(o.name + ": nothing to change (--local, --pool, --pools, --tier-policy, --pool-select, "
-					  "--tiering, or --resume)");
+					  "--tiering, --autopilot-min, --autopilot-max, --autopilot-slo, or --resume)");
 	poolmem::Control ctl = open_control(g);
+	if (o.autopilot.any() && set_bounds(g, ctl, o, changes))
+		return;
 	const bool stepped = !o.check && ctl.abi_version() >= 13;
 	if (o.resume && !stepped)
 		throw poolmem::Error::plain(o.name, "--resume needs a module of kernel ABI 13 or later (loaded: " +
@@ -909,6 +970,8 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		if (auto st = poolmem::read_domain(g.sysfs, o.name))
 			result["domain"] = domain_json(*st);
 	}
+	if (o.autopilot.any())
+		ap::store_bounds(ap::store_path, ap::Kind::vm, o.name, bounds_of(o), 0, false);
 	if (run.interrupted)
 		throw PartialError(o.name, "settings applied, moves interrupted after " + moved + ", " + left + " left" + go_on,
 				   EINTR, result);
@@ -943,6 +1006,11 @@ void run_destroy(const GlobalOptions &g, const NameOptions &o)
 	poolmem::Control ctl = open_control(g);
 	const auto d = ctl.domain_info(o.name);
 	ctl.domain_destroy(o.name);
+	try {
+		ap::forget_bounds(ap::store_path, ap::Kind::vm, o.name);
+	} catch (const poolmem::Error &e) {
+		std::fprintf(stderr, "poolctl: %s (its autopilot bounds stay)\n", e.what());
+	}
 	report(g, o.json, o.name + ": destroyed (memory returns when the last open file and mapping go)",
 	       {{"name", o.name}, {"destroyed", true}, {"held_bytes", d.local_bytes + d.pool_bytes}});
 }
@@ -975,6 +1043,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 			   "node's CPUs where QEMU has thread contexts)")
 		->type_name("THREADS");
 	add_check_flag(create, c->check, true);
+	add_autopilot_bound_options(create, c->autopilot, "the VM's");
 	create->add_flag("--json", c->json, "print the result as JSON: name, path, size and chunk bytes, and the QEMU arguments")
 		->excludes("--libvirt");
 	create->callback([&g, c] { run_create(g, *c); });
@@ -1007,6 +1076,7 @@ void setup_vm(CLI::App &app, const GlobalOptions &g)
 	set->add_option("--pool-select", so2->pool_select, "smart-idle, round-robin, random, nearest");
 	add_tiering_options(set, so2->tiering);
 	add_move_options(set, so2->moves);
+	add_autopilot_bound_options(set, so2->autopilot, "the VM's");
 	set->add_flag("--resume", so2->resume,
 		      "go on with the moves an earlier set left (after Ctrl-C, --timeout or a pinned chunk)");
 	add_check_flag(set, so2->check, true);

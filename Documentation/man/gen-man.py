@@ -1127,7 +1127,12 @@ def cli_help(poolctl, words):
             continue
         m = re.match(r"^  (\S+)(?: (\S.*?))?(?:\s{2,}(.*))?$", line)
         if m:
-            out[section].append([m.group(1), m.group(2) or "", (m.group(3) or "").strip()])
+            typ, text = m.group(2) or "", (m.group(3) or "").strip()
+            if not text and "} " in typ:
+                # a type that ends one column short of the help's: one space between
+                typ, text = typ.split("} ", 1)
+                typ += "}"
+            out[section].append([m.group(1), typ, text.strip()])
         elif out[section] and line.startswith("    "):
             # a long type ("TEXT:{a,b}") puts the help on the next line
             out[section][-1][2] = (out[section][-1][2] + " " + line.strip()).strip()
@@ -1154,13 +1159,16 @@ def cli_options(poolctl, words):
 
 
 def metavar(long, typ):
-    """CLI11's type as a man page's metavar: TEXT:{a,b} -> a|b; TEXT -> NAME"""
+    """CLI11's type as a man page's metavar: TEXT:{a,b} -> a|b; a type_name()
+    of the command's own as it is; TEXT -> NAME"""
     typ = typ.replace(" REQUIRED", "").replace(" ...", "")
     m = re.search(r"\{(.*)\}", typ)
     if m:
         return m.group(1).replace(",", "|")
     if not typ or typ.startswith("FLAG"):
         return ""
+    if ":" not in typ and " " not in typ and typ not in ("TEXT", "UINT", "INT", "FLOAT", "NUMBER"):
+        return typ  # the command's own ->type_name()
     return long.lstrip("-").split(".")[-1].upper().replace("-", "_")
 
 

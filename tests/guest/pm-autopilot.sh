@@ -15,10 +15,16 @@
 #   - every VM's hot set becomes local (>= 90% of its chunks in vm map);
 #   - the VMs' local use (sysfs local_bytes) stays within the budget at
 #     every sample, and no tier's use ever exceeds its quota;
-#   - a fifth VM arriving gets its min (32 MiB, from poolmem.toml);
+#   - a fifth VM arriving gets its min (32 MiB, from vm create
+#     --autopilot-min, read by the running daemon); bounds that contradict
+#     themselves make nothing;
 #   - a VM whose hot set grows gets more, and one whose hot set shrank
 #     gives back;
-#   - SIGTERM leaves the quotas where they are; no stamp is lost.
+#   - SIGTERM leaves the quotas where they are;
+#   - SIGKILL mid-move (a smaller budget, a slow rate) leaves every tier
+#     within its quota, and the next run first finishes the moves the
+#     kernel reports pending (moves_pending_bytes), then keeps the budget;
+#   - no stamp is lost.
 . /rig/tests/lib/common.sh
 pm_pools_up
 
@@ -43,8 +49,6 @@ budget = "320M"
 rate = "64M"
 interval = "2s"
 windows = 4
-[autopilot.vms.e]
-min = "32M"
 EOF
 rm -f /tmp/ap.stop
 pids=
@@ -112,8 +116,18 @@ for v in $vms; do
 done
 poolctl autopilot status --state /tmp/ap-state.json
 
-# 2. a fifth VM gets its min
-poolctl vm create e --size 256M --local 0 --pool 256M --pools p0,p1 >/dev/null
+# 2. a fifth VM gets its min, given where it is made; bad bounds make nothing
+if poolctl vm create e --size 256M --local 0 --pool 256M --pools p0,p1 --autopilot-min 64M \
+	--autopilot-max 32M > /dev/null 2> /tmp/ap-err; then
+	fail "vm create took a min above its max"
+fi
+grep -q "^poolctl: e: autopilot min 64M is above max 32M" /tmp/ap-err || fail "error: $(cat /tmp/ap-err)"
+[ ! -e $DOMSYS/e ] || fail "vm create with bad bounds made domain e"
+poolctl vm set nosuch --autopilot-min 1M > /dev/null 2> /tmp/ap-err && fail "vm set took an unknown VM"
+grep -q "nosuch" /tmp/ap-err || fail "error does not name the VM: $(cat /tmp/ap-err)"
+poolctl vm create e --size 256M --local 0 --pool 256M --pools p0,p1 --autopilot-min 48M >/dev/null
+check_eq "e's bounds after vm set" "e: autopilot bounds now min 32M, max 128M, SLO the default" \
+	"$(poolctl vm set e --autopilot-min 32M --autopilot-max 128M)"
 poolctl vm set e --tiering on --scan-rate 64M --hot-threshold 8s >/dev/null
 wait_for 30 sh -c "[ \$(cat $DOMSYS/e/local_quota_bytes) -ge $((32 * MiB)) ]" ||
 	fail "e's local quota $(dom_attr e local_quota_bytes), not its min 32 MiB, after 30 s"
@@ -140,7 +154,37 @@ check_eq "local quotas 3 s after SIGTERM" "$before" "$(cat $DOMSYS/[a-e]/local_q
 grep -q "the quotas stay as they are" /tmp/ap.log || fail "no stop line in the log"
 grep -c "autopilot: .*local quota" /tmp/ap.log | xargs -I{} echo "$TEST: {} decision lines logged"
 
-# 5. budget and quotas at every sample; no stamp lost
+# 5. killed mid-move: a budget 96 MiB smaller, moved at 4 MiB/s, a decision
+# every 8 s (32 MiB of quota change each, 8 s of moves)
+pending() { for v in $vms e; do [ $(dom_attr $v moves_pending_bytes) -eq 0 ] || return 0; done; return 1; }
+pending_mib() { cat $DOMSYS/[a-e]/moves_pending_bytes | awk '{ n += $1 } END { print int(n / 1048576) }'; }
+pending_8m() { [ $(pending_mib) -ge 8 ]; }
+poolctl autopilot run --config /tmp/autopilot.toml --budget 224M --rate 4M --interval 8s --reclaim eager \
+	--state /tmp/ap-state.json > /tmp/ap2.log 2>&1 &
+ap=$!
+wait_for 60 pending_8m || { cat /tmp/ap2.log; fail "not 8 MiB of moves pending within 60 s of a smaller budget"; }
+kill -KILL $ap
+wait $ap 2>/dev/null || true
+ap=
+poolctl vm show d | grep -E "local|moving" | sed "s/^/$TEST:   /"
+left=$(pending_mib)
+[ "$left" -gt 0 ] || fail "nothing left to move at the kill: the test shows nothing"
+info "killed (SIGKILL) with $left MiB to move; quotas $(cat $DOMSYS/[a-e]/local_quota_bytes | awk '{ printf "%d ", $1 / 1048576 }')MiB"
+poolctl autopilot run --config /tmp/autopilot.toml --budget 224M --rate 64M --interval 2s \
+	--state /tmp/ap-state.json > /tmp/ap3.log 2>&1 &
+ap=$!
+settled() { ! pending; }
+wait_for 60 settled ||
+	{ cat /tmp/ap3.log; fail "$(pending_mib) MiB still pending 60 s after the restart"; }
+grep -q "an earlier run left" /tmp/ap3.log || { cat /tmp/ap3.log; fail "the restart did not finish the moves first"; }
+within_budget() { [ $(cat $DOMSYS/[a-e]/local_quota_bytes | awk '{ n += $1 } END { print n }') -le $((224 * MiB)) ]; }
+wait_for 60 within_budget || { report; fail "local quotas above the new budget 60 s after the restart"; }
+info "ok: the restart moved $(grep "an earlier run left" /tmp/ap3.log | awk '{ s = s $2 " " $4 " " $5 ", " } END { print s }')first; quotas within 224 MiB"
+kill -TERM $ap
+wait $ap || fail "autopilot run exited $? on SIGTERM"
+ap=
+
+# 6. budget and quotas at every sample; no stamp lost
 kill $qs; qs=
 awk -v budget=$budget '
 	$1 == "--" { if (sum > budget) { print "local use " sum " above the budget"; bad = 1 }

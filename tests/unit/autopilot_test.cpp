@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <vector>
 
@@ -363,6 +365,56 @@ min = "25%"
 		  "t.toml:2: autopilot.vms.a.min: 'x' is no size or percentage of the VM's size");
 	EXPECT_EQ(error_of([] { ap::parse_config("[autopilot]\nbudgets = \"1G\"\n", "t.toml"); }).substr(0, 42),
 		  "t.toml:2: autopilot.budgets: unknown key (");
+}
+
+/* vm create / vm set / profile create --autopilot-*: the store */
+TEST(AutopilotStore, SetMergeForgetAndRefuse)
+{
+	char tmpl[] = "/tmp/ap-store-XXXXXX";
+	ASSERT_NE(mkdtemp(tmpl), nullptr);
+	const std::filesystem::path store = std::filesystem::path(tmpl) / "sub" / "autopilot.toml";
+	/* absent: the config unchanged */
+	ap::Config base;
+	base.vms["a"].min = "10M";
+	base.vms["a"].max = "90%";
+	EXPECT_EQ(ap::with_store(base, store).vms.at("a").min, "10M");
+
+	ap::store_bounds(store, ap::Kind::vm, "a", {"64M", "", ""}, 256 * M, true);
+	ap::store_bounds(store, ap::Kind::profile, "gold", {"25%", "75%", "2%"}, 0, true);
+	auto c = ap::with_store(base, store);
+	EXPECT_EQ(c.vms.at("a").min, "64M"); /* the store over poolmem.toml */
+	EXPECT_EQ(c.vms.at("a").max, "90%"); /* key by key */
+	EXPECT_EQ(c.profiles.at("gold").slo, "2%");
+
+	/* vm set: the keys given over those stored, checked together */
+	EXPECT_EQ(ap::store_bounds(store, ap::Kind::vm, "a", {"", "128M", ""}, 256 * M, false).min, "64M");
+	EXPECT_EQ(error_of([&] { ap::store_bounds(store, ap::Kind::vm, "a", {"", "32M", ""}, 256 * M, false); }),
+		  "a: autopilot min 64M is above max 32M");
+	EXPECT_EQ(ap::with_store(ap::Config{}, store).vms.at("a").max, "128M"); /* nothing written */
+	EXPECT_EQ(error_of([&] { ap::store_bounds(store, ap::Kind::vm, "b", {"300M", "", ""}, 256 * M, true); }),
+		  "b: autopilot min '300M' is above the VM's size 256.0 MiB");
+	EXPECT_EQ(error_of([&] { ap::store_bounds(store, ap::Kind::vm, "b", {"", "", "101%"}, 256 * M, true); }),
+		  "b: autopilot SLO: '101%' is no share of accesses (0%..100%)");
+	EXPECT_EQ(error_of([&] { ap::store_bounds(store, ap::Kind::profile, "p", {"60%", "50%", ""}, 0, true); }),
+		  "p: autopilot min 60% is above max 50%");
+	/* a profile's size and percentage can't be compared before its VMs exist */
+	ap::store_bounds(store, ap::Kind::profile, "p", {"1G", "50%", ""}, 0, true);
+	EXPECT_EQ(ap::with_store(ap::Config{}, store).vms.count("b"), 0U);
+
+	ap::forget_bounds(store, ap::Kind::vm, "a");
+	ap::forget_bounds(store, ap::Kind::vm, "never");
+	c = ap::with_store(ap::Config{}, store);
+	EXPECT_EQ(c.vms.count("a"), 0U);
+	EXPECT_EQ(c.profiles.count("gold"), 1U);
+
+	/* a hand-broken store is named, never rewritten */
+	{
+		std::ofstream(store) << "[vms.x]\nmin = \"lots\"\n";
+	}
+	EXPECT_EQ(error_of([&] { ap::with_store(ap::Config{}, store); }),
+		  store.string() + ":2: vms.x.min: 'lots' is no size or percentage of the VM's size");
+	EXPECT_NE(error_of([&] { ap::store_bounds(store, ap::Kind::vm, "y", {"1M", "", ""}, 256 * M, true); }), "");
+	std::filesystem::remove_all(tmpl);
 }
 
 TEST(AutopilotDecide, HotSetsFromTheKernelsHeat)

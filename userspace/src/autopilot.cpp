@@ -14,6 +14,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 namespace poolmem::autopilot {
 
 namespace {
@@ -168,6 +172,187 @@ Config read_config(const std::filesystem::path &path)
 	std::stringstream ss;
 	ss << in.rdbuf();
 	return parse_config(ss.str(), path.string());
+}
+
+namespace {
+
+const char *kind_key(Kind k) { return k == Kind::vm ? "vms" : "profiles"; }
+
+/// STORE's text parsed (absent: an empty table). Error naming the file.
+toml::table read_store(const std::filesystem::path &store)
+{
+	std::ifstream in(store);
+	if (!in) {
+		if (errno == ENOENT)
+			return {};
+		throw Error(store.string(), "open", errno);
+	}
+	std::stringstream ss;
+	ss << in.rdbuf();
+	try {
+		return toml::parse(ss.str(), store.string());
+	} catch (const toml::parse_error &e) {
+		throw Error::plain(where_in(store.string(), e.source()), std::string(e.description()), EINVAL);
+	}
+}
+
+/// The store's tables into C's maps, key by key over C's, each bound checked.
+void read_store_into(const std::filesystem::path &store, Config &c)
+{
+	const toml::table root = read_store(store);
+	const std::string file = store.string();
+	for (auto &&[k, v] : root) {
+		const std::string key(k.str());
+		const std::string at = where_in(file, v.source()) + ": " + key;
+		const toml::table *t = v.as_table();
+		if (key != "vms" && key != "profiles")
+			throw Error::plain(at, "unknown table (vms, profiles)", EINVAL);
+		if (!t)
+			throw Error::plain(at, "not a table", EINVAL);
+		for (auto &&[name, bt] : *t) {
+			const toml::table *b = bt.as_table();
+			const std::string n(name.str());
+			if (!b)
+				throw Error::plain(at + "." + n, "not a table", EINVAL);
+			Bounds got;
+			read_bounds(file, *b, key + "." + n, got);
+			Bounds &to = (key == "vms" ? c.vms : c.profiles)[n];
+			for (auto [from, into] : {std::pair{&got.min, &to.min}, {&got.max, &to.max}, {&got.slo, &to.slo}})
+				if (!from->empty())
+					*into = *from;
+		}
+	}
+}
+
+/// An exclusive lock on STORE's ".lock" sibling, released by the destructor.
+class StoreLock {
+      public:
+	explicit StoreLock(const std::filesystem::path &store)
+	{
+		std::error_code ec;
+		std::filesystem::create_directories(store.parent_path(), ec);
+		const std::string lock = store.string() + ".lock";
+		fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd_ < 0)
+			throw Error(lock, "cannot open", errno);
+		if (::flock(fd_, LOCK_EX) < 0) {
+			const int e = errno;
+			::close(fd_);
+			throw Error(lock, "cannot lock", e);
+		}
+	}
+	~StoreLock() { ::close(fd_); }
+	StoreLock(const StoreLock &) = delete;
+	StoreLock &operator=(const StoreLock &) = delete;
+
+      private:
+	int fd_ = -1;
+};
+
+/// ROOT written to STORE whole: a temporary file, then rename().
+void write_store(const std::filesystem::path &store, const toml::table &root)
+{
+	const std::string tmp = store.string() + ".tmp";
+	{
+		std::ofstream out(tmp, std::ios::trunc);
+		out << "# Written by poolctl (vm create, vm set, profile create --autopilot-*).\n"
+		       "# Read by poolctl autopilot over [autopilot] of /etc/poolmem/poolmem.toml.\n"
+		    << root << "\n";
+		out.flush();
+		if (!out)
+			throw Error(tmp, "cannot write", errno ? errno : EIO);
+	}
+	std::error_code ec;
+	std::filesystem::rename(tmp, store, ec);
+	if (ec)
+		throw Error(store.string(), "cannot replace", ec.value());
+}
+
+} // namespace
+
+Config with_store(const Config &cfg, const std::filesystem::path &store)
+{
+	Config c = cfg;
+	read_store_into(store, c);
+	return c;
+}
+
+void check_bounds(const std::string &who, const Bounds &b, uint64_t size)
+{
+	Bounds scratch;
+	if (!b.min.empty())
+		check_bound(who + ": autopilot min", "min", b.min, scratch);
+	if (!b.max.empty())
+		check_bound(who + ": autopilot max", "max", b.max, scratch);
+	if (!b.slo.empty())
+		check_bound(who + ": autopilot SLO", "slo", b.slo, scratch);
+	if (size) {
+		for (auto [what, v] : {std::pair{"min", &b.min}, {"max", &b.max}})
+			if (!v->empty() && !bound_bytes(*v, size))
+				throw Error::plain(who,
+						   std::string("autopilot ") + what + " '" + *v + "' is above the VM's size " +
+							   format_size(size),
+						   EINVAL);
+		const uint64_t mn = b.min.empty() ? 0 : *bound_bytes(b.min, size);
+		const uint64_t mx = b.max.empty() ? size : *bound_bytes(b.max, size);
+		if (mn > mx)
+			throw Error::plain(who, "autopilot min " + b.min + " is above max " + (b.max.empty() ? "100%" : b.max),
+					   EINVAL);
+		return;
+	}
+	/* a profile: its VMs' sizes come later; compare like with like */
+	if (b.min.empty() || b.max.empty() || (b.min.back() == '%') != (b.max.back() == '%'))
+		return;
+	const uint64_t scale = b.min.back() == '%' ? 100 : UINT64_MAX;
+	if (*bound_bytes(b.min, scale) > *bound_bytes(b.max, scale))
+		throw Error::plain(who, "autopilot min " + b.min + " is above max " + b.max, EINVAL);
+}
+
+Bounds store_bounds(const std::filesystem::path &store, Kind kind, const std::string &name, const Bounds &b,
+		    uint64_t size, bool replace)
+{
+	StoreLock lock(store);
+	toml::table root = read_store(store);
+	Config now;
+	/* a store that does not read is not rewritten: the error names it */
+	read_store_into(store, now);
+	Bounds merged = b;
+	if (!replace)
+		if (const auto &m = kind == Kind::vm ? now.vms : now.profiles; m.count(name)) {
+			const Bounds &old = m.at(name);
+			if (merged.min.empty())
+				merged.min = old.min;
+			if (merged.max.empty())
+				merged.max = old.max;
+			if (merged.slo.empty())
+				merged.slo = old.slo;
+		}
+	check_bounds(name, merged, size);
+	if (!root.contains(kind_key(kind)))
+		root.insert(kind_key(kind), toml::table{});
+	toml::table &t = *root[kind_key(kind)].as_table();
+	t.erase(name);
+	toml::table entry;
+	for (auto [key, v] : {std::pair{"min", &merged.min}, {"max", &merged.max}, {"slo", &merged.slo}})
+		if (!v->empty())
+			entry.insert(key, *v);
+	if (!entry.empty())
+		t.insert(name, std::move(entry));
+	write_store(store, root);
+	return merged;
+}
+
+void forget_bounds(const std::filesystem::path &store, Kind kind, const std::string &name)
+{
+	if (!std::filesystem::exists(store))
+		return;
+	StoreLock lock(store);
+	toml::table root = read_store(store);
+	toml::table *t = root[kind_key(kind)].as_table();
+	if (!t || !t->contains(name))
+		return;
+	t->erase(name);
+	write_store(store, root);
 }
 
 Decision decide(const Config &cfg, const std::vector<DomainStats> &domains, History &hist)

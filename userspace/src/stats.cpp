@@ -171,6 +171,9 @@ void domain_counters_from(const At &dir, DomainStats &d, bool histograms)
 	/* sample_hits_pool: ABI 14, appended; absent before */
 	if (v.size() > 18)
 		d.sample_hits_pool = v[18];
+	/* moves_pending_bytes: ABI 15; absent before */
+	if (const auto m = dir.read("moves_pending_bytes"))
+		d.moves_pending_bytes = std::strtoull(m->c_str(), nullptr, 10);
 	{
 		std::istringstream t(str(dir, "tiering"));
 		if (!(t >> d.tiering >> d.scan_rate >> d.hot_ms))

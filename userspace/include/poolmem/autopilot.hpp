@@ -55,6 +55,34 @@ Config read_config(const std::filesystem::path &path);
 /// The same from TEXT (FILE names it in errors).
 Config parse_config(std::string_view text, const std::string &file);
 
+/// Bounds set with poolctl (vm create, vm set, profile create: the
+/// --autopilot-min, --autopilot-max and --autopilot-slo options): a TOML
+/// file of [vms.NAME] and [profiles.NAME] tables, read over poolmem.toml's
+/// [autopilot.vms.NAME] and [autopilot.profiles.NAME] key by key. The
+/// daemon reads it at every decision, so a VM created later has its bounds.
+inline const std::filesystem::path store_path = "/var/lib/poolmem/autopilot.toml";
+
+enum class Kind { vm, profile };
+
+/// CFG with STORE's bounds over its own (absent file: CFG unchanged).
+/// Error naming the file, the line and the key on bad input.
+Config with_store(const Config &cfg, const std::filesystem::path &store);
+
+/// Check B alone: each key's syntax and, for a VM of SIZE bytes (0: a
+/// profile, whose VMs' sizes are not known yet), min not above max and
+/// neither above the size; for a profile, min not above max where both
+/// are percentages or both sizes. Error naming WHO and the value.
+void check_bounds(const std::string &who, const Bounds &b, uint64_t size);
+
+/// Set NAME's bounds in STORE: B's keys over those stored (all of them
+/// with REPLACE), checked together with check_bounds(NAME, ..., SIZE),
+/// then written whole and renamed into place under a lock. Returns the
+/// bounds now stored. Nothing is written when the check fails.
+Bounds store_bounds(const std::filesystem::path &store, Kind kind, const std::string &name, const Bounds &b,
+		    uint64_t size, bool replace);
+/// Forget NAME's bounds in STORE (none: nothing to do).
+void forget_bounds(const std::filesystem::path &store, Kind kind, const std::string &name);
+
 /// "5%" -> 50 per mille; nullopt if malformed or above 100%.
 std::optional<uint32_t> parse_permille(std::string_view text);
 

@@ -72,6 +72,9 @@ struct DomainStats {
 	uint64_t samples = 0, sample_hits = 0, promotions = 0, demotions = 0, tiering_scan_ns = 0;
 	/// of sample_hits, refaults of chunks in the pool tier (ABI 14; 0 before)
 	uint64_t sample_hits_pool = 0;
+	/// what a quota change left to move (sysfs moves_pending_bytes, ABI
+	/// 15; 0 before, and in what read_proc_domains() returns)
+	uint64_t moves_pending_bytes = 0;
 	std::string tiering = "off"; ///< off, sample or on
 	uint64_t scan_rate = 0;      ///< bytes sampled per second
 	uint64_t hot_ms = 0;         ///< a refault within this makes a chunk hot
