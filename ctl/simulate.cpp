@@ -29,9 +29,10 @@ namespace poolctl {
 namespace {
 
 struct SimOptions {
-	std::string scenario, tier_policy, pool_select, compare, tiers, out, rr_start;
+	std::string scenario, tier_policy, pool_select, compare, tiers, out, rr_start, rebalance_rate;
 	uint64_t seed = 0;
 	bool json = false, policy_source = false;
+	bool backpressure = false, rebalance = false, free_moves = false;
 };
 
 struct RecordOptions {
@@ -87,6 +88,8 @@ nlohmann::json result_json(const poolmem::sim::Result &r, bool series)
 		{"imbalance_mean", r.imbalance_mean},
 		{"imbalance_max", r.imbalance_max},
 		{"events_per_second", r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0},
+		{"rebalanced_chunks", r.rebalanced_chunks},
+		{"rebalanced_mib_per_s", r.rebalanced_mib_s},
 	};
 	nlohmann::json pools = nlohmann::json::array();
 	for (const auto &p : r.pools)
@@ -173,6 +176,17 @@ void run_simulate(const GlobalOptions &g, const SimOptions &o)
 	poolmem::sim::Scenario s = poolmem::sim::load_scenario(o.scenario);
 	if (o.seed)
 		s.seed = o.seed;
+	if (o.backpressure)
+		s.backpressure = true;
+	if (o.rebalance)
+		s.rebalance.enabled = true;
+	if (o.free_moves)
+		s.rebalance.copy = false;
+	if (!o.rebalance_rate.empty()) {
+		s.rebalance.rate_bytes = size_value("--rebalance-rate", o.rebalance_rate);
+		if (!s.rebalance.rate_bytes)
+			throw UsageError("--rebalance-rate: must be above 0");
+	}
 	if (!o.rr_start.empty()) {
 		const int i = pm_name_index(pm_rr_start_names, PM_NR_RR_STARTS, o.rr_start.c_str());
 		if (i < 0)
@@ -218,17 +232,29 @@ void run_simulate(const GlobalOptions &g, const SimOptions &o)
 		print_json(g, j);
 		return;
 	}
-	std::printf("%s: %u hosts, %zu pools, %.3g s simulated, seed %lu\n", s.name.c_str(), s.hosts, s.pools.size(),
-		    s.duration_s, static_cast<unsigned long>(s.seed));
+	std::printf("%s: %u hosts, %zu pools, %.3g s simulated, seed %lu, %s queues%s\n", s.name.c_str(), s.hosts,
+		    s.pools.size(), s.duration_s, static_cast<unsigned long>(s.seed),
+		    s.backpressure ? ("bounded (credits: host " + std::to_string(s.host_credits) + ", pool port " +
+				      std::to_string(s.pool_credits) + ")")
+					     .c_str()
+				   : "unbounded",
+		    s.rebalance.enabled ? (", rebalancing (" + poolmem::format_size(s.rebalance.rate_bytes) + "/s, " +
+					   (s.rebalance.copy ? "copies charged" : "free moves") + "; pm_rebalance.c " +
+					   std::string(poolmem::sim::rebalance_source_sha256()).substr(0, 12) + ")")
+						  .c_str()
+					: "");
 	Table tb({"TIER-POLICY", "POOL-SELECT", ">MEAN", ">P99", ">P99.9", ">>=1us", ">IMBALANCE", ">SIGBUS",
-		  ">ENOSPC", ">VMS", ">EVENTS/S"});
+		  ">ENOSPC", ">VMS", ">MOVED", ">EVENTS/S"});
 	for (const auto &r : runs) {
 		char over[16], imb[24], eps[24];
 		std::snprintf(over, sizeof(over), "%.2f%%", r.over_1us * 100);
 		std::snprintf(imb, sizeof(imb), "%.0f", r.imbalance_mean);
 		std::snprintf(eps, sizeof(eps), "%.1fM", r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s / 1e6 : 0);
+		char mv[32];
+		std::snprintf(mv, sizeof(mv), "%.0f MiB/s", r.rebalanced_mib_s);
 		tb.row({r.tier_policy, r.pool_select, ns_text(r.mean_ns), ns_text(r.p99_ns), ns_text(r.p999_ns), over, imb,
-			std::to_string(r.sigbus), std::to_string(r.enospc), std::to_string(r.vms_max), eps});
+			std::to_string(r.sigbus), std::to_string(r.enospc), std::to_string(r.vms_max),
+			s.rebalance.enabled ? mv : "-", eps});
 	}
 	tb.print();
 	if (!o.out.empty())
@@ -489,6 +515,14 @@ void setup_simulate(CLI::App &app, const GlobalOptions &g)
 	sim->add_option("--rr-start", o->rr_start,
 			"where each domain's round-robin cursor starts: zero (before ABI 10), random, sequence, or "
 			"salted (the module's: the host's domain count plus a per-host random salt)");
+	sim->add_flag("--backpressure", o->backpressure,
+		      "bounded queues: host and pool port credits hold accesses back (seed 003's NIC and switch ports)");
+	sim->add_flag("--rebalance", o->rebalance,
+		      "move hot chunks off contended pools (kmod/policy/pm_rebalance.c), copies charged to both pools");
+	sim->add_option("--rebalance-rate", o->rebalance_rate, "bytes of chunks moved per second, at most (default 1G)")
+		->type_name("SIZE");
+	sim->add_flag("--free-moves", o->free_moves,
+		      "with --rebalance: moves cost nothing and take no time (an upper bound on what they gain)");
 	sim->add_option("--out", o->out, "write results.json, summary.csv and per-run series and CDF CSVs here");
 	sim->add_flag("--json", o->json, "print JSON");
 	sim->add_flag("--policy-source", o->policy_source, "print the SHA-256 of the policy source built in, and exit");

@@ -250,3 +250,112 @@ TEST(ApSim, SameSeedSameResultAndTheDecisionMatters)
 }
 
 } // namespace
+
+/* Back-pressure (Scenario::backpressure): where an access waits changes, not the order a FIFO serves. */
+TEST(Sim, BackpressureKeepsOneQueuesTheory)
+{
+	for (unsigned credits : {1u, 4u, 1000u}) {
+		Scenario s = single_queue(0.5, 100, false);
+		s.backpressure = true;
+		s.host_credits = credits;
+		s.pool_credits = credits;
+		const Result r = simulate(s);
+		EXPECT_GT(r.accesses, 500000u);
+		EXPECT_NEAR(r.mean_ns, 200, 10) << "credits " << credits; /* M/M/1: S / (1 - rho) */
+	}
+}
+
+TEST(Sim, BackpressureConservesChunksAndAccesses)
+{
+	Scenario s = churn(11);
+	s.backpressure = true;
+	s.host_credits = 2;
+	s.pool_credits = 4;
+	const Result r = simulate(s);
+	EXPECT_EQ(r.chunks_allocated, r.chunks_freed);
+	uint64_t pool_acc = 0;
+	for (const auto &p : r.pools) {
+		EXPECT_EQ(p.allocated_end, 0u) << p.name;
+		pool_acc += p.accesses;
+	}
+	/* every access made is done and counted, those in flight at the end too */
+	EXPECT_EQ(pool_acc + r.local_accesses, r.accesses);
+}
+
+/* A host whose credits wait at a slow pool holds back its accesses to a fast one. */
+TEST(Sim, BackpressureSpreadsASlowPoolsWaitToItsSenders)
+{
+	Scenario s = single_queue(0.5, 100, false);
+	s.pool_select = 0; /* round-robin: the VM's chunks alternate between the pools */
+	PoolSpec fast = s.pools[0];
+	fast.name = "p1";
+	fast.service_ns = 1;
+	s.pools.push_back(fast);
+	s.pools[0].service_ns = 300; /* p0 gets half the accesses: rho 0.75 there */
+	s.duration_s = 0.1;
+	const Result open = simulate(s);
+	s.backpressure = true;
+	s.host_credits = 2;
+	const Result bp = simulate(s);
+	EXPECT_LT(open.pools[1].mean_ns, 10);
+	EXPECT_GT(bp.pools[1].mean_ns, 10 * open.pools[1].mean_ns);
+}
+
+namespace {
+
+/* Three pools, eight hosts; from 2 ms on, p0 carries other hosts' load. */
+Scenario busy(bool external)
+{
+	Scenario s = churn(3);
+	s.arrival_rate = 0;
+	s.lifetime_s = 0;
+	s.phases.clear();
+	s.duration_s = 0.012;
+	s.pools.resize(3);
+	for (auto &p : s.pools)
+		p.service_ns = 100;
+	if (external) {
+		s.pools[0].external_rate = 8e6; /* 80% of its service rate */
+		s.pools[0].external_start_s = 0.002;
+	}
+	for (auto &c : s.classes)
+		c.access_rate = 4e5;
+	s.rebalance.period_s = 200e-6;
+	s.rebalance.copy = false;
+	s.rebalance.rate_bytes = 16ULL << 30;
+	return s;
+}
+
+} // namespace
+
+TEST(Sim, RebalanceMovesHotChunksOffABusyPoolOnly)
+{
+	Scenario s = busy(true);
+	const Result before = simulate(s);
+	s.rebalance.enabled = true;
+	const Result after = simulate(s);
+	EXPECT_GT(after.rebalanced_chunks, 0u);
+	EXPECT_LT(after.pools[0].accesses, before.pools[0].accesses * 9 / 10);
+	EXPECT_LT(after.p99_ns, before.p99_ns * 0.95);
+	EXPECT_EQ(after.chunks_allocated, after.chunks_freed);
+	for (const auto &p : after.pools)
+		EXPECT_EQ(p.allocated_end, 0u) << p.name;
+
+	/* even pools: nothing to move */
+	Scenario even = busy(false);
+	even.rebalance.enabled = true;
+	EXPECT_EQ(simulate(even).rebalanced_chunks, 0u);
+}
+
+TEST(Sim, RebalanceCopiesCostThePoolsTheirService)
+{
+	Scenario s = busy(true);
+	s.rebalance.enabled = true;
+	const Result free_moves = simulate(s);
+	s.rebalance.copy = true;
+	s.rebalance.rate_bytes = 2ULL << 30;
+	const Result copies = simulate(s);
+	EXPECT_GT(copies.rebalanced_chunks, 0u);
+	EXPECT_LT(copies.rebalanced_chunks, free_moves.rebalanced_chunks);
+	EXPECT_GT(copies.mean_ns, free_moves.mean_ns);
+}

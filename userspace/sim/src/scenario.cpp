@@ -110,7 +110,7 @@ Scenario load_scenario(const std::string &path)
 	Reader r{path};
 	r.known(root, "", {"name", "seed", "duration_s", "chunk", "hosts", "local_per_host", "overcommit",
 			   "tier_policy", "pool_select", "service", "local", "af", "pools", "pool", "vms", "vm",
-			   "phase", "trace", "series_step_s", "rr_start"});
+			   "phase", "trace", "series_step_s", "rr_start", "backpressure", "credits", "rebalance"});
 	Scenario s;
 	s.name = r.str(root, "name", "", std::filesystem::path(path).stem().string());
 	s.seed = static_cast<uint64_t>(r.num(root, "seed", "", 1, 0, 9e15));
@@ -144,6 +144,38 @@ Scenario load_scenario(const std::string &path)
 		s.local_service_ns = r.num(*l, "service_ns", "local.", 10, 0, 1e9);
 		s.local_latency_ns = r.num(*l, "latency_ns", "local.", 80, 0, 1e9);
 	}
+	if (const auto *b = root.get("backpressure")) {
+		const auto v = b->value_exact<bool>();
+		if (!v)
+			r.bad("backpressure", "not true or false");
+		s.backpressure = *v;
+	}
+	if (const auto *c = r.table(root, "credits")) {
+		r.known(*c, "credits", {"host", "pool"});
+		s.host_credits = static_cast<unsigned>(r.num(*c, "host", "credits.", s.host_credits, 1, 1e6));
+		s.pool_credits = static_cast<unsigned>(r.num(*c, "pool", "credits.", s.pool_credits, 1, 1e6));
+	}
+	if (const auto *rb = r.table(root, "rebalance")) {
+		r.known(*rb, "rebalance", {"enabled", "period_s", "margin_pct", "periods", "rate", "copy"});
+		auto flag = [&](const char *key, bool def) {
+			const auto *n = rb->get(key);
+			if (!n)
+				return def;
+			const auto v = n->value_exact<bool>();
+			if (!v)
+				r.bad(std::string("rebalance.") + key, "not true or false");
+			return *v;
+		};
+		s.rebalance.enabled = flag("enabled", s.rebalance.enabled);
+		s.rebalance.copy = flag("copy", s.rebalance.copy);
+		s.rebalance.period_s = r.num(*rb, "period_s", "rebalance.", s.rebalance.period_s, 1e-9, 1e6);
+		s.rebalance.margin_pct =
+			static_cast<uint32_t>(r.num(*rb, "margin_pct", "rebalance.", s.rebalance.margin_pct, 0, 10000));
+		s.rebalance.periods = static_cast<uint32_t>(r.num(*rb, "periods", "rebalance.", s.rebalance.periods, 1, 1e6));
+		s.rebalance.rate_bytes = r.size(*rb, "rate", "rebalance.", s.rebalance.rate_bytes);
+		if (!s.rebalance.rate_bytes)
+			r.bad("rebalance.rate", "must be above 0");
+	}
 	if (const auto *a = r.table(root, "af")) {
 		r.known(*a, "af", {"window_s", "counts"});
 		s.af_window_s = r.num(*a, "window_s", "af.", 100e-6, 1e-9, 1e6);
@@ -157,11 +189,15 @@ Scenario load_scenario(const std::string &path)
 		def.service_ns = r.num(t, "service_ns", where, def.service_ns, 0, 1e9);
 		def.latency_ns = r.num(t, "latency_ns", where, def.latency_ns, 0, 1e9);
 		def.distance = static_cast<uint32_t>(r.num(t, "distance", where, def.distance, 10, 255));
+		def.external_rate = r.num(t, "external_rate", where, def.external_rate, 0, 1e12);
+		def.external_start_s = r.num(t, "external_start_s", where, def.external_start_s, 0, 1e9);
+		def.external_end_s = r.num(t, "external_end_s", where, def.external_end_s, 0, 1e9);
 		return def;
 	};
 	if (const auto *p = r.table(root, "pools")) {
 		/* n identical pools */
-		r.known(*p, "pools", {"count", "capacity", "service_ns", "latency_ns", "distance"});
+		r.known(*p, "pools", {"count", "capacity", "service_ns", "latency_ns", "distance", "external_rate",
+				      "external_start_s", "external_end_s"});
 		const auto n = static_cast<unsigned>(r.num(*p, "count", "pools.", 1, 1, PM_MAX_POOLS));
 		const PoolSpec def = pool_spec(*p, "pools.", PoolSpec{});
 		for (unsigned i = 0; i < n; i++) {
@@ -174,7 +210,8 @@ Scenario load_scenario(const std::string &path)
 		for (size_t i = 0; i < arr->size(); i++) {
 			const auto &t = *arr->get(i)->as_table();
 			const std::string w = "pool[" + std::to_string(i) + "].";
-			r.known(t, w.substr(0, w.size() - 1), {"name", "capacity", "service_ns", "latency_ns", "distance"});
+			r.known(t, w.substr(0, w.size() - 1), {"name", "capacity", "service_ns", "latency_ns", "distance",
+							       "external_rate", "external_start_s", "external_end_s"});
 			PoolSpec q = pool_spec(t, w, PoolSpec{});
 			q.name = r.str(t, "name", w, "p" + std::to_string(s.pools.size()));
 			s.pools.push_back(q);

@@ -2,10 +2,12 @@
 #include <poolmem/sim.hpp>
 
 #include "policy/pm_policy.h"
+#include "policy/pm_rebalance.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <queue>
 #include <random>
@@ -57,9 +59,19 @@ struct Server {
 	}
 };
 
+/// A pool access in flight under back-pressure: from HOST to POOL, made at GEN_NS.
+struct Req {
+	uint32_t host, pool;
+	double gen_ns;
+};
+
 struct Pool {
 	PoolSpec spec;
 	Server srv;
+	/* back-pressure: accesses queued or in service at the port (FIFO:
+	 * they finish in this order), and those the full port holds back */
+	std::deque<Req> serving, held;
+	uint32_t rb_over = 0; // pm_rb_pool.over between checks
 	uint64_t capacity_chunks = 0, allocated = 0, peak = 0; // chunks
 	struct pm_af af {};
 	uint64_t accesses = 0, allocations = 0, window_accesses = 0;
@@ -68,6 +80,8 @@ struct Pool {
 
 struct Host {
 	Server srv;
+	unsigned in_flight = 0; // pool accesses holding a credit (back-pressure)
+	std::deque<Req> held;	// waiting for a credit
 	uint32_t seq = 0, salt = 0; // pm_rr_cursor_start(): domains made here, a salt per host
 	uint64_t local_chunks = 0, local_used = 0; // chunks
 	uint64_t committed = 0;			   // bytes of local quotas admitted
@@ -83,10 +97,13 @@ struct Vm {
 	double born = 0;
 	bool alive = false;
 	uint32_t cursor = 0; // the domain's round-robin cursor (d->rr_cursor)
+	std::vector<pm_af> heat; // per chunk, as a pool's Af counts (rebalancing only)
 	uint64_t gen = 0;    // pending ACCESS events of an older life are stale
 };
 
-enum Kind : uint32_t { ARRIVE, DEPART, ACCESS, SAMPLE, TRACE };
+enum Kind : uint32_t { ARRIVE, DEPART, ACCESS, SAMPLE, TRACE, DONE, REBALANCE, COPY, MOVED, EXTERNAL };
+
+constexpr uint32_t kExternalHost = UINT32_MAX; // Req.host of an access from outside the model
 
 struct Event {
 	double t; // seconds
@@ -179,6 +196,11 @@ public:
 				push(exp_draw(s_.arrival_rate), ARRIVE, 1);
 		}
 		push(step_, SAMPLE, 0);
+		if (s_.rebalance.enabled)
+			push(s_.rebalance.period_s, REBALANCE, 0);
+		for (uint32_t i = 0; i < pools_.size(); i++)
+			if (pools_[i].spec.external_rate > 0)
+				push(pools_[i].spec.external_start_s + exp_draw(pools_[i].spec.external_rate), EXTERNAL, i);
 		while (!q_.empty()) {
 			const Event e = q_.top();
 			if (e.t > s_.duration_s)
@@ -206,9 +228,38 @@ public:
 			case TRACE:
 				trace_event();
 				break;
+			case DONE:
+				done(e.vm);
+				break;
+			case REBALANCE:
+				rebalance();
+				push(now_ + s_.rebalance.period_s, REBALANCE, 0);
+				break;
+			case COPY:
+				copy_step();
+				break;
+			case MOVED:
+				moved();
+				break;
+			case EXTERNAL:
+				external(e.vm);
+				break;
 			}
 		}
 		vm_time_integral(s_.duration_s);
+		/* the accesses in flight at the end finish: their latency counts */
+		while (!q_.empty()) {
+			const Event e = q_.top();
+			q_.pop();
+			if (e.kind == DONE) {
+				now_ = e.t;
+				done(e.vm);
+			}
+		}
+		if (move_.active) { /* a copy cut off by the end: its room goes back */
+			pools_[move_.dst].allocated--;
+			move_.active = false;
+		}
 		/* every VM leaves at the end: what they held must come back exactly */
 		for (uint32_t v = 0; v < vms_.size(); v++)
 			if (vms_[v].alive)
@@ -246,6 +297,14 @@ private:
 	std::vector<uint64_t> imb_;
 	std::vector<std::vector<uint64_t>> ts_acc_, ts_af_, ts_alloc_;
 	uint64_t imb_sum_ = 0, imb_max_ = 0, imb_n_ = 0;
+	/* rebalancing: the move in progress (one at a time, at the rate) */
+	struct Move {
+		bool active = false;
+		uint32_t vm = 0, src = 0, dst = 0;
+		uint64_t idx = 0, gen = 0, lines_left = 0;
+	} move_;
+	double move_credit_ = 0; // bytes the rate allows to move now
+	uint64_t rebalanced_ = 0, chunks_moved_bytes_ = 0;
 
 	void push(double t, uint32_t kind, uint32_t vm, uint64_t gen = 0) { q_.push({t, seq_++, kind, vm, gen}); }
 	double uniform() { return std::uniform_real_distribution<double>(0, 1)(rng_); }
@@ -335,6 +394,8 @@ private:
 		v.quota[PM_TIER_LOCAL] = local / s_.chunk;
 		v.quota[PM_TIER_POOL] = pool / s_.chunk;
 		v.map.assign(v.nchunks, kUnallocated);
+		if (s_.rebalance.enabled)
+			v.heat.assign(v.nchunks, pm_af{});
 		v.born = now_;
 		v.alive = true;
 		hosts_[best].committed += local;
@@ -483,16 +544,214 @@ private:
 			ns = s_.local_latency_ns + hosts_[v.host].srv.serve(now_ns, service(s_.local_service_ns));
 			local_accesses_++;
 		} else {
-			Pool &p = pools_[v.map[idx]];
-			ns = p.spec.latency_ns + p.srv.serve(now_ns, service(p.spec.service_ns));
+			const auto pool = static_cast<uint32_t>(v.map[idx]);
+			Pool &p = pools_[pool];
 			p.accesses++;
 			p.window_accesses++;
-			p.lat_sum += ns;
 			if (s_.af_counts_accesses)
 				pm_af_add(&p.af, epoch(), 1);
+			if (!v.heat.empty())
+				pm_af_add(&v.heat[idx], epoch(), 1);
+			if (s_.backpressure) {
+				/* its latency is known when it is done (done()) */
+				issue({v.host, pool, now_ns});
+				return true;
+			}
+			ns = p.spec.latency_ns + p.srv.serve(now_ns, service(p.spec.service_ns));
+			p.lat_sum += ns;
 		}
 		record(ns);
 		return true;
+	}
+
+	/* one access to pool @i from outside the model (PoolSpec::external_rate) */
+	void external(uint32_t i)
+	{
+		Pool &p = pools_[i];
+		if (now_ >= p.spec.external_end_s)
+			return;
+		pm_af_add(&p.af, epoch(), 1);
+		if (s_.backpressure)
+			offer({kExternalHost, i, now_ * 1e9});
+		else
+			p.srv.serve(now_ * 1e9, service_ns(p.spec.service_ns));
+		push(now_ + exp_draw(p.spec.external_rate), EXTERNAL, i);
+	}
+
+	double service_ns(double mean)
+	{
+		return s_.deterministic_service ? mean : -std::log1p(-uniform()) * mean;
+	}
+
+	/*
+	 * Back-pressure (Scenario::backpressure). A pool access takes one of
+	 * its host's credits (the NIC's outstanding requests) until it is
+	 * done, or waits for one; it then enters its pool's port, or waits
+	 * there while the port holds pool_credits accesses. The port's
+	 * waiting accesses go in as others finish, in order; an arbiter per
+	 * pool, as seed 003's switch has virtual queues per output, so one
+	 * full port holds back no access to another pool, except through
+	 * its host's credits.
+	 */
+	void issue(const Req &r)
+	{
+		Host &h = hosts_[r.host];
+		if (h.in_flight >= s_.host_credits) {
+			h.held.push_back(r);
+			return;
+		}
+		h.in_flight++;
+		offer(r);
+	}
+
+	void offer(const Req &r)
+	{
+		Pool &p = pools_[r.pool];
+		if (p.serving.size() >= s_.pool_credits) {
+			p.held.push_back(r);
+			return;
+		}
+		enter(r);
+	}
+
+	void enter(const Req &r)
+	{
+		Pool &p = pools_[r.pool];
+		const double now_ns = now_ * 1e9;
+		const double start = std::max(now_ns, p.srv.free_at);
+		p.srv.free_at = start + service_ns(p.spec.service_ns);
+		p.serving.push_back(r);
+		push(p.srv.free_at * 1e-9, DONE, r.pool);
+	}
+
+	void done(uint32_t pool)
+	{
+		Pool &p = pools_[pool];
+		const Req r = p.serving.front();
+		p.serving.pop_front();
+		if (!p.held.empty()) {
+			const Req n = p.held.front();
+			p.held.pop_front();
+			enter(n);
+		}
+		if (r.host == kExternalHost)
+			return;
+		const double ns = now_ * 1e9 - r.gen_ns + p.spec.latency_ns;
+		p.lat_sum += ns;
+		record(ns);
+		Host &h = hosts_[r.host];
+		h.in_flight--;
+		if (!h.held.empty()) {
+			const Req n = h.held.front();
+			h.held.pop_front();
+			h.in_flight++;
+			offer(n);
+		}
+	}
+
+	/*
+	 * Rebalancing (Scenario::rebalance), every period: the module's
+	 * decision (pm_rb_check, pm_rb_dest) over the pools' Af, then the
+	 * hottest chunk of a contended pool that pm_rb_dest() gives a place
+	 * to moves there. One move at a time, at the rate: a chunk's copy
+	 * takes chunk/rate seconds, reading the source and writing the
+	 * destination a line (64 bytes) at a time, in batches of 8 lines.
+	 * The chunk's accesses go to the source until the copy is done.
+	 */
+	void rebalance()
+	{
+		const auto n = static_cast<unsigned>(pools_.size());
+		pm_rb_pool rb[PM_MAX_POOLS];
+		for (unsigned i = 0; i < n; i++) {
+			rb[i].af = pm_af_value(&pools_[i].af, epoch());
+			rb[i].free = (pools_[i].capacity_chunks - std::min(pools_[i].capacity_chunks, pools_[i].allocated)) *
+				     s_.chunk;
+			rb[i].over = pools_[i].rb_over;
+		}
+		pm_rb_params prm{s_.rebalance.margin_pct, s_.rebalance.periods, 0};
+		const u64 contended = pm_rb_check(&prm, rb, n);
+		for (unsigned i = 0; i < n; i++)
+			pools_[i].rb_over = rb[i].over;
+		/* the rate: a byte budget that fills each period (a period's worth kept at most) */
+		const double fill = static_cast<double>(s_.rebalance.rate_bytes) * s_.rebalance.period_s;
+		move_credit_ = std::min(move_credit_ + fill, fill + static_cast<double>(s_.chunk));
+		if (!contended || move_.active || move_credit_ < static_cast<double>(s_.chunk))
+			return;
+		/* the hottest chunk on a contended pool that may go somewhere */
+		struct Cand {
+			u64 heat;
+			uint32_t vm, pool;
+			uint64_t idx;
+		};
+		std::vector<Cand> c;
+		for (uint32_t slot = 0; slot < vms_.size(); slot++) {
+			Vm &v = vms_[slot];
+			if (!v.alive || v.heat.empty())
+				continue;
+			for (uint64_t i = 0; i < v.nchunks; i++)
+				if (v.map[i] >= 0 && (contended >> v.map[i] & 1))
+					if (const u64 h = pm_af_value(&v.heat[i], epoch()))
+						c.push_back({h, slot, static_cast<uint32_t>(v.map[i]), i});
+		}
+		std::sort(c.begin(), c.end(), [](const Cand &a, const Cand &b) {
+			return a.heat != b.heat ? a.heat > b.heat : a.vm != b.vm ? a.vm < b.vm : a.idx < b.idx;
+		});
+		const u64 all = n == 64 ? ~0ULL : (1ULL << n) - 1;
+		for (const auto &x : c) {
+			const int dst = pm_rb_dest(rb, n, x.pool, all, contended, x.heat, s_.chunk);
+			if (dst < 0)
+				continue;
+			pm_rb_moved(rb, x.pool, static_cast<uint32_t>(dst), x.heat, s_.chunk);
+			move_credit_ -= static_cast<double>(s_.chunk);
+			start_move(x.vm, x.idx, x.pool, static_cast<uint32_t>(dst));
+			/* a copy takes its time, one at a time; free moves go on within the budget */
+			if (move_.active || move_credit_ < static_cast<double>(s_.chunk))
+				return;
+		}
+	}
+
+	void start_move(uint32_t slot, uint64_t idx, uint32_t src, uint32_t dst)
+	{
+		pools_[dst].allocated++; /* the destination's room, held from the start */
+		pools_[dst].peak = std::max(pools_[dst].peak, pools_[dst].allocated);
+		move_ = {true, slot, src, dst, idx, vms_[slot].gen, s_.chunk / 64};
+		if (!s_.rebalance.copy) {
+			moved();
+			return;
+		}
+		copy_step();
+	}
+
+	/* one batch of the copy: 8 lines read at the source, written at the destination */
+	void copy_step()
+	{
+		if (!move_.active)
+			return;
+		const uint64_t lines = std::min<uint64_t>(8, move_.lines_left);
+		for (uint32_t p : {move_.src, move_.dst}) {
+			Server &srv = pools_[p].srv;
+			srv.free_at = std::max(now_ * 1e9, srv.free_at) +
+				      static_cast<double>(lines) * pools_[p].spec.service_ns;
+		}
+		move_.lines_left -= lines;
+		const double gap = static_cast<double>(lines * 64) / static_cast<double>(s_.rebalance.rate_bytes);
+		push(now_ + gap, move_.lines_left ? COPY : MOVED, 0);
+	}
+
+	void moved()
+	{
+		if (!move_.active)
+			return;
+		move_.active = false;
+		Vm &v = vms_[move_.vm];
+		if (!v.alive || v.gen != move_.gen || v.map[move_.idx] != static_cast<int16_t>(move_.src)) {
+			pools_[move_.dst].allocated--; /* the VM left, or the chunk went, meanwhile */
+			return;
+		}
+		v.map[move_.idx] = static_cast<int16_t>(move_.dst);
+		pools_[move_.src].allocated--;
+		chunks_moved_bytes_ += s_.chunk;
+		rebalanced_++;
 	}
 
 	void access_event(uint32_t slot)
@@ -618,6 +877,8 @@ private:
 		r.pool_accesses = ts_acc_;
 		r.pool_af = ts_af_;
 		r.pool_allocated = ts_alloc_;
+		r.rebalanced_chunks = rebalanced_;
+		r.rebalanced_mib_s = s_.duration_s > 0 ? static_cast<double>(chunks_moved_bytes_) / 1048576.0 / s_.duration_s : 0;
 		/* the CDF at about 200 points, denser where it rises */
 		uint64_t seen = 0, next = 0;
 		const uint64_t step = std::max<uint64_t>(1, accesses_ / 200);
@@ -710,4 +971,5 @@ Plan plan(const PlanInput &in)
 
 namespace poolmem::sim {
 const char *policy_source_sha256() { return PM_POLICY_SHA256; }
+const char *rebalance_source_sha256() { return PM_REBALANCE_SHA256; }
 } // namespace poolmem::sim

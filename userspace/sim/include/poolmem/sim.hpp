@@ -31,6 +31,12 @@ struct PoolSpec {
 	double service_ns = 50; ///< mean service time of one access
 	double latency_ns = 300; ///< link latency, paid by every access
 	uint32_t distance = 20;	///< NUMA distance from every host (nearest)
+	/// Accesses per second from hosts outside the model (another host's
+	/// VMs on a shared device) from external_start_s to external_end_s:
+	/// they take the pool's service and count in its Af, as poolmem-agent's
+	/// remote_load would give it; their latency is not the model's.
+	double external_rate = 0;
+	double external_start_s = 0, external_end_s = 1e9;
 };
 
 /// One kind of VM in the mix.
@@ -76,6 +82,26 @@ struct Scenario {
 	std::vector<Phase> phases;
 	std::string trace;	      ///< CSV to replay instead of the generator
 	double series_step_s = 0;     ///< time series resolution; 0: one Af window
+	/// Bounded queues (seed 003's NIC and switch ports): a host has at most
+	/// host_credits pool accesses in flight, a pool's port at most
+	/// pool_credits queued or in service; a full one holds the access back,
+	/// waiting (and counted in its latency), and its host's credit with it.
+	bool backpressure = false;
+	unsigned host_credits = 16, pool_credits = 32;
+	/// Rebalancing between pools (kmod/policy/pm_rebalance.c): every
+	/// period_s, pools contended for `periods` checks in a row (Af above
+	/// the others' mean by margin_pct) give their hottest chunks to the
+	/// least-loaded pool, at most rate_bytes per second of chunks. A move
+	/// costs a copy: chunk/64 line reads on the source and writes on the
+	/// destination, spread over the move at the rate (copy = false: free
+	/// and instant, an upper bound on what rebalancing could gain).
+	struct Rebalance {
+		bool enabled = false;
+		double period_s = 400e-6;
+		uint32_t margin_pct = 25, periods = 2;
+		uint64_t rate_bytes = 1ULL << 30; ///< per second
+		bool copy = true;
+	} rebalance;
 };
 
 /// Parse a scenario file (TOML); throws std::runtime_error naming the file,
@@ -107,6 +133,8 @@ struct Result {
 	std::vector<std::vector<uint64_t>> pool_accesses, pool_af, pool_allocated;
 	/// latency CDF: (ns, fraction of accesses at most that)
 	std::vector<std::pair<double, double>> cdf;
+	uint64_t rebalanced_chunks = 0; ///< moved by rebalancing
+	double rebalanced_mib_s = 0;	///< MiB of them per simulated second
 	double wall_s = 0; ///< host time the run took
 };
 
@@ -146,5 +174,7 @@ Plan plan(const PlanInput &in);
 
 /// SHA-256 of kmod/policy/pm_policy.c as built into this library.
 const char *policy_source_sha256();
+/// SHA-256 of kmod/policy/pm_rebalance.c as built into this library.
+const char *rebalance_source_sha256();
 
 } // namespace poolmem::sim
