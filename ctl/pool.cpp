@@ -81,6 +81,8 @@ nlohmann::json pool_json(const poolmem::PoolStats &p)
 		{"memory_errors", p.memory_errors},
 		{"soft_offlines", p.soft_offlines},
 		{"discarded_bytes", p.discarded_bytes},
+		{"rebalanced_chunks", p.rebalanced_chunks},
+		{"contended", p.contended},
 		{"error_policy", p.error_policy},
 		{"degraded", p.degraded},
 		{"zero_reserve",

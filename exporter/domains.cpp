@@ -42,6 +42,7 @@ public:
 		Family samples("poolmem_domain_tiering_samples_total", "Chunks unmapped to sample accesses (tiering), from samples.", MetricType::Counter);
 		Family hits("poolmem_domain_tiering_sample_hits_total", "Sampled chunks faulted in again (accessed), from sample_hits.", MetricType::Counter);
 		Family pool_hits("poolmem_domain_tiering_sample_hits_pool_total", "Of the sampled chunks faulted in again, those in the pool tier, from sample_hits_pool: its rate over sample_hits' is the share of the VM's accesses served from pool memory.", MetricType::Counter);
+		Family rebalanced("poolmem_domain_rebalanced_chunks_total", "The domain's hot chunks rebalancing moved off contended pools, from rebalanced_chunks.", MetricType::Counter);
 		Family tmoves("poolmem_domain_tiering_moves_total", "Chunks tiering moved: direction=promotion (hot, pool to local) and demotion (cold, local to pool); from promotions and demotions.", MetricType::Counter);
 		Family scan("poolmem_domain_tiering_scan_seconds_total", "CPU time of the domain's tiering worker, from tiering_scan_ns.", MetricType::Counter);
 		Family heat("poolmem_domain_chunks_by_heat", "Chunks the last samples found hot and cold (heat=hot|cold), from heat.", MetricType::Gauge);
@@ -79,6 +80,7 @@ public:
 			samples.add(l, static_cast<double>(d.samples));
 			hits.add(l, static_cast<double>(d.sample_hits));
 			pool_hits.add(l, static_cast<double>(d.sample_hits_pool));
+			rebalanced.add(l, static_cast<double>(d.rebalanced_chunks));
 			tmoves.add({{"domain", d.name}, {"direction", "promotion"}}, static_cast<double>(d.promotions));
 			tmoves.add({{"domain", d.name}, {"direction", "demotion"}}, static_cast<double>(d.demotions));
 			scan.add(l, static_cast<double>(d.tiering_scan_ns) * 1e-9);
@@ -109,7 +111,7 @@ public:
 			cum.push_back({INFINITY, total});
 			lat.add_histogram(l, cum, total, static_cast<double>(d.fault_latency_sum_ns) * 1e-9);
 		}
-		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &revoked, &memerr, &tiering, &samples, &hits, &pool_hits, &tmoves, &scan, &heat, &lat, &wsize, &wtouched})
+		for (Family *f : {&info, &size, &chunk, &quota, &usage, &chunks, &retired, &faults, &sigbus, &discards, &moves, &move_retries, &move_pins, &revoked, &memerr, &tiering, &samples, &hits, &pool_hits, &rebalanced, &tmoves, &scan, &heat, &lat, &wsize, &wtouched})
 			if (f != &lat || r.domain_histograms)
 				out.push_back(f->take());
 		throw_if_partial(errors);

@@ -43,6 +43,8 @@ public:
 		Family tier_moves("poolmem_pool_tier_moves_total", "Chunks moved between the pool and local tiers: direction=promotion (pool to local) and demotion (local to pool), from promotions and demotions.", MetricType::Counter);
 		Family memerr("poolmem_pool_memory_errors_total", "Memory errors (poisoned pages) in the pool's memory that poolmem handled: each page is out of use for good, and the data of a domain that held it is lost (poolctl pool events names it). A device with a rising count is failing: drain it. From memory_errors.", MetricType::Counter);
 		Family softoff("poolmem_pool_soft_offlines_total", "Pages of the pool soft-offlined (corrected errors past a threshold): their chunks moved elsewhere first, nothing lost, the page out of use for good. From soft_offlines.", MetricType::Counter);
+		Family rebalanced("poolmem_pool_rebalanced_chunks_total", "Chunks rebalancing moved off this pool while it was contended (its access factor above the others' by rebalance_margin_pct): hot chunks of smart-idle domains, to the least-loaded pool each may use. From rebalanced_chunks.", MetricType::Counter);
+		Family contended("poolmem_pool_contended", "1 while rebalancing finds the pool contended (its access factor above the other pools' mean by rebalance_margin_pct for rebalance_periods checks), else 0; always 0 with rebalancing off (rebalance_rate_mb 0). From contended.", MetricType::Gauge);
 		Family discarded("poolmem_pool_discarded_bytes_total", "Bytes of the pool's chunks that domains gave back by discards (QEMU's balloon, free page reporting, virtio-mem: fallocate PUNCH_HOLE, MADV_REMOVE), since the pool was added; outlives the domains. From discarded_bytes.", MetricType::Counter);
 		Family degraded("poolmem_pool_degraded", "1 once memory errors passed the pool's error policy (poolctl pool set --on-errors drain --error-threshold N[/PERIOD]): it takes no new chunks and its chunks move off, until poolctl pool undrain; else 0. From degraded.", MetricType::Gauge);
 		Family draining("poolmem_pool_draining", "1 while the pool is draining (takes no new chunks; poolctl pool drain), else 0, from state.", MetricType::Gauge);
@@ -93,6 +95,8 @@ public:
 			degraded.add(l, p.degraded ? 1 : 0);
 			softoff.add(l, static_cast<double>(p.soft_offlines));
 			discarded.add(l, static_cast<double>(p.discarded_bytes));
+			rebalanced.add(l, static_cast<double>(p.rebalanced_chunks));
+			contended.add(l, p.contended ? 1 : 0);
 			accesses.add(l, static_cast<double>(p.accesses));
 			moved_bytes.add(l, static_cast<double>(p.moved_bytes));
 			put_off.add(l, static_cast<double>(p.move_retries));
@@ -108,7 +112,7 @@ public:
 			for (size_t i = 0; i < p.window_counts.size(); i++)
 				window.add({{"pool", p.name}, {"age", std::to_string(i)}}, static_cast<double>(p.window_counts[i]));
 		}
-		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &memerr, &softoff, &discarded, &degraded, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &memmap, &window})
+		for (Family *f : {&info, &cap, &pinnable, &alloc, &free_, &committed, &limit, &chunks, &allocs, &faults, &failures, &af, &rate, &moved, &accesses, &moved_bytes, &put_off, &pins, &psamples, &tier_moves, &draining, &memerr, &softoff, &discarded, &rebalanced, &contended, &degraded, &zr_bytes, &zr_target, &zr_refills, &zr_taken, &mtier, &memmap, &window})
 			out.push_back(f->take());
 		throw_if_partial(errors);
 	}

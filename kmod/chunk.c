@@ -931,3 +931,34 @@ void pm_chunk_exit(void)
 	destroy_workqueue(pm_alloc_wq);
 	free_percpu(pm_place_scratch);
 }
+
+/* Bytes of @d's chunks on pools outside its pool_mask. Caller holds d->lock. */
+u64 pm_domain_outside_bytes(struct pm_domain *d)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
+		if (!(d->pool_mask & BIT_ULL(i)))
+			n += d->chunks_per_pool[i];
+	return n * d->chunk_bytes;
+}
+
+/*
+ * Bytes of @d that must still move (POOLMEM_DOMAIN_SET's remaining_bytes):
+ * the local tier's excess, and the larger of the pool tier's excess and
+ * what lies on pools outside the mask, since one move can settle both. A
+ * lower bound: set.c's moves may meet an excess chunk that is not outside
+ * first. Caller holds d->lock.
+ */
+u64 pm_domain_moves_pending(struct pm_domain *d)
+	__must_hold(&d->lock)
+{
+	u64 over_local = 0, over_pool = 0;
+
+	if (d->usage[PM_TIER_LOCAL] > d->committed[PM_TIER_LOCAL])
+		over_local = d->usage[PM_TIER_LOCAL] - d->committed[PM_TIER_LOCAL];
+	if (d->usage[PM_TIER_POOL] > d->committed[PM_TIER_POOL])
+		over_pool = d->usage[PM_TIER_POOL] - d->committed[PM_TIER_POOL];
+	return over_local + max(over_pool, pm_domain_outside_bytes(d));
+}

@@ -100,7 +100,8 @@
  *   sysfs files), fs.c (the file system and profile directories), bind.c
  *   (POOLMEM_VM_BIND's directories to come), file.c (file operations and
  *   fault), pin.c (long-term pins), hotplug.c (the memory notifier), mf.c
- *   (memory errors), tiering.c (access sampling, hot/cold moves), drain.c
+ *   (memory errors), tiering.c (access sampling, hot/cold moves,
+ *   rebalancing between pools), drain.c
  *   (pool drain, a drained pool's removal), offline.c (revoke, evacuation
  *   for offline, soft offline), move.c (the move engine: a chunk, a run,
  *   an exchange), domain.c (lifetime, admission, profile references),
@@ -247,6 +248,7 @@ static int __init pm_init(void)
 		goto out_proc;
 	pm_debugfs_init();	/* debugging aids only: their failure is not fatal */
 	pm_pinwatch_start();
+	pm_rebalance_start();
 
 	pr_info("ABI %d ready: /dev/poolmem/control, file system \"poolmem\"\n", POOLMEM_ABI_VERSION);
 	return 0;
@@ -283,6 +285,7 @@ out_destroy_class:
 static void __exit pm_exit(void)
 {
 	pm_domain_exit_sb();	/* a superblock reference being dropped: its worker is ours */
+	pm_rebalance_stop();	/* its work reads the pools */
 	pm_pinwatch_stop();
 	debugfs_remove_recursive(pm_debugfs);
 	pm_ctl_exit();

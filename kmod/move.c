@@ -418,7 +418,8 @@ static int pm_move_begin(struct pm_domain *d, struct pm_move *m, u8 from, u32 ti
 	if (tier == PM_TIER_POOL) {
 		unsigned int i;
 
-		m->n = pm_pool_candidates(d, m->src && !m->stay ? ~BIT_ULL(m->src->id) : ~0ULL, m->ids);
+		m->n = pm_pool_candidates(d, m->to_mask ? m->to_mask :
+					  m->src && !m->stay ? ~BIT_ULL(m->src->id) : ~0ULL, m->ids);
 		if (!m->n)
 			return -ENOMEM;
 		/*
@@ -582,30 +583,30 @@ struct page **pm_move_arrays(struct pm_domain *d, struct pm_move *m, unsigned in
  * when short-lived references kept it (try later); -EBUSY when it is
  * long-term pinned; -EIO on a memory error in it.
  */
-int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier,
-		      bool stay, unsigned long retire_pfn)
+static int pm_chunk_move_one(struct pm_domain *d, struct inode *inode, struct pm_move *m, u8 from, u32 tier)
 {
-	struct pm_move m = { .idx = idx, .stay = stay, .retire_pfn = retire_pfn };
+	u64 idx = m->idx;
+	unsigned long retire_pfn = m->retire_pfn;
 	struct page **arrays;
 	bool cross;
 	int ret;
 
-	arrays = pm_move_arrays(d, &m, 1);
+	arrays = pm_move_arrays(d, m, 1);
 	if (!arrays)
 		return -ENOMEM;
 
 	/* 1. reserve the destination in its tier, mark busy */
 	mutex_lock(&d->lock);
-	ret = pm_move_begin(d, &m, from, tier);
+	ret = pm_move_begin(d, m, from, tier);
 	if (ret)
 		goto out_unlock;
 	/* a soft offline's page must still be in this chunk (not moved meanwhile) */
-	if (retire_pfn && !pm_units_have(m.old, d->units_per_chunk, retire_pfn)) {
+	if (retire_pfn && !pm_units_have(m->old, d->units_per_chunk, retire_pfn)) {
 		pm_chunk_unbusy(d, idx);
 		ret = -ENOENT;
 		goto out_unlock;
 	}
-	cross = tier != m.src_tier;
+	cross = tier != m->src_tier;
 	if (cross && d->usage[tier] + d->chunk_bytes > d->quota[tier]) {
 		pm_chunk_unbusy(d, idx);
 		ret = -ENOSPC;
@@ -615,38 +616,38 @@ int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from
 		d->usage[tier] += d->chunk_bytes;
 	mutex_unlock(&d->lock);
 
-	ret = pm_move_alloc(d, &m);
+	ret = pm_move_alloc(d, m);
 	if (ret)
 		goto out_abort;
 	/* 2., 3. unmap; nobody else may hold a unit */
-	ret = pm_move_freeze(d, inode, &m);
+	ret = pm_move_freeze(d, inode, m);
 	if (ret)
 		goto out_free_new;
 	/* 4. copy, stopping at a poisoned line */
-	ret = pm_units_copy(d, idx, m.new, m.old, d->units_per_chunk);
+	ret = pm_units_copy(d, idx, m->new, m->old, d->units_per_chunk);
 	if (ret) {
-		pm_units_unfreeze(m.old, d->units_per_chunk);
+		pm_units_unfreeze(m->old, d->units_per_chunk);
 		goto out_free_new;
 	}
 	/* 5. swap; the map and the charge change together under d->lock */
 	mutex_lock(&d->lock);
 	if (cross) {
-		d->usage[m.src_tier] -= d->chunk_bytes;	/* the new tier was charged in 1. */
-		pm_quota_settle(d, m.src_tier);
+		d->usage[m->src_tier] -= d->chunk_bytes;	/* the new tier was charged in 1. */
+		pm_quota_settle(d, m->src_tier);
 	}
-	pm_move_commit(d, &m);
+	pm_move_commit(d, m);
 	mutex_unlock(&d->lock);
 	/* soft offline: the page leaves use with its unit (pm_unit_put()) */
-	if (m.retire_pfn)
-		SetPageHWPoison(pfn_to_page(m.retire_pfn));
+	if (m->retire_pfn)
+		SetPageHWPoison(pfn_to_page(m->retire_pfn));
 	/* frozen at 0: back to our one reference, and drop it */
-	pm_units_unfreeze(m.old, d->units_per_chunk);
-	pm_units_free(m.old, d->units_per_chunk);
+	pm_units_unfreeze(m->old, d->units_per_chunk);
+	pm_units_free(m->old, d->units_per_chunk);
 	kfree(arrays);
 	return 0;
 
 out_free_new:
-	pm_units_free(m.new, d->units_per_chunk);
+	pm_units_free(m->new, d->units_per_chunk);
 out_abort:
 	mutex_lock(&d->lock);
 	if (cross) {
@@ -654,11 +655,35 @@ out_abort:
 		d->usage[tier] -= d->chunk_bytes;
 		pm_quota_settle(d, tier);
 	}
-	pm_move_abort(d, &m, ret);
+	pm_move_abort(d, m, ret);
 out_unlock:
 	mutex_unlock(&d->lock);
 	kfree(arrays);
 	return ret;
+}
+
+int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier,
+		      bool stay, unsigned long retire_pfn)
+{
+	struct pm_move m = { .idx = idx, .stay = stay, .retire_pfn = retire_pfn };
+
+	return pm_chunk_move_one(d, inode, &m, from, tier);
+}
+
+/*
+ * Move present chunk @idx of @d from pool @from to pool @to, within the
+ * pool tier (rebalancing, tiering.c): as pm_chunk_move() to the pool tier,
+ * with @to the only candidate (it must be in the domain's pool_mask, not
+ * draining, with online memory). Returns as pm_chunk_move() does; -ENOMEM
+ * when @to can't take it.
+ */
+int pm_chunk_move_to(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u8 to)
+{
+	struct pm_move m = { .idx = idx, .to_mask = BIT_ULL(to) };
+
+	if (from == PM_POOL_NONE || from == to)
+		return -ENOENT;
+	return pm_chunk_move_one(d, inode, &m, from, PM_TIER_POOL);
 }
 
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier)

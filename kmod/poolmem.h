@@ -65,6 +65,8 @@ struct pm_pool {
 	atomic64_t mem_errors;		/* memory errors in its memory (mf.c) */
 	atomic64_t soft_offlines;	/* pages soft-offlined (mf.c) */
 	atomic64_t discarded_bytes;	/* chunks here given back by discards, bytes */
+	atomic64_t rebalanced;		/* chunks moved away by rebalancing (tiering.c) */
+	u32 rb_over;			/* rebalancing checks in a row above the margin; pm_lock */
 	/*
 	 * Memory error policy (mf.c; sysfs error_policy): after err_limit
 	 * errors (0: report only), all within err_period_s seconds (0: any
@@ -289,6 +291,7 @@ struct pm_domain {
 	struct delayed_work tier_work;
 	u64 samples, hits, promotions, demotions;
 	u64 pool_hits;			/* of hits, refaults of pool chunks */
+	u64 rebalanced;			/* chunks moved off contended pools */
 	u64 scan_ns;			/* CPU time of the tiering worker */
 	u64 faults;
 	u64 sigbus;
@@ -569,6 +572,8 @@ void pm_units_free(struct page **units, unsigned int nr);
 unsigned int pm_pool_candidates(struct pm_domain *d, u64 mask, u8 *ids);
 void pm_chunk_busy(struct pm_domain *d, u64 idx, u8 why);
 void pm_quota_settle(struct pm_domain *d, u32 tier);
+u64 pm_domain_outside_bytes(struct pm_domain *d);	/* caller holds d->lock */
+u64 pm_domain_moves_pending(struct pm_domain *d);	/* caller holds d->lock */
 void pm_chunk_unbusy(struct pm_domain *d, u64 idx);
 int pm_chunk_wait(struct pm_domain *d, u64 idx);
 void pm_domain_quiesce(struct pm_domain *d);
@@ -595,6 +600,7 @@ struct pm_move {
 	u8 ids[POOLMEM_MAX_POOLS];
 	struct page **old, **new;	/* units_per_chunk each */
 	unsigned long retire_pfn;	/* a soft offline's page: poisoned once moved off */
+	u64 to_mask;			/* to a pool of these only (rebalancing); 0: any */
 };
 
 int pm_chunk_move(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u32 tier);
@@ -603,6 +609,7 @@ int pm_chunk_move_how(struct pm_domain *d, struct inode *inode, u64 idx, u8 from
 void pm_chunks_move_run(struct pm_domain *d, struct inode *inode, u64 idx, unsigned int n,
 			u8 from, int *res);
 int pm_chunk_exchange(struct pm_domain *d, struct inode *inode, u64 lidx, u64 pidx, u8 from);
+int pm_chunk_move_to(struct pm_domain *d, struct inode *inode, u64 idx, u8 from, u8 to);
 int pm_move_freeze(struct pm_domain *d, struct inode *inode, struct pm_move *m);
 void pm_move_abort(struct pm_domain *d, struct pm_move *m, int ret);
 struct page **pm_move_arrays(struct pm_domain *d, struct pm_move *m, unsigned int nr);
@@ -647,9 +654,13 @@ void pm_pinwatch_start(void);
 void pm_pinwatch_stop(void);
 void pm_pinwatch_debugfs(struct dentry *dir);
 
+/* tiering.c: rebalancing between pools */
+void pm_rebalance_start(void);
+void pm_rebalance_stop(void);
+u64 pm_rebalance_contended(void);	/* pool ids contended now */
+
 /* set.c: POOLMEM_DOMAIN_SET */
 int pm_domain_set(struct poolmem_domain_set *a);
-u64 pm_set_remaining(struct pm_domain *d);	/* caller holds d->lock */
 
 /* tiering.c: access sampling by refault, hot/cold moves */
 int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms);

@@ -79,7 +79,8 @@ static struct kobj_attribute pool_attr_##file = __ATTR_RO(file);
 	X(zero_reserve_misses, pm_pool_reserve_stat(p, 2))		\
 	X(memory_errors, atomic64_read(&p->mem_errors))			\
 	X(soft_offlines, atomic64_read(&p->soft_offlines))		\
-	X(discarded_bytes, atomic64_read(&p->discarded_bytes))
+	X(discarded_bytes, atomic64_read(&p->discarded_bytes))		\
+	X(rebalanced_chunks, atomic64_read(&p->rebalanced))
 
 /* refills, hits or misses (0, 1, 2) of the pool node's zero reserve */
 static u64 pm_pool_reserve_stat(struct pm_pool *p, int which)
@@ -93,6 +94,8 @@ static u64 pm_pool_reserve_stat(struct pm_pool *p, int which)
 POOL_SHOW_U64(id, p->id)
 POOL_SHOW_U64(zero_reserve_target_bytes, pm_pool_zero_reserve_target(p))
 POOL_SHOW_U64(node, p->node)
+/* 1 while rebalancing finds the pool contended (tiering.c) */
+POOL_SHOW_U64(contended, !!(pm_rebalance_contended() & BIT_ULL(p->id)))
 /* the part of capacity_bytes outside ZONE_MOVABLE (long-term pinnable) */
 POOL_SHOW_U64(pinnable_bytes, pm_node_pinnable_bytes(p->node))
 POOL_COUNTERS(POOL_SHOW_U64)
@@ -390,6 +393,8 @@ static struct attribute *pm_pool_attrs[] = {
 	&pool_attr_memory_errors.attr,
 	&pool_attr_soft_offlines.attr,
 	&pool_attr_discarded_bytes.attr,
+	&pool_attr_rebalanced_chunks.attr,
+	&pool_attr_contended.attr,
 	&pool_attr_error_policy.attr,
 	&pool_attr_degraded.attr,
 	&pool_attr_state.attr,

@@ -15,18 +15,6 @@
 
 #include "poolmem.h"
 
-/* Bytes of @d's chunks on pools outside its pool_mask. Caller holds d->lock. */
-static u64 pm_bytes_outside(struct pm_domain *d)
-{
-	u64 n = 0;
-	int i;
-
-	for (i = 0; i < POOLMEM_MAX_POOLS; i++)
-		if (!(d->pool_mask & BIT_ULL(i)))
-			n += d->chunks_per_pool[i];
-	return n * d->chunk_bytes;
-}
-
 /*
  * Does @d still hold chunks where its settings say they can't stay (a
  * tier's usage above its committed quota, chunks on pools outside its
@@ -36,27 +24,9 @@ static bool pm_set_pending(struct pm_domain *d)
 	__must_hold(&d->lock)
 {
 	return d->usage[PM_TIER_LOCAL] > d->committed[PM_TIER_LOCAL] ||
-	       d->usage[PM_TIER_POOL] > d->committed[PM_TIER_POOL] || pm_bytes_outside(d);
+	       d->usage[PM_TIER_POOL] > d->committed[PM_TIER_POOL] || pm_domain_outside_bytes(d);
 }
 
-/*
- * Bytes of @d that must still move (POOLMEM_DOMAIN_SET's remaining_bytes):
- * the local tier's excess, and the larger of the pool tier's excess and
- * what lies on pools outside the mask, since one move can settle both. A
- * lower bound: pm_set_move() may meet an excess chunk that is not outside
- * first. Caller holds d->lock.
- */
-u64 pm_set_remaining(struct pm_domain *d)
-	__must_hold(&d->lock)
-{
-	u64 over_local = 0, over_pool = 0;
-
-	if (d->usage[PM_TIER_LOCAL] > d->committed[PM_TIER_LOCAL])
-		over_local = d->usage[PM_TIER_LOCAL] - d->committed[PM_TIER_LOCAL];
-	if (d->usage[PM_TIER_POOL] > d->committed[PM_TIER_POOL])
-		over_pool = d->usage[PM_TIER_POOL] - d->committed[PM_TIER_POOL];
-	return over_local + max(over_pool, pm_bytes_outside(d));
-}
 
 /*
  * How well chunk @idx suits leaving tier @tier for the other in a shrink:
@@ -346,7 +316,7 @@ static int pm_set_finish(struct pm_held *h, struct poolmem_domain_set *a, bool p
 
 	ret = pending ? pm_set_move(h, a) : 0;
 	mutex_lock(&d->lock);
-	a->remaining_bytes = pm_set_remaining(d);
+	a->remaining_bytes = pm_domain_moves_pending(d);
 	mutex_unlock(&d->lock);
 	if (ret)
 		pr_info("domain %s: settings applied, but chunks could not all move (%d); tiers stay at their usage until done\n",

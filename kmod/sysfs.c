@@ -78,7 +78,8 @@ static PM_DOMAIN_ATTR_RO(file);
 	X(tiering_scan_ns, d->scan_ns)					\
 	X(revoked_chunks, d->revoked)					\
 	X(memory_errors, d->mem_errors)					\
-	X(sample_hits_pool, d->pool_hits)
+	X(sample_hits_pool, d->pool_hits)				\
+	X(rebalanced_chunks, d->rebalanced)
 
 DOMAIN_SHOW_U64(id, d->id)
 DOMAIN_SHOW_U64(size_bytes, d->size)
@@ -88,7 +89,7 @@ DOMAIN_SHOW_U64(pool_quota_bytes, d->quota[PM_TIER_POOL])
 DOMAIN_SHOW_U64(home_node, d->home_node)
 DOMAIN_SHOW_U64(pinnable, d->pinnable)
 /* what a quota change left to move: the tier stays at its usage until it is 0 */
-DOMAIN_SHOW_U64(moves_pending_bytes, pm_set_remaining(d))
+DOMAIN_SHOW_U64(moves_pending_bytes, pm_domain_moves_pending(d))
 DOMAIN_COUNTERS(DOMAIN_SHOW_U64)
 
 #define DOMAIN_STAT_FIELD(file, expr) \
@@ -274,6 +275,7 @@ static struct attribute *pm_domain_attrs[] = {
 	&dev_attr_samples.attr,
 	&dev_attr_sample_hits.attr,
 	&dev_attr_sample_hits_pool.attr,
+	&dev_attr_rebalanced_chunks.attr,
 	&dev_attr_promotions.attr,
 	&dev_attr_demotions.attr,
 	&dev_attr_tiering_scan_ns.attr,

@@ -23,6 +23,24 @@
  * The work item runs on system_unbound_wq while the domain's file exists:
  * the domain's eviction cancels it before its inode goes. Its state is
  * under d->lock.
+ *
+ * Rebalancing between pools (issue 51; off unless rebalance_rate_mb is
+ * set). Placement sees the pools' load only when a chunk is made; a
+ * chunk placed on a pool that was idle may turn hot there, or the pool
+ * may become busy with other hosts' load (remote_load). A module-wide
+ * check, every rebalance_period_ms, feeds each pool's access factor (its
+ * own and remote_load's) to pm_rb_check() (policy/pm_rebalance.c, which
+ * the simulator runs too): a pool whose Af stays above the others' mean
+ * by rebalance_margin_pct for rebalance_periods checks in a row is
+ * contended. Each smart-idle domain's tiering worker (tiering sample or
+ * on) then moves its hot chunks off contended pools, each to the pool
+ * pm_rb_dest() names: the coolest allowed pool that is not contended and
+ * has room, only if the move narrows the gap, so a chunk never bounces
+ * back. Within the pool tier: no quota changes. All domains share one
+ * budget of rebalance_rate_mb MiB a second. The module, not a daemon,
+ * does it because the inputs (sampled heat per chunk, the pools' Af) and
+ * the move engine are here, and the tiering worker already walks the
+ * chunks each period: no per-chunk ioctl, no second scan.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +54,7 @@
 #include <linux/workqueue.h>
 
 #include "poolmem.h"
+#include "policy/pm_rebalance.h"
 
 static unsigned int pm_tier_period_ms = 1000;
 PM_PARAM_UINT_RANGE(tiering_period_ms, pm_tier_period_ms, 10, 60000, 0644);
@@ -45,6 +64,123 @@ static unsigned int pm_cold_periods = 3;
 PM_PARAM_UINT_RANGE(tiering_cold_periods, pm_cold_periods, 1, 1000, 0644);
 MODULE_PARM_DESC(tiering_cold_periods,
 		 "Periods without a refault after which a sampled chunk is cold, 1..1000 (default 3)");
+
+static unsigned int pm_rb_rate_mb;
+PM_PARAM_UINT_RANGE(rebalance_rate_mb, pm_rb_rate_mb, 0, 65536, 0644);
+MODULE_PARM_DESC(rebalance_rate_mb,
+		 "Rebalancing between pools: MiB a second of hot chunks moved off contended pools, all domains "
+		 "together, 0..65536 (default 0: off)");
+
+static unsigned int pm_rb_period_ms = 1000;
+PM_PARAM_UINT_RANGE(rebalance_period_ms, pm_rb_period_ms, 10, 60000, 0644);
+MODULE_PARM_DESC(rebalance_period_ms, "Rebalancing: ms between checks of the pools' load, 10..60000 (default 1000)");
+
+static unsigned int pm_rb_margin_pct = 25;
+PM_PARAM_UINT_RANGE(rebalance_margin_pct, pm_rb_margin_pct, 0, 1000, 0644);
+MODULE_PARM_DESC(rebalance_margin_pct,
+		 "Rebalancing: a pool is contended when its access factor is this percent above the other pools' "
+		 "mean, 0..1000 (default 25)");
+
+static unsigned int pm_rb_periods = 3;
+PM_PARAM_UINT_RANGE(rebalance_periods, pm_rb_periods, 1, 1000, 0644);
+MODULE_PARM_DESC(rebalance_periods, "Rebalancing: ... for this many checks in a row, 1..1000 (default 3)");
+
+static unsigned int pm_rb_floor = 256;
+PM_PARAM_UINT_RANGE(rebalance_af_floor, pm_rb_floor, 0, 1U << 30, 0644);
+MODULE_PARM_DESC(rebalance_af_floor, "Rebalancing: an access factor below this is never contended (default 256)");
+
+/*
+ * The check's result: pools contended now (a mask of pool ids), and the
+ * bytes the domains' workers may still move this period. Written by the
+ * check work alone; read with READ_ONCE, the budget taken atomically.
+ */
+static u64 pm_rb_contended;
+static atomic64_t pm_rb_budget;
+static struct delayed_work pm_rb_work;
+
+static unsigned long pm_rb_period(void)
+{
+	return msecs_to_jiffies(clamp(READ_ONCE(pm_rb_period_ms), 10U, 60000U));
+}
+
+/* A pool's Af as smart idle sees it: its own and what other hosts put on its device. */
+static u64 pm_rb_pool_af(struct pm_pool *p)
+{
+	return pm_pool_af(p) + READ_ONCE(p->remote_af);
+}
+
+/*
+ * The module-wide check, every rebalance_period_ms: which pools are
+ * contended, and this period's budget. Draining, revoked and offline pools
+ * take part with their load (they are still pools the others compare
+ * with) but are never contended: their chunks leave anyway. Under pm_lock
+ * (the registry); pm_rb_pool.over lives in the pool (written here only).
+ */
+static void pm_rb_workfn(struct work_struct *work)
+{
+	struct pm_rb_params prm = {
+		.margin_pct = READ_ONCE(pm_rb_margin_pct),
+		.periods = READ_ONCE(pm_rb_periods),
+		.floor = READ_ONCE(pm_rb_floor),
+	};
+	u64 rate = (u64)READ_ONCE(pm_rb_rate_mb) << 20, contended = 0, mask;
+	struct pm_rb_pool *rb;
+	u8 ids[POOLMEM_MAX_POOLS];
+	unsigned int n = 0, i;
+
+	rb = kmalloc_array(POOLMEM_MAX_POOLS, sizeof(*rb), GFP_KERNEL);
+	if (rb && rate) {
+		mutex_lock(&pm_lock);
+		for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
+			struct pm_pool *p = pm_pools[i];
+
+			if (!p)
+				continue;
+			ids[n] = i;
+			rb[n].af = pm_rb_pool_af(p);
+			rb[n].free = pm_node_free_bytes(p->node);
+			rb[n].over = p->rb_over;
+			n++;
+		}
+		mask = pm_rb_check(&prm, rb, n);
+		for (i = 0; i < n; i++) {
+			pm_pools[ids[i]]->rb_over = rb[i].over;
+			if (mask & BIT_ULL(i) && !(READ_ONCE(pm_pools_draining) & BIT_ULL(ids[i])) &&
+			    !READ_ONCE(pm_pools[ids[i]]->revoked))
+				contended |= BIT_ULL(ids[i]);
+		}
+		mutex_unlock(&pm_lock);
+	}
+	kfree(rb);
+	WRITE_ONCE(pm_rb_contended, contended);
+	atomic64_set(&pm_rb_budget, div_u64(rate * jiffies_to_msecs(pm_rb_period()), MSEC_PER_SEC));
+	queue_delayed_work(system_unbound_wq, &pm_rb_work, pm_rb_period());
+}
+
+void pm_rebalance_start(void)
+{
+	INIT_DELAYED_WORK(&pm_rb_work, pm_rb_workfn);
+	queue_delayed_work(system_unbound_wq, &pm_rb_work, pm_rb_period());
+}
+
+void pm_rebalance_stop(void)
+{
+	cancel_delayed_work_sync(&pm_rb_work);
+}
+
+u64 pm_rebalance_contended(void)
+{
+	return READ_ONCE(pm_rb_contended);
+}
+
+/* Take @bytes of this period's budget: false when it is spent. */
+static bool pm_rb_take(u64 bytes)
+{
+	if (atomic64_sub_return(bytes, &pm_rb_budget) >= 0)
+		return true;
+	atomic64_add(bytes, &pm_rb_budget);
+	return false;
+}
 
 static unsigned long pm_tier_period(void)
 {
@@ -201,6 +337,104 @@ static void pm_tier_move(struct pm_domain *d, u64 *promo, u64 np, u64 *demo, u64
 	}
 }
 
+/*
+ * Gather up to @n hot chunks of @d on the pools of @contended into @cand.
+ * Caller holds d->lock (the walk lets go of it now and then).
+ */
+static u64 pm_rb_gather(struct pm_domain *d, u64 contended, u64 *cand, u64 n)
+	__must_hold(&d->lock)
+{
+	u64 idx, k = 0;
+
+	for (idx = 0; idx < d->nr_chunks && k < n; idx++) {
+		struct pm_chunk_meta *meta = &d->meta[idx];
+
+		pm_tier_walk_yield(d, idx);
+		if (meta->present && !meta->busy && meta->tier == PM_TIER_POOL && d->heat[idx].hot &&
+		    meta->pool != PM_POOL_NONE && (contended & BIT_ULL(meta->pool)))
+			cand[k++] = idx;
+	}
+	return k;
+}
+
+/*
+ * The pools @d may use, as pm_rb_dest() sees them, indexed by pool id
+ * (the others: no room, never chosen). Caller holds d->lock: a pool in
+ * its pool_mask stays registered.
+ */
+static void pm_rb_views(struct pm_domain *d, struct pm_rb_pool *rb)
+	__must_hold(&d->lock)
+{
+	u64 m;
+
+	memset(rb, 0, POOLMEM_MAX_POOLS * sizeof(*rb));
+	for (m = d->pool_mask; m; m &= m - 1) {
+		struct pm_pool *p = pm_pools[__ffs64(m)];
+
+		rb[p->id].af = pm_rb_pool_af(p);
+		rb[p->id].free = node_state(p->node, N_MEMORY) ? pm_node_free_bytes(p->node) : 0;
+	}
+}
+
+/*
+ * Rebalancing, in @d's tiering worker: its hot chunks on contended pools
+ * move, hottest first (all hot chunks are alike to sampling), where
+ * pm_rb_dest() says, within the module-wide budget. @cand has room for
+ * @n chunks. A chunk's heat is what its sampled refault added to its
+ * pool's Af: the domain's access weight, at the current window's weight.
+ * d->lock not held.
+ */
+static void pm_rb_domain(struct pm_domain *d, u64 *cand, u64 n)
+{
+	struct inode *inode = d->inode;	/* valid: eviction cancels this work first */
+	u64 contended = pm_rebalance_contended(), k, i, heat, allowed;
+	struct pm_rb_pool *rb;
+
+	if (!contended || !READ_ONCE(pm_rb_rate_mb) || atomic64_read(&pm_rb_budget) <= 0)
+		return;
+	rb = kmalloc_array(POOLMEM_MAX_POOLS, sizeof(*rb), GFP_KERNEL);
+	if (!rb)
+		return;
+	mutex_lock(&d->lock);
+	if (d->pool_select != PM_SELECT_SMART_IDLE || !(contended & d->pool_mask)) {
+		mutex_unlock(&d->lock);
+		kfree(rb);
+		return;
+	}
+	k = pm_rb_gather(d, contended, cand, n);
+	pm_rb_views(d, rb);
+	heat = d->access_weight << (PM_AF_WINDOWS - 1);
+	mutex_unlock(&d->lock);
+
+	for (i = 0; i < k; i++) {
+		u8 from = READ_ONCE(d->meta[cand[i]].pool);
+		int dst, ret;
+
+		if (from == PM_POOL_NONE || !(contended & BIT_ULL(from)))
+			continue;
+		allowed = READ_ONCE(d->pool_mask) & ~READ_ONCE(pm_pools_draining);
+		dst = pm_rb_dest(rb, POOLMEM_MAX_POOLS, from, allowed, contended, heat, d->chunk_bytes);
+		if (dst < 0)
+			continue;
+		if (!pm_rb_take(d->chunk_bytes))
+			break;
+		ret = pm_chunk_move_to(d, inode, cand[i], from, dst);
+		if (ret) {
+			atomic64_add(d->chunk_bytes, &pm_rb_budget);
+			continue;
+		}
+		pm_rb_moved(rb, from, dst, heat, d->chunk_bytes);
+		mutex_lock(&d->lock);
+		d->rebalanced++;
+		/* still in the mask (so still registered): count it there */
+		if (d->pool_mask & BIT_ULL(from))
+			atomic64_inc(&pm_pools[from]->rebalanced);
+		mutex_unlock(&d->lock);
+		cond_resched();
+	}
+	kfree(rb);
+}
+
 static void pm_tier_workfn(struct work_struct *work)
 {
 	struct pm_domain *d = container_of(to_delayed_work(work), struct pm_domain, tier_work);
@@ -233,6 +467,7 @@ static void pm_tier_workfn(struct work_struct *work)
 		mutex_unlock(&d->lock);
 		if (mode == POOLMEM_TIERING_ON && np)
 			pm_tier_move(d, promo, np, demo, nd, nm);
+		pm_rb_domain(d, promo, 2 * nm);
 		kfree(promo);
 	}
 

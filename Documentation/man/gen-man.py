@@ -717,7 +717,7 @@ error: Hook script execution failed: internal error: Child process (LC_ALL=C PAT
  see=["poolctl-profile-create","poolctl-profile-show","poolctl-vm-list"]),
 "poolctl-simulate": dict(
  summary="run the placement policies in a model, with the module's own policy code; plan a host's capacity",
- synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json] | poolctl simulate record FILE [--seconds N] [--interval S] | poolctl simulate autopilot [--workload W] [--vm-size SIZE] [--dram SIZE] [--vms N | --max-vms N] [--slo PCT%] [--rate SIZE] [--tier-rate SIZE] [--interval S] [--steps N] [--reclaim lazy|eager] [--windows N] [--seed N] [--json]",
+ synopsis="poolctl simulate SCENARIO [--compare SELECT,...] [--tier-policies TIER,...] [--tier-policy P] [--pool-select P] [--seed N] [--backpressure] [--rebalance [--rebalance-rate SIZE] [--free-moves]] [--out DIR] [--json] | poolctl simulate --policy-source | poolctl simulate plan --host-dram SIZE --vm-size SIZE [--pool SIZE] [--local-pct N] [--touched MIN:MAX] [--overcommit R,...] [--trials N] [--json] | poolctl simulate record FILE [--seconds N] [--interval S] | poolctl simulate autopilot [--workload W] [--vm-size SIZE] [--dram SIZE] [--vms N | --max-vms N] [--slo PCT%] [--rate SIZE] [--tier-rate SIZE] [--interval S] [--steps N] [--reclaim lazy|eager] [--windows N] [--seed N] [--json]",
  description="""A discrete-event model of hosts, pools and VMs (Documentation/simulation.md). Each
 pool and each host's DRAM is a FIFO server (M/M/1, or M/D/1 with service =
 "deterministic"); VMs touch a growing part of their memory, and the first access to a
@@ -757,6 +757,10 @@ SLO. Documentation/simulation.md describes the model and its workloads.""",
           ("--tier-policies TIER,...","tier policies to run side by side (local-first, interleave, pool-first)"),
           ("--tier-policy P, --pool-select P","override the scenario's policy"),
           ("--seed N","override the scenario's seed (the same seed gives the same result)"),
+          ("--backpressure","bounded queues (backpressure = true): a host has at most [credits] host pool accesses in flight (default 16), a pool's port at most [credits] pool (default 32); a full one holds the access back, and the wait counts in its latency: seed 003's NIC and switch ports"),
+          ("--rebalance","move hot chunks off contended pools with the module's decision (kmod/policy/pm_rebalance.c, its SHA-256 printed); [rebalance] in the scenario sets period_s, margin_pct, periods, rate and copy. A move copies the chunk at the rate, charged to both pools a line at a time; the MOVED column gives MiB/s moved"),
+          ("--rebalance-rate SIZE","bytes of chunks moved per second, at most (default 1G)"),
+          ("--free-moves","with --rebalance: moves cost nothing and take no time, an upper bound on what rebalancing can gain"),
           ("--out DIR","write results.json, summary.csv, series-*.csv and cdf-*.csv"),
           ("--json","print JSON"),
           ("--policy-source","print the SHA-256 of the policy source built in"),

@@ -22,7 +22,7 @@ POOL_STAT = ("capacity_bytes", "free_bytes", "allocated_bytes", "committed_bytes
 DOMAIN_STAT = ("local_bytes", "pool_bytes", "chunks", "faults", "sigbus", "discards",
                "fault_latency_sum_ns", "retired_chunks", "moves", "move_retries", "move_pins",
                "samples", "sample_hits", "promotions", "demotions", "tiering_scan_ns", "revoked_chunks", "memory_errors",
-               "sample_hits_pool")
+               "sample_hits_pool", "rebalanced_chunks")
 
 
 def w(path, text):
@@ -117,6 +117,7 @@ def main():
                      demotions=2 * p, zero_reserve_bytes=(p + 2) << 21, zero_reserve_refills=30 * (p + 1),
                      zero_reserve_hits=9 * (p + 1), zero_reserve_misses=p,
                      memory_errors=p, soft_offlines=2 * p, discarded_bytes=(5 * p) << 21,
+                     rebalanced_chunks=4 * p, contended=1 if p == 0 else 0,
                      error_policy="drain 3/86400" if p == 1 else "report", degraded=1 if p == 1 else 0,
                      zero_reserve_target_bytes=(p + 3) << 21, zero_reserve="1%")
         attrs["stat"] = " ".join(str(attrs[k]) for k in POOL_STAT)
@@ -138,7 +139,7 @@ def main():
                      fault_latency_histogram=" ".join(hist),
                      fault_latency_sum_ns=(d + 1) * 1100000 + 4200000, retired_chunks=0,
                      moves=2 * d, move_retries=d % 2, move_pins=0,
-                     samples=10 * d, sample_hits=5 * d, sample_hits_pool=2 * d, promotions=d, demotions=d // 2,
+                     samples=10 * d, sample_hits=5 * d, sample_hits_pool=2 * d, rebalanced_chunks=d % 3, promotions=d, demotions=d // 2,
                      tiering_scan_ns=1000000 * d, revoked_chunks=3 if d == 1 else 0, memory_errors=2 if d == 1 else 0, tiering="on 67108864 500" if d % 2 else "off 67108864 500",
                      heat=f"{d} {d + 1}",
                      profile="", file=f"/vm{d}", creator="1234 qemu-system-x86",

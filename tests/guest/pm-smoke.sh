@@ -19,7 +19,8 @@ check_eq "faults (one per chunk)" 8 "$(dom_attr smoke faults)"
 check_eq "moves pending (ABI 15)" 0 "$(dom_attr smoke moves_pending_bytes)"
 # the stat files hold the same values as the single-value files
 check_eq "domain stat" "$(for f in local_bytes pool_bytes chunks faults sigbus discards fault_latency_sum_ns retired_chunks \
-	moves move_retries move_pins samples sample_hits promotions demotions tiering_scan_ns revoked_chunks memory_errors sample_hits_pool; do
+	moves move_retries move_pins samples sample_hits promotions demotions tiering_scan_ns revoked_chunks memory_errors sample_hits_pool \
+	rebalanced_chunks; do
 	dom_attr smoke $f; done | xargs)" "$(dom_attr smoke stat)"
 for p in p0 p1; do
 	# capacity, free and access factor move on their own; the rest must agree

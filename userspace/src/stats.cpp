@@ -107,6 +107,11 @@ PoolStats pool_from(const At &dir, const std::string &name)
 	/* discarded_bytes: ABI 8; absent before */
 	if (auto s = dir.read("discarded_bytes"))
 		p.discarded_bytes = to_u64(*s, dir.prefix + "discarded_bytes: " + *s);
+	/* rebalanced_chunks, contended: ABI 15; absent before */
+	if (auto s = dir.read("rebalanced_chunks"))
+		p.rebalanced_chunks = to_u64(*s, dir.prefix + "rebalanced_chunks: " + *s);
+	if (auto s = dir.read("contended"))
+		p.contended = to_u64(*s, dir.prefix + "contended: " + *s) != 0;
 	p.zero_reserve = str(dir, "zero_reserve");
 	while (!p.zero_reserve.empty() && p.zero_reserve.back() == '\n')
 		p.zero_reserve.pop_back();
@@ -171,6 +176,9 @@ void domain_counters_from(const At &dir, DomainStats &d, bool histograms)
 	/* sample_hits_pool: ABI 14, appended; absent before */
 	if (v.size() > 18)
 		d.sample_hits_pool = v[18];
+	/* rebalanced_chunks: ABI 15, appended */
+	if (v.size() > 19)
+		d.rebalanced_chunks = v[19];
 	/* moves_pending_bytes: ABI 15; absent before */
 	if (const auto m = dir.read("moves_pending_bytes"))
 		d.moves_pending_bytes = std::strtoull(m->c_str(), nullptr, 10);
@@ -592,6 +600,9 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 	const auto id_col = col.find("id"), pool_hits_col = col.find("sample_hits_pool");
 	const size_t id_at = id_col == col.end() ? 0 : id_col->second;
 	const size_t pool_hits_at = pool_hits_col == col.end() ? 0 : pool_hits_col->second;
+	/* rebalanced_chunks: ABI 15 */
+	const auto rb_col = col.find("rebalanced_chunks");
+	const size_t rb_at = rb_col == col.end() ? 0 : rb_col->second;
 
 	std::vector<DomainStats> out;
 	out.reserve(tl.size() - 1);
@@ -636,6 +647,8 @@ std::optional<std::vector<DomainStats>> parse_domain_table(std::string_view tabl
 			d.id = static_cast<uint32_t>(to_u64(w[id_at], line));
 		if (pool_hits_at)
 			d.sample_hits_pool = to_u64(w[pool_hits_at], line);
+		if (rb_at)
+			d.rebalanced_chunks = to_u64(w[rb_at], line);
 		if (histograms) {
 			if (auto h = hist.find(d.name); h != hist.end())
 				d.fault_latency_histogram = std::move(h->second);

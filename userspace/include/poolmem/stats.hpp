@@ -39,6 +39,10 @@ struct PoolStats {
 	/// chunks of the pool given back by discards (fallocate PUNCH_HOLE,
 	/// MADV_REMOVE, chunks zeroed by partial discards), bytes (ABI 8)
 	uint64_t discarded_bytes = 0;
+	/// chunks rebalancing moved away from the pool, and whether it is
+	/// contended now (ABI 15; 0 and false before)
+	uint64_t rebalanced_chunks = 0;
+	bool contended = false;
 	std::string error_policy = "report"; ///< "report", "drain N" or "drain N/SECONDS"
 	bool degraded = false;                ///< memory errors past error_policy: draining for good
 	std::string zero_reserve;             ///< as configured: "1%" or bytes
@@ -72,6 +76,8 @@ struct DomainStats {
 	uint64_t samples = 0, sample_hits = 0, promotions = 0, demotions = 0, tiering_scan_ns = 0;
 	/// of sample_hits, refaults of chunks in the pool tier (ABI 14; 0 before)
 	uint64_t sample_hits_pool = 0;
+	/// chunks rebalancing moved off contended pools (ABI 15; 0 before)
+	uint64_t rebalanced_chunks = 0;
 	/// what a quota change left to move (sysfs moves_pending_bytes, ABI
 	/// 15; 0 before, and in what read_proc_domains() returns)
 	uint64_t moves_pending_bytes = 0;
