@@ -33,25 +33,7 @@ namespace poolctl {
 namespace ap = poolmem::autopilot;
 namespace fs = std::filesystem;
 
-void add_autopilot_bound_options(CLI::App *cmd, AutopilotBoundOptions &o, const std::string &whose)
-{
-	cmd->add_option("--autopilot-min", o.min,
-			"the autopilot never sets " + whose + " local quota below this: PCT% of the VM's size or SIZE")
-		->type_name("SIZE|PCT%");
-	cmd->add_option("--autopilot-max", o.max, "nor above this: PCT% or SIZE (default 100%)")->type_name("SIZE|PCT%");
-	cmd->add_option("--autopilot-slo", o.slo,
-			"at most PCT% of the VM's sampled accesses from the pool before the autopilot grows its quota")
-		->type_name("PCT%");
-}
 
-nlohmann::json autopilot_bounds_json(const AutopilotBoundOptions &o)
-{
-	nlohmann::json j = nlohmann::json::object();
-	for (auto [k, v] : {std::pair{"min", &o.min}, {"max", &o.max}, {"slo", &o.slo}})
-		if (!v->empty())
-			j[k] = *v;
-	return j;
-}
 
 namespace {
 

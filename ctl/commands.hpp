@@ -10,6 +10,9 @@
 
 #include <string>
 
+#include "json.hpp"
+#include "options.hpp"
+
 namespace poolctl {
 
 /// Exit codes scripts can rely on (documented in poolctl(8)).
@@ -20,45 +23,6 @@ enum Exit : int {
 	EXIT_NOTFOUND = 3, ///< no such pool, domain, device or user
 	EXIT_REFUSED = 4,  ///< refused: busy, exists, over capacity, no permission
 	EXIT_PARTIAL = 5,  ///< partly done: changed something, then stopped (the message says what is left)
-};
-
-/// Options every subcommand shares.
-struct GlobalOptions {
-	std::string sysfs = "/sys"; ///< sysfs root (fixtures in tests)
-	/// procfs root for /proc/poolmem/domains; empty: poolmem::procfs_for(sysfs).
-	/// A root without the table (--procfs /nonexistent) reads sysfs only.
-	std::string procfs;
-	std::string control = "/dev/poolmem/control";
-	std::string mount = "/run/poolmem"; ///< where the poolmem file system is (mounted on demand)
-	bool human = false;                 ///< -u: sizes in --json as "1.5 GiB" strings
-	/// With --check (apply's plans): pools the plan registers before this
-	/// step. They count as existing, and the kernel's admission, which
-	/// needs them, is left to the step itself.
-	std::vector<std::string> planned_pools;
-};
-
-/// --check, with one wording on every verb that changes something: run the
-/// command's checks (ADMISSION: the kernel's admission too) and change
-/// nothing.
-inline CLI::Option *add_check_flag(CLI::App *verb, bool &flag, bool admission = false)
-{
-	return verb->add_flag("--check", flag,
-			      std::string("run every check the command runs") +
-				      (admission ? " (the kernel's admission included)" : "") +
-				      " and change nothing: exit 0 and one line if it would succeed, else its error and "
-				      "exit code");
-}
-
-/// --json on a verb that changes something: the result as one object
-/// (WHAT lists its keys; Documentation/json.md).
-inline CLI::Option *add_json_flag(CLI::App *verb, bool &flag, const std::string &what)
-{
-	return verb->add_flag("--json", flag, "print the result as JSON: " + what);
-}
-
-/// Thrown for a bad value the parser could not catch (exit code 2).
-struct UsageError : std::runtime_error {
-	using std::runtime_error::runtime_error;
 };
 
 /// The control device, opened; the first in a run warns (stderr, one line)
@@ -91,43 +55,7 @@ void setup_autopilot(CLI::App &app, const GlobalOptions &g);
 
 /// Where and how a domain's chunks are placed, and who owns it: the options
 /// vm create and profile create share (add_placement_options).
-/// --autopilot-min, --autopilot-max, --autopilot-slo (vm create, vm set,
-/// profile create): the DRAM autopilot's bounds for a VM or a profile's
-/// VMs, kept in poolmem::autopilot::store_path (ctl/autopilot.cpp).
-struct AutopilotBoundOptions {
-	std::string min, max, slo;
-	bool any() const { return !min.empty() || !max.empty() || !slo.empty(); }
-};
-void add_autopilot_bound_options(CLI::App *cmd, AutopilotBoundOptions &o, const std::string &whose);
-/// The bounds as the JSON of a result: {"min", "max", "slo"}, set keys only.
-nlohmann::json autopilot_bounds_json(const AutopilotBoundOptions &o);
 
-struct PlacementOptions {
-	std::string chunk = "2M";
-	std::string tier_policy = "local-first", pool_select = "smart-idle";
-	std::vector<std::string> pools;
-	int home_node = -1;
-	std::string owner, mode;
-	bool pinnable = false;
-};
-
-/// The parsed values of PlacementOptions (UsageError for a bad one).
-struct Placement {
-	uint64_t chunk_bytes = 0;
-	int tier_policy = 0, pool_select = 0;
-	uint32_t uid = 0, gid = 0, mode = 0;
-};
-
-/// Add --tier-policy, --pool-select, --pools, --home-node, --chunk, --owner,
-/// --mode and --pinnable to CMD; OWNED says what --owner/--mode are of.
-void add_placement_options(CLI::App *cmd, PlacementOptions &o, const std::string &owned,
-			   const std::string &default_mode);
-Placement parse_placement(const PlacementOptions &o);
-
-/// "user[:group]" -> uid, gid (the user's primary group by default).
-std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner);
-/// An octal permission string ("0660") or UsageError naming OPTION.
-uint32_t parse_mode(const std::string &option, const std::string &text);
 /// The QEMU argument for domain NAME's file PATH (see vm.cpp); EXTRA is
 /// appended to the backend's properties (",prealloc=on,...").
 std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align,
@@ -158,23 +86,9 @@ void check_domain(const GlobalOptions &g, const poolmem::DomainSpec &s, const Do
 /// UsageError (exit 2) or Error ENOENT (exit 3) naming the option.
 void check_placement(const GlobalOptions &g, int home_node, const std::vector<std::string> &pools);
 
-/// The JSON objects of a pool and a domain: one schema wherever they are
-/// printed (pool list/show, vm list/show, status, top; Documentation/json.md).
-nlohmann::json pool_json(const poolmem::PoolStats &p);
-nlohmann::json domain_json(const poolmem::DomainStats &d);
-/// Counts that outlive domains (host-wide or a profile's), for status and profile show.
-nlohmann::json counts_json(const poolmem::Counts &c);
-/// Print J (--json): indented, or on one line (JSON Lines) if COMPACT; with
-/// -u every "*_bytes" value becomes a human size string, as daxctl -u does.
-void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact = false);
-
 /// Send the run's audit entry to the journal (poolmem::audit) if the verb
 /// changes something: RC is its exit code, ERROR its error line.
 void audit_run(CLI::App &app, int argc, char **argv, int rc, const std::string &error);
-
-/// A mutating verb's result: LINE as it is, or with --json (JSON true) the
-/// object OBJ (Documentation/json.md, "Results of the verbs that change").
-void report(const GlobalOptions &g, bool json, const std::string &line, const nlohmann::json &obj);
 
 /// Size option value: "16G" -> bytes, or UsageError naming OPTION.
 uint64_t size_value(const std::string &option, const std::string &text);

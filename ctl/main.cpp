@@ -17,13 +17,6 @@
 
 namespace poolctl {
 
-uint64_t size_value(const std::string &option, const std::string &text)
-{
-	auto v = poolmem::parse_size(text);
-	if (!v)
-		throw UsageError(option + ": invalid size '" + text + "' (use e.g. 512M, 16G)");
-	return *v;
-}
 
 static int exit_code(int err)
 {
@@ -44,27 +37,6 @@ static int exit_code(int err)
 }
 
 namespace {
-
-nlohmann::json humanize(const nlohmann::json &j)
-{
-	if (j.is_array()) {
-		nlohmann::json out = nlohmann::json::array();
-		for (const auto &v : j)
-			out.push_back(humanize(v));
-		return out;
-	}
-	if (!j.is_object())
-		return j;
-	nlohmann::json out = nlohmann::json::object();
-	for (auto it = j.begin(); it != j.end(); ++it) {
-		const std::string &k = it.key();
-		if (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0 && it->is_number_unsigned())
-			out[k] = poolmem::format_size(it->get<uint64_t>());
-		else
-			out[k] = humanize(*it);
-	}
-	return out;
-}
 
 /*
  * The word of the command line where a command was due that names none
@@ -148,11 +120,6 @@ poolmem::Control open_control(const GlobalOptions &g)
 	return ctl;
 }
 
-void print_json(const GlobalOptions &g, const nlohmann::json &j, bool compact)
-{
-	const nlohmann::json &v = g.human ? humanize(j) : j;
-	std::cout << (compact ? v.dump() : v.dump(2)) << std::endl;
-}
 
 /*
  * The audit trail: one journal entry for each run of a verb that changes
@@ -209,13 +176,6 @@ void audit_run(CLI::App &app, int argc, char **argv, int rc, const std::string &
 	poolmem::audit(e);
 }
 
-void report(const GlobalOptions &g, bool json, const std::string &line, const nlohmann::json &obj)
-{
-	if (json)
-		print_json(g, obj);
-	else
-		std::printf("%s\n", line.c_str());
-}
 
 } // namespace poolctl
 

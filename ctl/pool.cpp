@@ -47,58 +47,6 @@ poolmem::PoolStats pool_or_throw(const GlobalOptions &g, const std::string &name
 
 } // namespace pool_cmd
 
-/* one schema for a pool wherever it is printed (Documentation/json.md) */
-nlohmann::json pool_json(const poolmem::PoolStats &p)
-{
-	nlohmann::json j = {
-		{"name", p.name},
-		{"id", p.id},
-		{"node", p.node},
-		{"tier", p.tier},
-		{"overcommit_pct", p.overcommit_pct},
-		{"overcommit", static_cast<double>(p.overcommit_pct) / 100},
-		{"capacity_bytes", p.capacity_bytes},
-		{"pinnable_bytes", p.pinnable_bytes},
-		{"free_bytes", p.free_bytes},
-		{"allocated_bytes", p.allocated_bytes},
-		{"committed_bytes", p.committed_bytes},
-		{"chunks", p.chunks},
-		{"allocations", p.allocations},
-		{"faults", p.faults},
-		{"failures", p.failures},
-		{"access_factor", p.access_factor},
-		{"window_counts", p.window_counts},
-		{"state", p.state},
-		{"moved_in", p.moved_in},
-		{"moved_out", p.moved_out},
-		{"moved_bytes", p.moved_bytes},
-		{"move_retries", p.move_retries},
-		{"move_pins", p.move_pins},
-		{"accesses", p.accesses},
-		{"samples", p.samples},
-		{"promotions", p.promotions},
-		{"demotions", p.demotions},
-		{"memory_errors", p.memory_errors},
-		{"soft_offlines", p.soft_offlines},
-		{"discarded_bytes", p.discarded_bytes},
-		{"rebalanced_chunks", p.rebalanced_chunks},
-		{"contended", p.contended},
-		{"error_policy", p.error_policy},
-		{"degraded", p.degraded},
-		{"zero_reserve",
-		 {{"setting", p.zero_reserve},
-		  {"target_bytes", p.zero_reserve_target_bytes},
-		  {"held_bytes", p.zero_reserve_bytes},
-		  {"refills", p.zero_reserve_refills},
-		  {"hits", p.zero_reserve_hits},
-		  {"misses", p.zero_reserve_misses}}},
-	};
-	/* always there: null when this host has no onlining record for it */
-	j["online"] = nullptr;
-	if (auto s = read_state(p.name))
-		j["online"] = {{"blocks_done", s->done}, {"blocks_total", s->total}, {"seconds", s->seconds}, {"state", s->state}};
-	return j;
-}
 
 namespace pool_cmd {
 

@@ -19,14 +19,6 @@
 
 namespace poolctl {
 
-nlohmann::json counts_json(const poolmem::Counts &c)
-{
-	return {{"sigbus", c.sigbus},
-		{"admission_refusals", c.admission_refusals},
-		{"domains_created", c.domains_created},
-		{"domains_destroyed", c.domains_destroyed},
-		{"discarded_bytes", c.discarded_bytes}};
-}
 
 namespace {
 
