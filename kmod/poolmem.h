@@ -68,6 +68,13 @@ struct pm_pool {
 	atomic64_t rebalanced;		/* chunks moved away by rebalancing (tiering.c) */
 	u32 rb_over;			/* rebalancing checks in a row above the margin; pm_lock */
 	/*
+	 * Af that rebalancing's recent moves took away (negative) or brought,
+	 * which the measured Af does not show yet (pm_rebalance.h): added to
+	 * by the moves under the moving domain's d->lock, halved by the check
+	 * under pm_lock; atomic, as the two don't exclude each other.
+	 */
+	atomic64_t rb_shift;
+	/*
 	 * Memory error policy (mf.c; sysfs error_policy): after err_limit
 	 * errors (0: report only), all within err_period_s seconds (0: any
 	 * time), the pool is degraded: draining, and drain_work moves its

@@ -39,8 +39,9 @@
  * back. Within the pool tier: no quota changes. All domains share one
  * budget of rebalance_rate_mb MiB a second. The module, not a daemon,
  * does it because the inputs (sampled heat per chunk, the pools' Af) and
- * the move engine are here, and the tiering worker already walks the
- * chunks each period: no per-chunk ioctl, no second scan.
+ * the move engine are here, and the tiering worker already runs each
+ * period: no per-chunk ioctl, and a second walk of the chunk map only
+ * while a pool the domain uses is contended.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -96,7 +97,9 @@ MODULE_PARM_DESC(rebalance_af_floor, "Rebalancing: an access factor below this i
  */
 static u64 pm_rb_contended;
 static atomic64_t pm_rb_budget;
-static struct delayed_work pm_rb_work;
+static unsigned long pm_rb_last;	/* jiffies of the last check; the check work's alone */
+static void pm_rb_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pm_rb_work, pm_rb_workfn);
 
 static unsigned long pm_rb_period(void)
 {
@@ -110,11 +113,35 @@ static u64 pm_rb_pool_af(struct pm_pool *p)
 }
 
 /*
+ * The budget is a token bucket: @rate bytes a second since the last check,
+ * up to twice a period's worth, or one chunk of the largest size (so that
+ * a domain of big chunks can move at all, at the rate on average). While
+ * no pool is contended it keeps at most a period's worth: no burst when a
+ * pool becomes contended after a quiet hour.
+ */
+static void pm_rb_refill(u64 rate, bool contended)
+{
+	u64 elapsed = jiffies_to_msecs(jiffies - pm_rb_last);
+	u64 period = div_u64(rate * jiffies_to_msecs(pm_rb_period()), MSEC_PER_SEC);
+	u64 cap = contended ? max_t(u64, 2 * period, PM_DOMAIN_CHUNK_MAX) : period;
+	s64 have = atomic64_read(&pm_rb_budget), want;
+
+	pm_rb_last = jiffies;
+	/* at most a minute counts: rate (< 2^37) times 60000 ms stays below 2^53 */
+	want = clamp_t(s64, have + div_u64(rate * min_t(u64, elapsed, 60000), MSEC_PER_SEC), 0, cap);
+	/* moves may take from it meanwhile: add the difference, not a new value */
+	atomic64_add(want - have, &pm_rb_budget);
+}
+
+/*
  * The module-wide check, every rebalance_period_ms: which pools are
- * contended, and this period's budget. Draining, revoked and offline pools
- * take part with their load (they are still pools the others compare
- * with) but are never contended: their chunks leave anyway. Under pm_lock
- * (the registry); pm_rb_pool.over lives in the pool (written here only).
+ * contended, and the budget. Draining and revoked pools take part with
+ * their load (they are still pools the others compare with) but are never
+ * contended: their chunks leave anyway. Under pm_lock (the registry):
+ * pm_pool.rb_over is written here only; pm_pool.rb_shift is added to by
+ * the domains' moves (atomically, under their d->lock) and halved here.
+ * With rebalancing off, the state starts again: nothing is contended, no
+ * budget, no count of checks or moves carried into the next time on.
  */
 static void pm_rb_workfn(struct work_struct *work)
 {
@@ -124,42 +151,56 @@ static void pm_rb_workfn(struct work_struct *work)
 		.floor = READ_ONCE(pm_rb_floor),
 	};
 	u64 rate = (u64)READ_ONCE(pm_rb_rate_mb) << 20, contended = 0, mask;
-	struct pm_rb_pool *rb;
+	struct pm_rb_pool *rb = rate ? kmalloc_array(POOLMEM_MAX_POOLS, sizeof(*rb), GFP_KERNEL) : NULL;
+	s64 was[POOLMEM_MAX_POOLS];
 	u8 ids[POOLMEM_MAX_POOLS];
 	unsigned int n = 0, i;
 
-	rb = kmalloc_array(POOLMEM_MAX_POOLS, sizeof(*rb), GFP_KERNEL);
-	if (rb && rate) {
-		mutex_lock(&pm_lock);
-		for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
-			struct pm_pool *p = pm_pools[i];
+	mutex_lock(&pm_lock);
+	for (i = 0; i < POOLMEM_MAX_POOLS; i++) {
+		struct pm_pool *p = pm_pools[i];
 
-			if (!p)
-				continue;
-			ids[n] = i;
-			rb[n].af = pm_rb_pool_af(p);
-			rb[n].free = pm_node_free_bytes(p->node);
-			rb[n].over = p->rb_over;
-			n++;
+		if (!p)
+			continue;
+		if (!rb) {
+			p->rb_over = 0;
+			atomic64_set(&p->rb_shift, 0);
+			continue;
 		}
+		ids[n] = i;
+		rb[n].af = pm_rb_pool_af(p);
+		rb[n].free = pm_node_free_bytes(p->node);
+		rb[n].over = p->rb_over;
+		rb[n].shift = atomic64_read(&p->rb_shift);
+		was[n] = rb[n].shift;
+		n++;
+	}
+	if (rb) {
 		mask = pm_rb_check(&prm, rb, n);
 		for (i = 0; i < n; i++) {
-			pm_pools[ids[i]]->rb_over = rb[i].over;
+			struct pm_pool *p = pm_pools[ids[i]];
+
+			p->rb_over = rb[i].over;
+			/* the halving, not a new value: a move may have added meanwhile */
+			atomic64_sub(was[i] - rb[i].shift, &p->rb_shift);
 			if (mask & BIT_ULL(i) && !(READ_ONCE(pm_pools_draining) & BIT_ULL(ids[i])) &&
-			    !READ_ONCE(pm_pools[ids[i]]->revoked))
+			    !READ_ONCE(p->revoked))
 				contended |= BIT_ULL(ids[i]);
 		}
-		mutex_unlock(&pm_lock);
 	}
+	mutex_unlock(&pm_lock);
 	kfree(rb);
 	WRITE_ONCE(pm_rb_contended, contended);
-	atomic64_set(&pm_rb_budget, div_u64(rate * jiffies_to_msecs(pm_rb_period()), MSEC_PER_SEC));
+	if (rate)
+		pm_rb_refill(rate, contended);
+	else
+		atomic64_set(&pm_rb_budget, 0);
 	queue_delayed_work(system_unbound_wq, &pm_rb_work, pm_rb_period());
 }
 
 void pm_rebalance_start(void)
 {
-	INIT_DELAYED_WORK(&pm_rb_work, pm_rb_workfn);
+	pm_rb_last = jiffies;
 	queue_delayed_work(system_unbound_wq, &pm_rb_work, pm_rb_period());
 }
 
@@ -173,13 +214,16 @@ u64 pm_rebalance_contended(void)
 	return READ_ONCE(pm_rb_contended);
 }
 
-/* Take @bytes of this period's budget: false when it is spent. */
+/* Take @bytes of the budget if it holds them: true, else false (none taken). */
 static bool pm_rb_take(u64 bytes)
 {
-	if (atomic64_sub_return(bytes, &pm_rb_budget) >= 0)
-		return true;
-	atomic64_add(bytes, &pm_rb_budget);
-	return false;
+	s64 have = atomic64_read(&pm_rb_budget);
+
+	do {
+		if (have < (s64)bytes)
+			return false;
+	} while (!atomic64_try_cmpxchg(&pm_rb_budget, &have, have - bytes));
+	return true;
 }
 
 static unsigned long pm_tier_period(void)
@@ -359,8 +403,9 @@ static u64 pm_rb_gather(struct pm_domain *d, u64 contended, u64 *cand, u64 n)
 
 /*
  * The pools @d may use, as pm_rb_dest() sees them, indexed by pool id
- * (the others: no room, never chosen). Caller holds d->lock: a pool in
- * its pool_mask stays registered.
+ * (the others: no room, never chosen): the Af with the shift of the moves
+ * the Af does not show yet (other domains' too). Caller holds d->lock: a
+ * pool in its pool_mask stays registered.
  */
 static void pm_rb_views(struct pm_domain *d, struct pm_rb_pool *rb)
 	__must_hold(&d->lock)
@@ -371,7 +416,9 @@ static void pm_rb_views(struct pm_domain *d, struct pm_rb_pool *rb)
 	for (m = d->pool_mask; m; m &= m - 1) {
 		struct pm_pool *p = pm_pools[__ffs64(m)];
 
-		rb[p->id].af = pm_rb_pool_af(p);
+		s64 af = (s64)min_t(u64, pm_rb_pool_af(p), PM_RB_AF_MAX) + atomic64_read(&p->rb_shift);
+
+		rb[p->id].af = af > 0 ? af : 0;
 		rb[p->id].free = node_state(p->node, N_MEMORY) ? pm_node_free_bytes(p->node) : 0;
 	}
 }
@@ -379,9 +426,12 @@ static void pm_rb_views(struct pm_domain *d, struct pm_rb_pool *rb)
 /*
  * Rebalancing, in @d's tiering worker: its hot chunks on contended pools
  * move, hottest first (all hot chunks are alike to sampling), where
- * pm_rb_dest() says, within the module-wide budget. @cand has room for
- * @n chunks. A chunk's heat is what its sampled refault added to its
- * pool's Af: the domain's access weight, at the current window's weight.
+ * pm_rb_dest() says, within the module-wide budget; at most @n, the
+ * tiering's own cap per period, into @cand. A chunk's heat is what its
+ * sampled refault added to its pool's Af: the domain's access weight, at
+ * the current window's weight. Each move shifts both pools' Af for the
+ * other domains and the next checks (pm_pool.rb_shift). Stops when
+ * tiering is turned off (the domain's eviction waits for this work).
  * d->lock not held.
  */
 static void pm_rb_domain(struct pm_domain *d, u64 *cand, u64 n)
@@ -421,15 +471,24 @@ static void pm_rb_domain(struct pm_domain *d, u64 *cand, u64 n)
 		ret = pm_chunk_move_to(d, inode, cand[i], from, dst);
 		if (ret) {
 			atomic64_add(d->chunk_bytes, &pm_rb_budget);
+			/* no room after all: not that pool again this time */
+			if (ret == -ENOMEM)
+				rb[dst].free = 0;
 			continue;
 		}
 		pm_rb_moved(rb, from, dst, heat, d->chunk_bytes);
 		mutex_lock(&d->lock);
 		d->rebalanced++;
-		/* still in the mask (so still registered): count it there */
-		if (d->pool_mask & BIT_ULL(from))
+		/* in the mask (so registered): count it there, and shift both Afs */
+		if (d->pool_mask & BIT_ULL(from)) {
 			atomic64_inc(&pm_pools[from]->rebalanced);
+			atomic64_sub(heat, &pm_pools[from]->rb_shift);
+		}
+		if (d->pool_mask & BIT_ULL(dst))
+			atomic64_add(heat, &pm_pools[dst]->rb_shift);
 		mutex_unlock(&d->lock);
+		if (READ_ONCE(d->tier_mode) == POOLMEM_TIERING_OFF)
+			break;
 		cond_resched();
 	}
 	kfree(rb);
@@ -467,7 +526,7 @@ static void pm_tier_workfn(struct work_struct *work)
 		mutex_unlock(&d->lock);
 		if (mode == POOLMEM_TIERING_ON && np)
 			pm_tier_move(d, promo, np, demo, nd, nm);
-		pm_rb_domain(d, promo, 2 * nm);
+		pm_rb_domain(d, promo, nm);
 		kfree(promo);
 	}
 

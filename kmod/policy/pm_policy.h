@@ -17,6 +17,7 @@
 #include <stdint.h>
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int64_t s64;
 #endif
 
 #ifdef __cplusplus

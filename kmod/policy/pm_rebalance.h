@@ -21,6 +21,15 @@
  * within a chunk's heat of each other. Quotas are not touched: a chunk
  * moves from pool to pool within the domain's pool tier. The rate (chunks
  * per check) is the caller's.
+ *
+ * A pool's Af lags its load by up to PM_AF_WINDOWS windows: a chunk moved
+ * still counts where it was for a while, and not yet where it went. So
+ * each pool carries a shift, the Af the recent moves took away (negative)
+ * or brought (positive) that the measure does not show yet; every check
+ * adds it to the measured Af and then halves it, as the windows' weights
+ * (8, 4, 2, 1) hand a moved chunk's accesses over. Without it, the next
+ * checks, and every other domain in the same check, would move the same
+ * load again and overshoot, and chunks would come back.
  */
 #ifndef POOLMEM_REBALANCE_H
 #define POOLMEM_REBALANCE_H
@@ -39,15 +48,20 @@ struct pm_rb_params {
 
 /* One pool, as a check sees it. */
 struct pm_rb_pool {
-	u64 af;			/* in: its Af now; pm_rb_moved() keeps it up to date within a check */
+	u64 af;			/* in: its measured Af; pm_rb_check() adds the shift, pm_rb_moved() the moves */
 	u64 free;		/* in: bytes free for chunks */
 	u32 over;		/* kept by the caller between checks: checks in a row above the margin */
+	s64 shift;		/* kept by the caller between checks: the moves' Af the measure lags */
 };
 
+/* Af values are taken at most this (the sums then fit in 64 bits whatever the margin). */
+#define PM_RB_AF_MAX	(1ULL << 40)
+
 /*
- * One check of @n pools: updates each pool's @over and returns the mask of
- * pools contended now (above the margin for @p->periods checks in a row).
- * Fewer than two pools: none.
+ * One check of @n pools: adds each pool's @shift to its @af (at most
+ * PM_RB_AF_MAX, at least 0) and halves the shift, updates @over, and
+ * returns the mask of pools contended now (above the margin for
+ * @p->periods checks in a row). Fewer than two pools: none.
  */
 u64 pm_rb_check(const struct pm_rb_params *p, struct pm_rb_pool *pools, unsigned int n);
 
@@ -63,7 +77,7 @@ u64 pm_rb_check(const struct pm_rb_params *p, struct pm_rb_pool *pools, unsigned
 int pm_rb_dest(const struct pm_rb_pool *pools, unsigned int n, u32 src, u64 allowed, u64 contended, u64 heat,
 	       u64 chunk);
 
-/* After moving such a chunk from @src to @dst: the check's view of both pools. */
+/* After moving such a chunk from @src to @dst: both pools' Af and shift, and room. */
 void pm_rb_moved(struct pm_rb_pool *pools, u32 src, u32 dst, u64 heat, u64 chunk);
 
 #ifdef __cplusplus

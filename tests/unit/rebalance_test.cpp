@@ -16,7 +16,7 @@ std::vector<pm_rb_pool> pools(std::initializer_list<u64> af)
 {
 	std::vector<pm_rb_pool> v;
 	for (u64 a : af)
-		v.push_back({a, 1ULL << 30, 0});
+		v.push_back({a, 1ULL << 30, 0, 0});
 	return v;
 }
 
@@ -67,6 +67,39 @@ TEST(Rebalance, DestinationIsTheCoolestAllowedPoolWithRoom)
 	EXPECT_EQ(pm_rb_dest(v.data(), 4, 7, all, 1, 100, kChunk), -1); /* no such source */
 }
 
+/* The moves of one check stay counted until the Af shows them: the next
+ * check does not move the same load again (and no other domain does). */
+TEST(Rebalance, MovesAreRememberedUntilTheAfShowsThem)
+{
+	const pm_rb_params p{25, 1, 0};
+	auto v = pools({3000, 1000});
+	ASSERT_EQ(pm_rb_check(&p, v.data(), 2), 1u);
+	/* one check moves until the gap closes: 1000 of heat */
+	unsigned moved = 0;
+	while (pm_rb_dest(v.data(), 2, 0, 3, 1, 100, kChunk) == 1) {
+		pm_rb_moved(v.data(), 0, 1, 100, kChunk);
+		moved++;
+	}
+	EXPECT_EQ(moved, 10u);
+	EXPECT_EQ(v[0].shift, -1000);
+	/* the measure has not moved yet: the shift stands in for it */
+	v[0].af = 3000;
+	v[1].af = 1000;
+	EXPECT_EQ(pm_rb_check(&p, v.data(), 2), 0u);
+	EXPECT_EQ(v[0].af, 2000u);
+	EXPECT_EQ(v[1].af, 2000u);
+	EXPECT_EQ(v[0].shift, -500); /* halved: the windows hand the load over */
+	/* the Af caught up: the shift fades, still nothing moves */
+	v[0].af = 2000 + 500;
+	v[1].af = 2000 - 500;
+	EXPECT_EQ(pm_rb_check(&p, v.data(), 2), 0u);
+	EXPECT_EQ(v[0].af, 2000u);
+	/* a huge Af is taken at PM_RB_AF_MAX: no overflow */
+	auto big = pools({~0ULL, ~0ULL, 1});
+	EXPECT_EQ(pm_rb_check(&p, big.data(), 3), 3u); /* the two big ones, as without the cap */
+	EXPECT_EQ(big[0].af, PM_RB_AF_MAX);
+}
+
 /* On random racks: a move never leaves the destination hotter than the
  * source, so the reverse move is never chosen; moving the hottest first
  * stops by itself, and the spread between the two pools only narrows. */
@@ -78,7 +111,7 @@ TEST(Rebalance, NoBouncingOnRandomRacks)
 		const unsigned n = 2 + rng() % 7;
 		std::vector<pm_rb_pool> v(n);
 		for (auto &p : v)
-			p = {rng() % 100000, (rng() % 64) * kChunk, 0};
+			p = {rng() % 100000, (rng() % 64) * kChunk, 0, 0};
 		const pm_rb_params prm{static_cast<u32>(rng() % 50), 1, 0};
 		const u64 contended = pm_rb_check(&prm, v.data(), n);
 		const u64 all = (1ULL << n) - 1;

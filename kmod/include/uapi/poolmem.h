@@ -23,7 +23,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define POOLMEM_ABI_VERSION	15	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK; 11: /proc/poolmem/domains, domain_histograms; 12: domain ids (sysfs id, poolmem_memory_error.domain_id); 13: POOLMEM_SET_STEP; 14: sample_hits_pool; 15: sysfs moves_pending_bytes */
+#define POOLMEM_ABI_VERSION	15	/* 5: POOLMEM_DOMAIN_ZNUMA; 6: POOLMEM_DRAIN_REVOKE; 7: memory errors; 8: counts that outlive domains; 9: /sys/kernel/poolmem/abi_version; 10: POOLMEM_VM_BIND, POOLMEM_DOMAIN_CHECK, POOLMEM_SET_CHECK; 11: /proc/poolmem/domains, domain_histograms; 12: domain ids (sysfs id, poolmem_memory_error.domain_id); 13: POOLMEM_SET_STEP; 14: sample_hits_pool; 15: sysfs moves_pending_bytes; rebalancing: pools' rebalanced_chunks (stat) and contended, domains' rebalanced_chunks (stat, /proc/poolmem/domains before pool_chunks) */
 #define POOLMEM_NAME_MAX	32
 #define POOLMEM_MAX_POOLS	64	/* pool ids are 0..63 */
 #define POOLMEM_POOL_LOCAL	0xffffffffu /* "pool" of local-tier chunks */

@@ -72,6 +72,7 @@ struct Pool {
 	 * they finish in this order), and those the full port holds back */
 	std::deque<Req> serving, held;
 	uint32_t rb_over = 0; // pm_rb_pool.over between checks
+	int64_t rb_shift = 0; // pm_rb_pool.shift between checks
 	uint64_t capacity_chunks = 0, allocated = 0, peak = 0; // chunks
 	struct pm_af af {};
 	uint64_t accesses = 0, allocations = 0, window_accesses = 0;
@@ -667,11 +668,23 @@ private:
 			rb[i].free = (pools_[i].capacity_chunks - std::min(pools_[i].capacity_chunks, pools_[i].allocated)) *
 				     s_.chunk;
 			rb[i].over = pools_[i].rb_over;
+			rb[i].shift = pools_[i].rb_shift;
 		}
 		pm_rb_params prm{s_.rebalance.margin_pct, s_.rebalance.periods, 0};
 		const u64 contended = pm_rb_check(&prm, rb, n);
-		for (unsigned i = 0; i < n; i++)
-			pools_[i].rb_over = rb[i].over;
+		/* what the check and this period's moves leave for the next check */
+		struct Keep {
+			Engine *e;
+			pm_rb_pool *rb;
+			unsigned n;
+			~Keep()
+			{
+				for (unsigned i = 0; i < n; i++) {
+					e->pools_[i].rb_over = rb[i].over;
+					e->pools_[i].rb_shift = rb[i].shift;
+				}
+			}
+		} keep{this, rb, n};
 		/* the rate: a byte budget that fills each period (a period's worth kept at most) */
 		const double fill = static_cast<double>(s_.rebalance.rate_bytes) * s_.rebalance.period_s;
 		move_credit_ = std::min(move_credit_ + fill, fill + static_cast<double>(s_.chunk));
