@@ -90,7 +90,4 @@ void check_placement(const GlobalOptions &g, int home_node, const std::vector<st
 /// changes something: RC is its exit code, ERROR its error line.
 void audit_run(CLI::App &app, int argc, char **argv, int rc, const std::string &error);
 
-/// Size option value: "16G" -> bytes, or UsageError naming OPTION.
-uint64_t size_value(const std::string &option, const std::string &text);
-
 } // namespace poolctl

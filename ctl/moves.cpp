@@ -48,26 +48,6 @@ struct SignalsCaught {
 
 } // namespace
 
-void add_move_options(CLI::App *verb, MoveOptions &o)
-{
-	verb->add_option("--rate", o.rate, "move at most SIZE per second (e.g. 512M)");
-	verb->add_option("--timeout", o.timeout,
-			 "give up after this long without progress on referenced chunks (default 60 s)");
-}
-
-std::optional<double> duration_seconds(const std::string &text, double unit_s)
-{
-	return poolmem::parse_duration(text, unit_s);
-}
-
-double seconds_value(const std::string &option, const std::string &text)
-{
-	const auto s = duration_seconds(text, 1);
-	if (!s)
-		throw UsageError(option + ": invalid duration '" + text + "' (e.g. 90, 90s, 5m)");
-	return *s;
-}
-
 MoveRun run_moves(const MoveOptions &o, uint64_t total, uint64_t default_step,
 		  const std::function<MoveStep(uint64_t bytes)> &step,
 		  const std::function<bool(const MoveStep &)> &retry)

@@ -21,19 +21,6 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0)
 	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// --rate and --timeout of a verb that moves chunks.
-struct MoveOptions {
-	std::string rate;	    ///< SIZE per second; empty: as fast as it goes
-	std::string timeout = "60"; ///< seconds without progress before giving up
-};
-void add_move_options(CLI::App *verb, MoveOptions &o);
-
-/// Seconds from "500ms", "90s", "5m", "1h", or a bare number in UNIT_S
-/// seconds; nullopt if malformed or negative.
-std::optional<double> duration_seconds(const std::string &text, double unit_s);
-/// Seconds from "90", "90s", "5m", "1h"; UsageError naming OPTION.
-double seconds_value(const std::string &option, const std::string &text);
-
 /// What one step (one ioctl) did.
 struct MoveStep {
 	int err = 0;		     ///< 0 or the errno that stopped the step

@@ -1,6 +1,5 @@
 // poolctl's option groups (options.hpp).
 #include "options.hpp"
-#include "moves.hpp"
 
 #include <poolmem/error.hpp>
 #include <poolmem/size.hpp>
@@ -144,6 +143,26 @@ nlohmann::json autopilot_bounds_json(const AutopilotBoundOptions &o)
 		if (!v->empty())
 			j[k] = *v;
 	return j;
+}
+
+void add_move_options(CLI::App *verb, MoveOptions &o)
+{
+	verb->add_option("--rate", o.rate, "move at most SIZE per second (e.g. 512M)");
+	verb->add_option("--timeout", o.timeout,
+			 "give up after this long without progress on referenced chunks (default 60 s)");
+}
+
+std::optional<double> duration_seconds(const std::string &text, double unit_s)
+{
+	return poolmem::parse_duration(text, unit_s);
+}
+
+double seconds_value(const std::string &option, const std::string &text)
+{
+	const auto s = duration_seconds(text, 1);
+	if (!s)
+		throw UsageError(option + ": invalid duration '" + text + "' (e.g. 90, 90s, 5m)");
+	return *s;
 }
 
 } // namespace poolctl

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -96,6 +97,9 @@ std::pair<uint32_t, uint32_t> parse_owner(const std::string &owner);
 /// An octal permission string ("0660") or UsageError naming OPTION.
 uint32_t parse_mode(const std::string &option, const std::string &text);
 
+/// Size option value: "16G" -> bytes, or UsageError naming OPTION.
+uint64_t size_value(const std::string &option, const std::string &text);
+
 /// --tiering, --scan-rate, --hot-threshold (vm create and vm set).
 struct TieringOptions {
 	std::string mode, scan_rate, hot;
@@ -105,5 +109,18 @@ void add_tiering_options(CLI::App *cmd, TieringOptions &o);
 void parse_tiering(const TieringOptions &o, poolmem::DomainChange &c);
 /// "500ms", "2s", "500" (ms) -> ms, or UsageError naming OPTION.
 uint32_t ms_value(const std::string &option, const std::string &text);
+
+/// --rate and --timeout of a verb that moves chunks.
+struct MoveOptions {
+	std::string rate;	    ///< SIZE per second; empty: as fast as it goes
+	std::string timeout = "60"; ///< seconds without progress before giving up
+};
+void add_move_options(CLI::App *verb, MoveOptions &o);
+
+/// Seconds from "500ms", "90s", "5m", "1h", or a bare number in UNIT_S
+/// seconds; nullopt if malformed or negative.
+std::optional<double> duration_seconds(const std::string &text, double unit_s);
+/// Seconds from "90", "90s", "5m", "1h"; UsageError naming OPTION.
+double seconds_value(const std::string &option, const std::string &text);
 
 } // namespace poolctl
