@@ -59,15 +59,7 @@ done
 trap 'touch /tmp/ap.stop; kill ${ap:-} ${qs:-} 2>/dev/null || true' EXIT
 
 # every 0.5 s: each VM's local quota and use, pool quota and use (sysfs)
-( while :; do
-	for v in $vms e; do
-		[ -d $DOMSYS/$v ] || continue
-		printf '%s %s %s %s %s\n' $v $(cat $DOMSYS/$v/local_quota_bytes $DOMSYS/$v/local_bytes \
-			$DOMSYS/$v/pool_quota_bytes $DOMSYS/$v/pool_bytes)
-	done
-	echo --
-	sleep 0.5
-done ) > /tmp/ap-samples &
+quota_samples $vms e > /tmp/ap-samples &
 qs=$!
 
 # local MiB of [FROM, TO) MiB of VM, from poolctl vm map --json

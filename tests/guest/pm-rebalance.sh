@@ -60,14 +60,7 @@ for v in $vms; do
 done
 
 # every 0.5 s: each domain's local quota and use, pool quota and use
-( while :; do
-	for v in $vms; do
-		printf '%s %s %s %s %s\n' $v $(cat $DOMSYS/$v/local_quota_bytes $DOMSYS/$v/local_bytes \
-			$DOMSYS/$v/pool_quota_bytes $DOMSYS/$v/pool_bytes)
-	done
-	echo --
-	sleep 0.5
-done ) > /tmp/rb-samples &
+quota_samples $vms > /tmp/rb-samples &
 qs=$!
 
 # MiB of VM's chunks on POOL, from poolctl vm map --json

@@ -76,6 +76,23 @@ void read_bounds(const std::string &file, const toml::table &t, const std::strin
 	}
 }
 
+/// The tables [PREFIX]KEY.NAME of node V (at AT) into C's vms or profiles
+/// (KEY), each key over what the map holds; Error naming the table.
+void read_bound_tables(const std::string &file, const toml::node &v, const std::string &at, const std::string &prefix,
+		       const std::string &key, Config &c)
+{
+	const toml::table *t = v.as_table();
+	if (!t)
+		throw Error::plain(at, "not a table", EINVAL);
+	for (auto &&[name, bt] : *t) {
+		const toml::table *b = bt.as_table();
+		const std::string n(name.str());
+		if (!b)
+			throw Error::plain(at + "." + n, "not a table", EINVAL);
+		read_bounds(file, *b, prefix + key + "." + n, (key == "vms" ? c.vms : c.profiles)[n]);
+	}
+}
+
 uint64_t round_up(uint64_t v, uint64_t c) { return (v + c - 1) / c * c; }
 uint64_t round_down(uint64_t v, uint64_t c) { return v / c * c; }
 
@@ -112,17 +129,7 @@ Config parse_config(std::string_view text, const std::string &file)
 		const std::string key(k.str());
 		const std::string at = where_in(file, v.source()) + ": autopilot." + key;
 		if (key == "vms" || key == "profiles") {
-			const toml::table *t = v.as_table();
-			if (!t)
-				throw Error::plain(at, "not a table", EINVAL);
-			for (auto &&[name, bt] : *t) {
-				const toml::table *b = bt.as_table();
-				const std::string n(name.str());
-				if (!b)
-					throw Error::plain(at + "." + n, "not a table", EINVAL);
-				read_bounds(file, *b, "autopilot." + key + "." + n,
-					    (key == "vms" ? c.vms : c.profiles)[n]);
-			}
+			read_bound_tables(file, v, at, "autopilot.", key, c);
 			continue;
 		}
 		const auto s = v.value<std::string>();
@@ -204,23 +211,9 @@ void read_store_into(const std::filesystem::path &store, Config &c)
 	for (auto &&[k, v] : root) {
 		const std::string key(k.str());
 		const std::string at = where_in(file, v.source()) + ": " + key;
-		const toml::table *t = v.as_table();
 		if (key != "vms" && key != "profiles")
 			throw Error::plain(at, "unknown table (vms, profiles)", EINVAL);
-		if (!t)
-			throw Error::plain(at, "not a table", EINVAL);
-		for (auto &&[name, bt] : *t) {
-			const toml::table *b = bt.as_table();
-			const std::string n(name.str());
-			if (!b)
-				throw Error::plain(at + "." + n, "not a table", EINVAL);
-			Bounds got;
-			read_bounds(file, *b, key + "." + n, got);
-			Bounds &to = (key == "vms" ? c.vms : c.profiles)[n];
-			for (auto [from, into] : {std::pair{&got.min, &to.min}, {&got.max, &to.max}, {&got.slo, &to.slo}})
-				if (!from->empty())
-					*into = *from;
-		}
+		read_bound_tables(file, v, at, "", key, c);
 	}
 }
 

@@ -338,6 +338,23 @@ pm_pools_up() {
 	done
 }
 
+# quota_samples VM...: every 0.5 s, a line "VM local_quota local pool_quota
+# pool" (bytes, sysfs) per domain that exists, then "--"; runs until killed
+# (start it in the background, redirected to a file: the autopilot and
+# rebalancing tests judge quotas and budgets from it).
+quota_samples() {
+	local v
+	while :; do
+		for v in "$@"; do
+			[ -d $DOMSYS/$v ] || continue
+			printf '%s %s %s %s %s\n' $v $(cat $DOMSYS/$v/local_quota_bytes $DOMSYS/$v/local_bytes \
+				$DOMSYS/$v/pool_quota_bytes $DOMSYS/$v/pool_bytes)
+		done
+		echo --
+		sleep 0.5
+	done
+}
+
 pool_attr() { cat $POOLSYS/$1/$2; }
 dom_attr() { cat $DOMSYS/$1/$2; }
 # Chunks of domain $1 in pool $2 (from pool_chunks).
