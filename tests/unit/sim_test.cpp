@@ -82,6 +82,22 @@ Scenario churn(uint64_t seed)
 	return s;
 }
 
+/*
+ * Every VM left at the end: every chunk came back and no pool holds any;
+ * every access is counted once, in a pool or local. Returns the pools'.
+ */
+uint64_t expect_conserved(const Result &r)
+{
+	EXPECT_EQ(r.chunks_allocated, r.chunks_freed);
+	uint64_t pool_acc = 0;
+	for (const auto &p : r.pools) {
+		EXPECT_EQ(p.allocated_end, 0u) << p.name;
+		pool_acc += p.accesses;
+	}
+	EXPECT_EQ(pool_acc + r.local_accesses, r.accesses);
+	return pool_acc;
+}
+
 } // namespace
 
 TEST(Sim, MM1MeanSojournMatchesTheory)
@@ -108,14 +124,7 @@ TEST(Sim, ConservesChunksAndAccesses)
 	const Result r = simulate(churn(11));
 	EXPECT_GT(r.vms_admitted, 20u);
 	EXPECT_GT(r.chunks_allocated, 1000u);
-	/* every VM left: every chunk came back, no pool holds any */
-	EXPECT_EQ(r.chunks_allocated, r.chunks_freed);
-	uint64_t pool_acc = 0;
-	for (const auto &p : r.pools) {
-		EXPECT_EQ(p.allocated_end, 0u) << p.name;
-		pool_acc += p.accesses;
-	}
-	EXPECT_EQ(pool_acc + r.local_accesses, r.accesses);
+	const uint64_t pool_acc = expect_conserved(r);
 	/* the series' per-window accesses add up to the pools' (up to the last partial window) */
 	uint64_t series = 0;
 	for (const auto &w : r.pool_accesses)
@@ -271,15 +280,8 @@ TEST(Sim, BackpressureConservesChunksAndAccesses)
 	s.backpressure = true;
 	s.host_credits = 2;
 	s.pool_credits = 4;
-	const Result r = simulate(s);
-	EXPECT_EQ(r.chunks_allocated, r.chunks_freed);
-	uint64_t pool_acc = 0;
-	for (const auto &p : r.pools) {
-		EXPECT_EQ(p.allocated_end, 0u) << p.name;
-		pool_acc += p.accesses;
-	}
 	/* every access made is done and counted, those in flight at the end too */
-	EXPECT_EQ(pool_acc + r.local_accesses, r.accesses);
+	expect_conserved(simulate(s));
 }
 
 /* A host whose credits wait at a slow pool holds back its accesses to a fast one. */
@@ -337,9 +339,7 @@ TEST(Sim, RebalanceMovesHotChunksOffABusyPoolOnly)
 	EXPECT_GT(after.rebalanced_chunks, 0u);
 	EXPECT_LT(after.pools[0].accesses, before.pools[0].accesses * 9 / 10);
 	EXPECT_LT(after.p99_ns, before.p99_ns * 0.95);
-	EXPECT_EQ(after.chunks_allocated, after.chunks_freed);
-	for (const auto &p : after.pools)
-		EXPECT_EQ(p.allocated_end, 0u) << p.name;
+	expect_conserved(after);
 
 	/* even pools: nothing to move */
 	Scenario even = busy(false);
