@@ -47,6 +47,11 @@ echo 3 > $P/rebalance_periods
 echo 256 > $P/rebalance_af_floor
 echo 32 > $P/rebalance_rate_mb
 
+# The pools idle first: an earlier test's load (pm-offline's churner, say)
+# stays in a pool's Af for four windows, and smart idle would put every
+# chunk on the other pool.
+idle() { [ "$(pool_attr p0 access_factor)" = 0 ] && [ "$(pool_attr p1 access_factor)" = 0 ]; }
+wait_for 60 idle || fail "the pools' access factors $(pool_attr p0 access_factor) and $(pool_attr p1 access_factor) did not decay to 0 in 60 s"
 vms="ra rb rc rd"
 for v in $vms; do
 	poolctl vm create $v --size 32M --local 0 --pool 32M --pools p0,p1 --pool-select smart-idle >/dev/null
