@@ -32,6 +32,7 @@
 #include <poolmem/agent.hpp>
 #include <poolmem/cluster.hpp>
 #include <poolmem/control.hpp>
+#include <poolmem/moves.hpp>
 #include <poolmem/dax.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/stats.hpp>
@@ -315,18 +316,21 @@ public:
 		} masked;
 		auto refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
 		if (!refused.empty() && !d.revoked) {
+			/*
+			 * The drain every poolmem tool runs, told not to wait:
+			 * a pin or a reference that outlasts a second keeps the
+			 * extent online, and the next step tries again.
+			 */
+			poolmem::MovePolicy policy;
+			policy.timeout = 1;
+			policy.pinned_tries = 1;
+			const auto run = poolmem::drain(ctl_, d.conf.pool, true, policy);
+			const auto &r = run.result;
 			std::string why;
-			for (int tries = 0; tries < 5; tries++) {
-				const auto r = ctl_.pool_drain(d.conf.pool, 0, true);
-				if (r.err && r.err != EINTR) {
-					why = r.err == ENOSPC ? "no room elsewhere for domain " + r.blocker
-					      : r.err == EBUSY ? "domain " + r.blocker + " has a long-term pinned chunk there"
-							       : "domain " + r.blocker + " has a memory error there";
-					break;
-				}
-				if (!r.remaining_bytes || !r.busy_chunks)
-					break;
-			}
+			if (r.err && r.err != EINTR)
+				why = r.err == ENOSPC ? "no room elsewhere for domain " + r.blocker
+				      : r.err == EBUSY ? "domain " + r.blocker + " has a long-term pinned chunk there"
+						       : "domain " + r.blocker + " has a memory error there";
 			refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
 			undrain(d);
 			if (!refused.empty() && !why.empty())

@@ -209,37 +209,19 @@ struct RunTotals {
 };
 
 /// Move up to BUDGET bytes of CHANGE (or, with CHANGE null, of NAME's
-/// pending moves), in steps paced to RATE; stops early on SIGTERM.
+/// pending moves), in steps paced to RATE; stops early on SIGTERM. Chunks
+/// referenced for 5 s: the next decision tries again.
 poolmem::DomainSetResult apply_steps(poolmem::Control &ctl, const std::string &name, const poolmem::DomainChange *change,
 				     uint64_t budget, uint64_t rate, uint64_t &moved)
 {
-	const uint64_t step = std::max<uint64_t>(rate / 10, 2ULL << 20);
-	const auto t0 = std::chrono::steady_clock::now();
-	uint64_t here = 0;
-	poolmem::DomainSetResult r;
-	bool first = true;
-	unsigned stuck = 0; /* steps in a row that moved nothing: chunks referenced (I/O) */
-	do {
-		poolmem::DomainChange c = first && change ? *change : poolmem::DomainChange{};
-		c.step = std::max<uint64_t>(std::min(step, budget - std::min(budget, here)), 2ULL << 20);
-		r = ctl.domain_set(name, c);
-		first = false;
-		here += r.moved_bytes;
-		if (r.err && r.err != EAGAIN)
-			break;
-		if (r.err == EAGAIN && !r.moved_bytes) {
-			if (++stuck == 50)
-				break; /* 5 s: the next decision tries again */
-			std::this_thread::sleep_for(std::chrono::milliseconds(100));
-		} else {
-			stuck = 0;
-		}
-		const double ahead = static_cast<double>(here) / static_cast<double>(rate) - seconds_since(t0);
-		if (ahead > 0)
-			std::this_thread::sleep_for(std::chrono::duration<double>(ahead));
-	} while (r.remaining_bytes && here < budget && !stop_requested);
-	moved += here;
-	return r;
+	poolmem::MovePolicy policy;
+	policy.rate = rate;
+	policy.budget = budget;
+	policy.timeout = 5;
+	policy.pinned_tries = 1;
+	const auto run = poolmem::set_moving(ctl, name, change, policy, {}, &stop_requested);
+	moved += run.moved_bytes;
+	return run.result;
 }
 
 void audit_change(const ap::Vm &v, const std::string &result, const std::string &error)

@@ -1,12 +1,10 @@
-// poolctl: the loop that moves chunks in steps, shared by pool drain and
-// vm set (moves.hpp).
+// poolctl: the options, progress bar and signals of a run of moves
+// (moves.hpp); the loop itself is libpoolmem's.
 #include "moves.hpp"
 
 #include <poolmem/size.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 
 #include <unistd.h>
@@ -27,78 +25,46 @@ void bytes_bar(uint64_t done, uint64_t total, double secs)
 		     poolmem::format_size(total).c_str(), secs > 0 ? static_cast<double>(done) / secs / (1 << 20) : 0.0);
 }
 
-/* SIGINT and SIGTERM set a flag while a run lasts, without SA_RESTART so
- * that the ioctl in progress returns EINTR; the old handlers come back. */
-struct SignalsCaught {
-	struct sigaction old_int = {}, old_term = {};
-	SignalsCaught()
-	{
-		struct sigaction sa = {};
-		sa.sa_handler = on_move_signal;
-		move_interrupted = 0;
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
-	}
-	~SignalsCaught()
-	{
-		sigaction(SIGINT, &old_int, nullptr);
-		sigaction(SIGTERM, &old_term, nullptr);
-	}
-};
-
 } // namespace
 
-MoveRun run_moves(const MoveOptions &o, uint64_t total, uint64_t default_step,
-		  const std::function<MoveStep(uint64_t bytes)> &step,
-		  const std::function<bool(const MoveStep &)> &retry)
+poolmem::MovePolicy move_policy(const MoveOptions &o, poolmem::MovePolicy p)
 {
-	const uint64_t rate = o.rate.empty() ? 0 : size_value("--rate", o.rate);
-	if (!o.rate.empty() && !rate)
+	p.rate = o.rate.empty() ? 0 : size_value("--rate", o.rate);
+	if (!o.rate.empty() && !p.rate)
 		throw UsageError("--rate: must be above 0");
-	const double timeout = seconds_value("--timeout", o.timeout);
-	const uint64_t bytes = rate ? std::max<uint64_t>(rate / 10, 2 << 20) : default_step;
-	const bool tty = isatty(STDERR_FILENO);
-	const auto t0 = std::chrono::steady_clock::now();
-	auto last_progress = t0;
-	SignalsCaught caught;
-	MoveRun run;
-
-	for (;;) {
-		if (move_interrupted && run.moved_bytes) {
-			/* Ctrl-C during the rate's sleep: no step after it */
-			run.interrupted = true;
-			break;
-		}
-		run.last = step(bytes);
-		run.moved_bytes += run.last.moved_bytes;
-		const double secs = seconds_since(t0);
-		if (tty)
-			bytes_bar(run.moved_bytes, std::max(total, run.moved_bytes + run.last.remaining_bytes), secs);
-		if (run.last.err == EINTR || move_interrupted) {
-			run.interrupted = true;
-			break;
-		}
-		if (run.last.moved_bytes)
-			last_progress = std::chrono::steady_clock::now();
-		if (run.last.err && !(retry && retry(run.last)))
-			break;
-		if (!run.last.err && !run.last.remaining_bytes)
-			break;
-		if (!run.last.moved_bytes || run.last.err) {
-			/* only referenced (busy, pinned for a moment, retired) chunks left: wait for them */
-			if (seconds_since(last_progress) > timeout) {
-				run.timed_out = true;
-				break;
-			}
-			usleep(run.last.err ? 200000 : 100000);
-		}
-		if (rate && run.moved_bytes > rate * secs)
-			usleep(static_cast<useconds_t>((static_cast<double>(run.moved_bytes) / rate - secs) * 1e6));
-	}
-	if (tty)
-		std::fprintf(stderr, "\n");
-	run.seconds = seconds_since(t0);
-	return run;
+	p.timeout = seconds_value("--timeout", o.timeout);
+	return p;
 }
+
+MoveUi::MoveUi() : tty_(isatty(STDERR_FILENO))
+{
+	struct sigaction sa = {};
+	sa.sa_handler = on_move_signal;
+	move_interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int_);
+	sigaction(SIGTERM, &sa, &old_term_);
+}
+
+MoveUi::~MoveUi()
+{
+	sigaction(SIGINT, &old_int_, nullptr);
+	sigaction(SIGTERM, &old_term_, nullptr);
+	if (drawn_)
+		std::fprintf(stderr, "\n");
+}
+
+poolmem::MoveProgress MoveUi::progress() const
+{
+	if (!tty_)
+		return {};
+	return [this](uint64_t done, uint64_t total, double secs) {
+		if (!done && !total)
+			return; /* a change that moves nothing (vm set --tiering): no bar */
+		drawn_ = true;
+		bytes_bar(done, total, secs);
+	};
+}
+
+const volatile std::sig_atomic_t *MoveUi::stop() const { return &move_interrupted; }
 
 } // namespace poolctl

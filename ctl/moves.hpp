@@ -1,16 +1,16 @@
-// poolctl: chunks moved in steps (pool drain, vm set): one loop for the
-// progress bar, --rate, --timeout and Ctrl-C, and one JSON and exit code
-// for a move that stopped halfway.
+// poolctl: chunks moved in steps (pool drain, vm set) through libpoolmem's
+// loop (poolmem/moves.hpp): the policy --rate and --timeout give, the
+// progress bar and Ctrl-C, and one JSON and exit code for a move that
+// stopped halfway.
 #pragma once
 
 #include "commands.hpp"
 
 #include <poolmem/error.hpp>
+#include <poolmem/moves.hpp>
 
 #include <chrono>
-#include <cstdint>
-#include <functional>
-#include <optional>
+#include <csignal>
 #include <string>
 
 namespace poolctl {
@@ -21,32 +21,27 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0)
 	return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// What one step (one ioctl) did.
-struct MoveStep {
-	int err = 0;		     ///< 0 or the errno that stopped the step
-	uint64_t moved_bytes = 0;    ///< in this step
-	uint64_t remaining_bytes = 0; ///< still to move after it
-};
+/// The policy --rate and --timeout give, over DEFAULTS; UsageError naming
+/// the option.
+poolmem::MovePolicy move_policy(const MoveOptions &o, poolmem::MovePolicy defaults = {});
 
-/// How a run of steps ended.
-struct MoveRun {
-	uint64_t moved_bytes = 0;
-	MoveStep last;
-	double seconds = 0;
-	bool interrupted = false; ///< SIGINT or SIGTERM
-	bool timed_out = false;	  ///< --timeout without progress
-	bool done() const { return !interrupted && !timed_out && !last.err && !last.remaining_bytes; }
-};
+/// While it lives, SIGINT and SIGTERM set stop() (without SA_RESTART, so
+/// that the step in progress returns EINTR) and progress() draws a bar on
+/// stderr when it is a terminal; the old handlers come back after.
+class MoveUi {
+public:
+	MoveUi();
+	~MoveUi();
+	MoveUi(const MoveUi &) = delete;
+	MoveUi &operator=(const MoveUi &) = delete;
+	poolmem::MoveProgress progress() const;
+	const volatile std::sig_atomic_t *stop() const;
 
-/// Call STEP(bytes) until nothing remains, a step fails (RETRY(step)
-/// false), SIGINT/SIGTERM, or --timeout passes with nothing moved. Steps
-/// of a tenth of a second's worth with --rate (at least a 2 MiB chunk),
-/// else DEFAULT_STEP; a progress bar on stderr when it is a terminal,
-/// sized from TOTAL. RETRY, given a failed step, says whether to try
-/// again after a moment (a pin that may be I/O).
-MoveRun run_moves(const MoveOptions &o, uint64_t total, uint64_t default_step,
-		  const std::function<MoveStep(uint64_t bytes)> &step,
-		  const std::function<bool(const MoveStep &)> &retry = {});
+private:
+	struct sigaction old_int_ = {}, old_term_ = {};
+	bool tty_;
+	mutable bool drawn_ = false;
+};
 
 /// Thrown when a command changed something and stopped before the end
 /// (exit code EXIT_PARTIAL): the message says what is left and how to go

@@ -8,6 +8,7 @@
 
 #include <poolmem/control.hpp>
 #include <poolmem/dax.hpp>
+#include <poolmem/online.hpp>
 #include <poolmem/stats.hpp>
 
 #include <chrono>
@@ -21,7 +22,7 @@ namespace poolctl::pool_cmd {
 
 namespace fs = std::filesystem;
 
-inline const fs::path state_dir = "/run/poolctl";
+inline const fs::path &state_dir = poolmem::online_state_dir;
 
 struct OnlineOptions {
 	std::string dax;
@@ -55,13 +56,6 @@ struct AddOptions {
 	bool json = false;
 };
 
-/*
- * A pool registered from memory that was online already (pool add --node:
- * firmware's NUMA node, EFI_MEMORY_SP memory onlined by the kernel) is
- * recorded here: remove then only unregisters it, as it found it.
- */
-inline fs::path added_marker(const std::string &pool) { return state_dir / (pool + ".added"); }
-
 struct DrainOptions {
 	std::string name;
 	bool offline = false, allow_local = false, check = false, json = false;
@@ -82,25 +76,15 @@ struct SetOptions {
 uint32_t overcommit_pct(const std::string &value);
 
 
-/// Progress of background onlining, kept in /run/poolctl/<pool>.online as
-/// "done total seconds state".
-struct OnlineState {
-	unsigned done = 0, total = 0;
-	double seconds = 0;
-	std::string state; ///< "running", "done", "failed: ..."
-};
-
-struct Pieces {
-	std::string device;
-	uint64_t size = 0;
-	std::vector<std::string> made;
-};
-
-int background_lock(const std::string &pool);
-fs::path pieces_file(const std::string &pool);
-void write_pieces(const std::string &pool, const Pieces &p);
-std::optional<Pieces> read_pieces(const std::string &pool);
-size_t merge_pieces(poolmem::Dax &dax, const Pieces &p);
+/* onlining's state in /run/poolctl (poolmem/online.hpp) */
+using poolmem::added_marker;
+using poolmem::merge_pieces;
+using poolmem::OnlineState;
+using poolmem::Pieces;
+using poolmem::pieces_file;
+using poolmem::read_pieces;
+inline std::optional<OnlineState> read_state(const std::string &pool) { return poolmem::read_online_state(pool); }
+inline int background_lock(const std::string &pool) { return poolmem::lock_onlining(pool); }
 std::map<std::string, uint64_t> holders(const GlobalOptions &g, const std::string &pool);
 std::optional<OnlineState> read_state(const std::string &pool);
 void run_online(const GlobalOptions &g, const OnlineOptions &o);

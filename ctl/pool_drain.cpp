@@ -228,33 +228,13 @@ void run_drain(const GlobalOptions &g, const DrainOptions &o)
 	/*
 	 * Steps of 256 MiB without --rate: 64 runs of drain_batch 2 to share
 	 * out among the kernel's drain workers, a fraction of a second each.
-	 * The kernel keeps the pool draining between steps, so a second run
-	 * goes on where the first stopped.
 	 */
-	poolmem::DrainStep r;
-	unsigned pinned_tries = 0;
-	std::string pinned_at;
-	auto run = run_moves(
-		o.moves, first.remaining_bytes, 256 << 20,
-		[&](uint64_t bytes) {
-			r = ctl.pool_drain(p.name, bytes, o.allow_local);
-			return MoveStep{r.err, r.moved_bytes, r.remaining_bytes};
-		},
-		[&](const MoveStep &s) {
-			/*
-			 * A pin the kernel saw for ~10 ms: gone a moment later
-			 * if it was I/O (process_vm_readv, O_DIRECT); a pin
-			 * still there after a few tries is long-term (VFIO,
-			 * RDMA, AF_XDP).
-			 */
-			if (s.err != EBUSY)
-				return false;
-			const std::string at = r.blocker + "@" + hex(r.blocker_offset);
-			if (at != pinned_at)
-				pinned_tries = 0;
-			pinned_at = at;
-			return ++pinned_tries < 5;
-		});
+	const auto policy = move_policy(o.moves);
+	const auto run = [&] {
+		MoveUi ui; /* its bar ends before the lines below */
+		return poolmem::drain(ctl, p.name, o.allow_local, policy, ui.progress(), ui.stop());
+	}();
+	const poolmem::DrainStep &r = run.result;
 	const std::string left = poolmem::format_size(r.remaining_bytes);
 	nlohmann::json result = {{"name", p.name},
 				 {"drained", run.done()},

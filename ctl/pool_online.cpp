@@ -8,6 +8,7 @@
 #include <poolmem/dax.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/kmod.hpp>
+#include <poolmem/online.hpp>
 #include <poolmem/size.hpp>
 #include <poolmem/stats.hpp>
 #include <poolmem/topology.hpp>
@@ -31,31 +32,6 @@ namespace poolctl::pool_cmd {
 
 namespace {
 
-void write_state(const std::string &pool, const OnlineState &s)
-{
-	fs::create_directories(state_dir);
-	fs::path tmp = state_dir / (pool + ".online.tmp");
-	{
-		std::ofstream f(tmp);
-		f << s.done << ' ' << s.total << ' ' << s.seconds << ' ' << s.state << '\n';
-	}
-	fs::rename(tmp, state_dir / (pool + ".online"));
-}
-
-} // namespace
-
-std::optional<OnlineState> read_state(const std::string &pool)
-{
-	std::ifstream f(state_dir / (pool + ".online"));
-	OnlineState s;
-	if (!(f >> s.done >> s.total >> s.seconds))
-		return std::nullopt;
-	std::getline(f >> std::ws, s.state);
-	return s;
-}
-
-namespace {
-
 void progress_bar(unsigned done, unsigned total)
 {
 	int width = 40, fill = total ? static_cast<int>(width * done / total) : width;
@@ -63,6 +39,14 @@ void progress_bar(unsigned done, unsigned total)
 		     std::string(width - fill, ' ').c_str(), done, total);
 	if (done == total)
 		std::fprintf(stderr, "\n");
+}
+
+/* The block bar on stderr when it is a terminal; none otherwise. */
+poolmem::Progress block_bar()
+{
+	if (!isatty(STDERR_FILENO))
+		return {};
+	return [](unsigned done, unsigned total) { progress_bar(done, total); };
 }
 
 } // namespace
@@ -170,45 +154,32 @@ void run_online(const GlobalOptions &g, const OnlineOptions &o)
 void reonline_pool(const GlobalOptions &g, const OnlineOptions &o, const poolmem::PoolStats &p)
 {
 	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
-	std::vector<unsigned> off;
-	for (unsigned b : node_blocks(g, p.node))
-		if (poolmem::block_state(g.sysfs, b) != "online")
-			off.push_back(b);
-	auto result = [&](size_t blocks, double secs) {
-		return nlohmann::json{{"name", p.name},
-				      {"onlined", true},
-				      {"device", nullptr},
-				      {"region", nullptr},
-				      {"node", p.node},
-				      {"zone", o.zone},
-				      {"blocks", blocks},
-				      {"blocks_total", node_blocks(g, p.node).size()},
-				      {"online_bytes", blocks * poolmem::memory_block_size(g.sysfs)},
-				      {"seconds", secs},
-				      {"memmap", nullptr},
-				      {"background", false}};
-	};
-	if (off.empty()) {
-		if (o.json)
-			print_json(g, result(0, 0));
-		else
-			std::printf("%s: every block of node %d is online already\n", p.name.c_str(), p.node);
-		return;
-	}
-	const bool tty = isatty(STDERR_FILENO);
+	const size_t total = node_blocks(g, p.node).size();
 	auto t0 = std::chrono::steady_clock::now();
-	poolmem::online_blocks(g.sysfs, off, zone,
-			       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, off.size()); })
-				   : poolmem::Progress());
+	const unsigned n = poolmem::online_again(g.sysfs, p.node, zone, block_bar());
 	const double t = seconds_since(t0);
-	const uint64_t bytes = off.size() * poolmem::memory_block_size(g.sysfs);
+	const uint64_t bytes = n * poolmem::memory_block_size(g.sysfs);
 	if (o.json) {
-		print_json(g, result(off.size(), t));
+		print_json(g, {{"name", p.name},
+			       {"onlined", true},
+			       {"device", nullptr},
+			       {"region", nullptr},
+			       {"node", p.node},
+			       {"zone", o.zone},
+			       {"blocks", n},
+			       {"blocks_total", total},
+			       {"online_bytes", bytes},
+			       {"seconds", n ? t : 0},
+			       {"memmap", nullptr},
+			       {"background", false}});
 		return;
 	}
-	std::printf("%s: onlined %s (%s) again on node %d in %.2f s, zone %s\n", p.name.c_str(),
-		    poolmem::plural(off.size(), "block").c_str(), poolmem::format_size(bytes).c_str(), p.node, t,
-		    o.zone.c_str());
+	if (!n)
+		std::printf("%s: every block of node %d is online already\n", p.name.c_str(), p.node);
+	else
+		std::printf("%s: onlined %s (%s) again on node %d in %.2f s, zone %s\n", p.name.c_str(),
+			    poolmem::plural(n, "block").c_str(), poolmem::format_size(bytes).c_str(), p.node, t,
+			    o.zone.c_str());
 }
 
 /*
@@ -255,395 +226,52 @@ void run_add(const GlobalOptions &g, const AddOptions &o)
 }
 
 
-/*
- * The background onlining of a pool holds an exclusive flock on
- * /run/poolctl/<pool>.lock while it runs (it goes with the process, however
- * that ends); offline and remove refuse while it is held.
- */
-int background_lock(const std::string &pool)
-{
-	fs::create_directories(state_dir);
-	const fs::path path = state_dir / (pool + ".lock");
-	int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0600); /* inherited by the child: no O_CLOEXEC needed */
-	if (fd < 0)
-		throw poolmem::Error(path.string(), "cannot open", errno);
-	if (::flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno;
-		::close(fd);
-		if (e == EWOULDBLOCK)
-			throw poolmem::Error::plain(pool, "onlining continues in the background; wait for it "
-							  "(poolctl pool show " + pool + ")",
-						    EBUSY);
-		throw poolmem::Error(path.string(), "cannot lock", e);
-	}
-	return fd;
-}
-
-/*
- * Progressive onlining splits a device of a dynamic dax region into pieces
- * (kmem sets up the memmap and memory block devices of a whole device at
- * once, so the first GiB would wait for all of it). The pieces are kept in
- * /run/poolctl/<pool>.pieces: the device the operator gave and its size,
- * then one device made per line, so that remove can give the region back
- * as one device of that size.
- */
-fs::path pieces_file(const std::string &pool) { return state_dir / (pool + ".pieces"); }
-
-void write_pieces(const std::string &pool, const Pieces &p)
-{
-	fs::create_directories(state_dir);
-	fs::path tmp = pieces_file(pool).string() + ".tmp";
-	{
-		std::ofstream f(tmp);
-		f << p.device << ' ' << p.size << '\n';
-		for (const auto &m : p.made)
-			f << m << '\n';
-	}
-	fs::rename(tmp, pieces_file(pool));
-}
-
-std::optional<Pieces> read_pieces(const std::string &pool)
-{
-	std::ifstream f(pieces_file(pool));
-	Pieces p;
-	if (!(f >> p.device >> p.size))
-		return std::nullopt;
-	for (std::string m; f >> m;)
-		p.made.push_back(m);
-	return p;
-}
-
-/*
- * Give a split device back as it was: the pieces made are deleted and the
- * device grows back to its size, in devdax mode. Every block must be
- * offline. Returns the pieces deleted.
- */
-size_t merge_pieces(poolmem::Dax &dax, const Pieces &p)
-{
-	size_t n = 0;
-	for (auto it = p.made.rbegin(); it != p.made.rend(); ++it) {
-		try {
-			dax.device(*it);
-		} catch (const poolmem::Error &) {
-			continue; /* never made, or gone already */
-		}
-		dax.destroy_device(*it);
-		n++;
-	}
-	dax.resize(p.device, p.size);
-	dax.to_devdax(p.device);
-	return n;
-}
-
-namespace {
-
-/* Online dax device DEVNAME and register it as pool NAME (checked unused). */
-/*
- * Where kmem is to put the memmap of DEVNAME's memory (--memmap), set on the
- * device before it is bound: 64 bytes of struct page per 4 KiB page, 16 MiB
- * per GiB, 16 GiB of DRAM for a TiB of CXL memory when it goes to the
- * nearest DRAM (local). On the device (6.8+, booted with
- * memory_hotplug.memmap_on_memory) each memory block holds its own in its
- * first pages: no DRAM, but 1/64 of the pool is no pool memory, and those
- * pages can't be offlined apart from their block (a block goes whole).
- * auto: the device's where the kernel can, else local. Without the boot
- * parameter kmem ignores the device's setting, which is left alone. A device the kernel
- * bound to kmem itself (6.5+: hmem, CXL RAM) with every block offline goes
- * back to devdax to be set; with blocks online it stays as it is (auto) or
- * is refused (EBUSY). Updates BEFORE; returns whether the memmap will be
- * on the device.
- */
-bool place_memmap(const GlobalOptions &g, poolmem::Dax &dax, const std::string &devname, const std::string &choice,
-		  poolmem::DaxInfo &before)
-{
-	const std::optional<bool> now = dax.memmap_on_memory(devname);
-	const bool booted = poolmem::memmap_on_memory_booted(g.sysfs);
-	bool want = false;
-	if (choice == "device") {
-		if (!now)
-			throw poolmem::Error::plain(devname, "this kernel cannot put a dax device's memmap on its memory "
-							     "(Linux 6.8 and later can); use --memmap local",
-						    EOPNOTSUPP);
-		if (!booted)
-			throw poolmem::Error::plain(devname, "the kernel was not booted with "
-							     "memory_hotplug.memmap_on_memory=1, so kmem puts the memmap "
-							     "in local DRAM; boot with it, or use --memmap local",
-						    EOPNOTSUPP);
-		want = true;
-	} else if (choice == "auto") {
-		want = now.has_value() && booted;
-	}
-	/* without the boot parameter kmem puts it in DRAM whatever the device says */
-	if (!now || !booted)
-		return false;
-	if (*now == want)
-		return want;
-	if (before.system_ram) {
-		bool all_offline = true;
-		for (unsigned b : dax.blocks(devname))
-			all_offline = all_offline && poolmem::block_state(g.sysfs, b) != "online";
-		if (!all_offline) {
-			if (choice != "auto")
-				throw poolmem::Error::plain(devname, std::string("bound to kmem with its memmap ") +
-									     (*now ? "on the device" : "in local DRAM") +
-									     " and memory online: offline it first",
-							    EBUSY);
-			return *now;
-		}
-		dax.to_devdax(devname);
-		before = dax.device(devname);
-	}
-	dax.set_memmap_on_memory(devname, want);
-	return want;
-}
-
-} // namespace
-
 void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
 		const std::string &devname, uint64_t first_bytes)
 {
-	const poolmem::Zone zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
-	poolmem::Dax dax(g.sysfs);
-
-	poolmem::DaxInfo before = dax.device(devname);
-	/*
-	 * Memory the kernel onlined by itself into another zone than the one
-	 * asked for: on a kernel that auto-onlines (Debian's 6.12 does, into
-	 * ZONE_NORMAL), the hmem and CXL RAM devices it binds to kmem at boot
-	 * come online there. It is taken back (offlined) and onlined below in
-	 * the zone asked for; where the kernel can't give it back (memory in
-	 * use), the command is refused and the blocks stay as they were.
-	 */
-	if (before.system_ram) {
-		const std::string want = zone == poolmem::Zone::movable ? "Movable" : "Normal";
-		std::vector<unsigned> other;
-		for (unsigned b : dax.blocks(devname))
-			if (poolmem::block_state(g.sysfs, b) == "online" && poolmem::block_zone(g.sysfs, b) != want)
-				other.push_back(b);
-		if (!other.empty()) {
-			const std::string had = poolmem::block_zone(g.sysfs, other.front());
-			std::vector<int> errs;
-			const auto refused = poolmem::offline_blocks(g.sysfs, other, &errs);
-			if (!refused.empty()) {
-				std::vector<unsigned> back;
-				for (unsigned b : other)
-					if (std::find(refused.begin(), refused.end(), b) == refused.end())
-						back.push_back(b);
-				try {
-					poolmem::online_blocks(g.sysfs, back, had == "Movable" ? poolmem::Zone::movable
-												: poolmem::Zone::normal);
-				} catch (const poolmem::Error &) {
-				}
-				throw poolmem::Error::plain(
-					devname,
-					std::to_string(refused.size()) + " of the " + std::to_string(other.size()) +
-						" blocks the kernel onlined into ZONE_" + had +
-						" by itself can't go offline (memory" + std::to_string(refused.front()) +
-						": " + std::strerror(errs.front()) + "): --zone " +
-						(had == "Movable" ? "movable" : "normal") +
-						" takes the device as it is, or boot with memhp_default_state=offline",
-					EBUSY);
-			}
-			std::fprintf(stderr, "poolctl: %s: took back %zu blocks the kernel had onlined into ZONE_%s itself\n",
-				     devname.c_str(), other.size(), had.c_str());
-			before = dax.device(devname);
-		}
-	}
-	/*
-	 * Since 6.5 ("dax: Assign RAM regions to memory-hotplug by default")
-	 * the kernel binds Soft Reserved (hmem) and CXL RAM devices to kmem
-	 * itself, so on 6.12 such a device comes as system-ram with every
-	 * block offline. Nothing uses offline memory: a progressive online,
-	 * which must reshape the device first, takes it back to devdax.
-	 */
-	if (before.system_ram && o.async && dax.dynamic(devname)) {
-		bool all_offline = true;
-		for (unsigned b : dax.blocks(devname))
-			all_offline = all_offline && poolmem::block_state(g.sysfs, b) != "online";
-		if (all_offline) {
-			dax.to_devdax(devname);
-			before = dax.device(devname);
-		}
-	}
-	const bool memmap_device = place_memmap(g, dax, devname, o.memmap, before);
-	/*
-	 * The kernel's own auto-onlining (auto_online_blocks: Debian's 6.12
-	 * onlines hot-added memory into ZONE_NORMAL) is off around the kmem
-	 * bind (poolmem::Dax::to_system_ram, poolmem::AutoOnlineOff), so the
-	 * blocks stay offline for us: no race, no reboot parameter.
-	 */
-	const uint64_t block_size = poolmem::memory_block_size(g.sysfs);
-	const uint64_t first_piece = (std::max<uint64_t>(first_bytes, 1) + block_size - 1) / block_size * block_size;
-
-	/* split only a device poolctl may reshape: devdax, in a dynamic region */
-	const bool split = o.async && !before.system_ram && before.size > first_piece && dax.dynamic(devname);
-	const unsigned total_blocks = static_cast<unsigned>(before.size / block_size);
-
-	auto t0 = std::chrono::steady_clock::now();
-	if (split) {
-		dax.resize(devname, first_piece);
-		write_pieces(name, {devname, before.size, {}});
-	}
-	auto unsplit = [&] {
-		if (split) {
-			try {
-				dax.resize(devname, before.size);
-				dax.to_devdax(devname);
-			} catch (const poolmem::Error &) {
-			}
-			std::error_code ec;
-			fs::remove(pieces_file(name), ec);
-		}
-	};
-	try {
-		dax.to_system_ram(devname);
-	} catch (...) {
-		unsplit();
-		throw;
-	}
-	const int node = dax.device(devname).target_node;
-	const std::vector<unsigned> blocks = dax.blocks(devname);
-	if (blocks.empty() || block_size == 0) {
-		if (!before.system_ram)
-			dax.to_devdax(devname);
-		unsplit();
-		throw poolmem::Error(devname, "no whole memory block in the device");
-	}
-
-	size_t sync_n = blocks.size();
-	if (o.async)
-		sync_n = std::min(blocks.size(), std::max<size_t>(1, first_piece / block_size));
-	const std::vector<unsigned> first(blocks.begin(), blocks.begin() + static_cast<long>(sync_n));
-	const std::vector<unsigned> rest(blocks.begin() + static_cast<long>(sync_n), blocks.end());
-	const unsigned all_blocks = split ? total_blocks : static_cast<unsigned>(blocks.size());
-	const bool tty = isatty(STDERR_FILENO);
-	/* a device poolctl just bound to kmem has every block offline (auto-onlining was off for the bind) */
-	std::vector<unsigned> were_offline;
-	if (!before.system_ram)
-		were_offline = blocks;
-	else
-		for (unsigned b : blocks)
-			if (poolmem::block_state(g.sysfs, b) != "online")
-				were_offline.push_back(b);
-
-	/* undo everything this command did, leaving the device as it was */
-	auto rollback = [&] {
-		poolmem::offline_blocks(g.sysfs, were_offline);
-		if (!before.system_ram) {
-			try {
-				dax.to_devdax(devname);
-			} catch (const poolmem::Error &) {
-			}
-		}
-		unsplit();
-	};
-	try {
-		poolmem::online_blocks(g.sysfs, first, zone,
-				       tty ? poolmem::Progress([&](unsigned d, unsigned) { progress_bar(d, all_blocks); })
-					   : poolmem::Progress());
-		if (tty && first.size() < all_blocks)
-			std::fprintf(stderr, "\n");
-		ctl.pool_add(name, node, overcommit_pct(o.overcommit));
-	} catch (...) {
-		rollback();
-		throw;
-	}
-	const double t_first = seconds_since(t0);
-	const uint64_t first_b = first.size() * block_size;
-	const std::string memmap_text = "memmap " +
-					poolmem::format_size(poolmem::memmap_bytes(blocks.size() * block_size)) +
-					(memmap_device ? " on the device" : " in local DRAM");
-
-	/* --json: what is online now; "background" when the rest goes on */
-	const nlohmann::json result = {
-		{"name", name},
-		{"onlined", true},
-		{"device", devname},
-		{"region", o.made_region.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.made_region)},
-		{"node", node},
-		{"zone", o.zone},
-		{"blocks", first.size()},
-		{"blocks_total", all_blocks},
-		{"online_bytes", first_b},
-		{"seconds", t_first},
-		{"memmap", memmap_device ? "device" : "local"},
-		{"background", !(rest.empty() && !split)}};
-	if (rest.empty() && !split) {
-		write_state(name, {all_blocks, all_blocks, t_first, "done"});
-		if (o.json) {
-			print_json(g, result);
-			return;
-		}
-		std::printf("%s: onlined %zu blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s, %s\n",
-			    name.c_str(), blocks.size(), poolmem::format_size(first_b).c_str(), devname.c_str(), node,
-			    t_first, t_first / (static_cast<double>(first_b) / (1ULL << 30)), o.zone.c_str(),
-			    memmap_text.c_str());
-		return;
-	}
-
-	/* progressive onlining: the rest continues in a detached child */
-	write_state(name, {static_cast<unsigned>(first.size()), all_blocks, t_first, "running"});
-	std::fflush(stdout);
-	/* taken before the fork, so that no offline or remove slips in between */
-	const int lock = background_lock(name);
-	pid_t pid = fork();
-	if (pid < 0)
-		throw poolmem::Error(name, "cannot start background onlining", errno);
-	if (pid == 0) {
-		setsid();
-		unsigned done = static_cast<unsigned>(first.size());
-		std::string st = "done";
-		/* the state file at most every 100 ms: a block onlines in ~10 ms */
-		auto last = std::chrono::steady_clock::time_point{};
-		auto report = [&](unsigned d, unsigned) {
-			auto t = std::chrono::steady_clock::now();
-			if (t - last < std::chrono::milliseconds(100))
-				return;
-			last = t;
-			write_state(name, {done + d, all_blocks, seconds_since(t0), "running"});
-		};
-		try {
-			poolmem::online_blocks(g.sysfs, rest, zone, report);
-			done += static_cast<unsigned>(rest.size());
-			if (split) {
-				/*
-				 * The rest of the region as one more device. Only the
-				 * first piece has to be small; after it, every piece
-				 * costs a device made and bound to kmem (tens of ms
-				 * under emulation), while kmem's memmap setup for all
-				 * the rest takes about as long as onlining a few of its
-				 * blocks. So one piece: the rest's blocks still come
-				 * online one by one, at the rate of the whole device.
-				 * (Pieces that doubled, 2026-11, made an 8 GiB device
-				 * three pieces and cost a third of the rate.)
-				 */
-				poolmem::Dax pdax(g.sysfs);
-				const uint64_t avail = pdax.region_available(devname) / block_size * block_size;
-				if (avail) {
-					const std::string piece = pdax.create_device(devname, avail);
-					write_pieces(name, {devname, before.size, {piece}});
-					pdax.to_system_ram(piece);
-					const auto pb = pdax.blocks(piece);
-					poolmem::online_blocks(g.sysfs, pb, zone, report);
-					done += static_cast<unsigned>(pb.size());
-				}
-			}
-		} catch (const std::exception &e) {
-			st = std::string("failed: ") + e.what();
-		}
-		write_state(name, {st == "done" ? all_blocks : done, all_blocks, seconds_since(t0), st});
-		_exit(st == "done" ? 0 : 1);
-	}
-	::close(lock); /* the child holds it until it is done */
+	poolmem::OnlineRequest req;
+	req.pool = name;
+	req.device = devname;
+	req.zone = o.zone == "movable" ? poolmem::Zone::movable : poolmem::Zone::normal;
+	req.memmap = o.memmap;
+	req.overcommit_pct = overcommit_pct(o.overcommit);
+	req.progressive = o.async;
+	req.first_bytes = first_bytes;
+	req.sysfs = g.sysfs;
+	req.progress = block_bar();
+	req.note = [&](const std::string &line) { std::fprintf(stderr, "poolctl: %s: %s\n", devname.c_str(), line.c_str()); };
+	const poolmem::OnlineResult r = poolmem::online_dax(ctl, req);
+	if (req.progress && r.blocks < r.blocks_total)
+		std::fprintf(stderr, "\n"); /* the bar stops where the background goes on */
+	const std::string memmap_text = "memmap " + poolmem::format_size(r.memmap_bytes) +
+					(r.memmap_device ? " on the device" : " in local DRAM");
 	if (o.json) {
-		print_json(g, result);
+		/* what is online now; "background" when the rest goes on */
+		print_json(g, {{"name", name},
+			       {"onlined", true},
+			       {"device", devname},
+			       {"region", o.made_region.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.made_region)},
+			       {"node", r.node},
+			       {"zone", o.zone},
+			       {"blocks", r.blocks},
+			       {"blocks_total", r.blocks_total},
+			       {"online_bytes", r.online_bytes},
+			       {"seconds", r.seconds},
+			       {"memmap", r.memmap_device ? "device" : "local"},
+			       {"background", r.background}});
 		return;
 	}
-	std::printf("%s: onlined %zu of %u blocks (%s) of %s on node %d in %.2f s, zone %s, %s; "
-		    "the rest continues in the background%s (poolctl pool show %s)\n",
-		    name.c_str(), first.size(), all_blocks, poolmem::format_size(first_b).c_str(), devname.c_str(),
-		    node, t_first, o.zone.c_str(), memmap_text.c_str(), split ? " as a second dax device" : "",
-		    name.c_str());
+	if (!r.background)
+		std::printf("%s: onlined %u blocks (%s) of %s on node %d in %.2f s (%.3f s/GiB), zone %s, %s\n",
+			    name.c_str(), r.blocks, poolmem::format_size(r.online_bytes).c_str(), devname.c_str(), r.node,
+			    r.seconds, r.seconds / (static_cast<double>(r.online_bytes) / (1ULL << 30)), o.zone.c_str(),
+			    memmap_text.c_str());
+	else
+		std::printf("%s: onlined %u of %u blocks (%s) of %s on node %d in %.2f s, zone %s, %s; "
+			    "the rest continues in the background%s (poolctl pool show %s)\n",
+			    name.c_str(), r.blocks, r.blocks_total, poolmem::format_size(r.online_bytes).c_str(),
+			    devname.c_str(), r.node, r.seconds, o.zone.c_str(), memmap_text.c_str(),
+			    r.split ? " as a second dax device" : "", name.c_str());
 }
 
 } // namespace poolctl::pool_cmd

@@ -658,7 +658,7 @@ void set_refusal(const std::string &name, const poolmem::DomainSetResult &r)
 }
 
 /* The line vm set prints after a change: the domain as it is now. */
-void print_set_result(const GlobalOptions &g, poolmem::Control &ctl, const std::string &name, const MoveRun &run)
+void print_set_result(const GlobalOptions &g, poolmem::Control &ctl, const std::string &name, const poolmem::MoveRun &run)
 {
 	auto d = ctl.domain_info(name);
 	auto st = poolmem::read_domain(g.sysfs, name);
@@ -783,26 +783,14 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		return;
 	}
 
-	bool applied = o.resume;
-	poolmem::DomainSetResult r;
-	unsigned pinned_tries = 0;
-	auto run = run_moves(
-		o.moves, 0, 256 << 20,
-		[&](uint64_t bytes) {
-			poolmem::DomainChange step = applied ? poolmem::DomainChange{} : c;
-			step.step = stepped ? bytes : 0;
-			r = ctl.domain_set(o.name, step);
-			if (!applied)
-				set_refusal(o.name, r); /* nothing changed: refused, exit 4 */
-			applied = true;
-			if (r.err != EBUSY)
-				pinned_tries = 0;
-			return MoveStep{r.err, r.moved_bytes, stepped ? r.remaining_bytes : 0};
-		},
-		[&](const MoveStep &s) {
-			/* referenced for a moment (I/O), or a pin that may be I/O */
-			return s.err == EAGAIN || (s.err == EBUSY && ++pinned_tries < 5);
-		});
+	const auto policy = move_policy(o.moves);
+	const auto run = [&] {
+		MoveUi ui; /* its bar ends before the lines below */
+		return poolmem::set_moving(ctl, o.name, o.resume ? nullptr : &c, policy, ui.progress(), ui.stop());
+	}();
+	const poolmem::DomainSetResult &r = run.result;
+	if (!run.applied)
+		set_refusal(o.name, r); /* nothing changed: refused, exit 4 */
 	const std::string moved = poolmem::format_size(run.moved_bytes),
 			  left = poolmem::format_size(r.remaining_bytes);
 	const std::string go_on = "; the tiers stay at their usage until it is done: poolctl vm set " + o.name +
