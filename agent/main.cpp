@@ -32,7 +32,7 @@
 #include <poolmem/agent.hpp>
 #include <poolmem/cluster.hpp>
 #include <poolmem/control.hpp>
-#include <poolmem/moves.hpp>
+#include <poolmem/extents.hpp>
 #include <poolmem/dax.hpp>
 #include <poolmem/error.hpp>
 #include <poolmem/stats.hpp>
@@ -223,178 +223,6 @@ Conf load(const std::string &file)
 	return c;
 }
 
-/*
- * Extents as memory blocks of this host's dax device of the shared memory:
- * extent i is blocks [i*k, (i+1)*k) of the device's blocks, k the extent
- * size in blocks. The device is bound to kmem with its blocks offline
- * (pool online --async --first 0, or daxctl reconfigure-device
- * --no-online); only claimed extents are ever onlined.
- */
-class SysfsMemory : public poolmem::cluster::ExtentMemory {
-public:
-	SysfsMemory(const Conf &c, poolmem::cluster::Ledger &ledger) : c_(c), dax_(c.sysfs), ctl_(c.control)
-	{
-		const uint64_t block = poolmem::memory_block_size(c.sysfs);
-		for (const auto &d : c.devices) {
-			const auto dev = ledger.device(d.name);
-			if (dev.extent_bytes % block)
-				throw poolmem::Error::plain(d.name, "extent size is not a whole number of memory blocks", EINVAL);
-			dax_.to_system_ram(d.dax);
-			Dev x;
-			x.conf = d;
-			x.per_extent = static_cast<unsigned>(dev.extent_bytes / block);
-			x.blocks = dax_.blocks(d.dax);
-			x.node = dax_.device(d.dax).target_node;
-			if (x.blocks.size() < static_cast<size_t>(dev.extents()) * x.per_extent)
-				throw poolmem::Error::plain(d.dax, "smaller than ledger device " + d.name, EINVAL);
-			devs_[d.name] = x;
-		}
-	}
-	void online(const std::string &dev, unsigned i) override
-	{
-		Dev &d = devs_.at(dev);
-		if (d.revoked) {
-			/* every extent of it went offline since: the pool may take chunks again */
-			undrain(d);
-			d.revoked = false;
-		}
-		poolmem::online_blocks(c_.sysfs, range(d, i),
-				       d.conf.zone == "normal" ? poolmem::Zone::normal : poolmem::Zone::movable, nullptr);
-		if (!d.pool_added) {
-			try {
-				ctl_.pool_add(d.conf.pool, d.node);
-			} catch (const poolmem::Error &e) {
-				if (e.code() != EEXIST)
-					throw;
-			}
-			no_zero_reserve(d.conf.pool);
-			d.pool_added = true;
-		}
-	}
-	/*
-	 * A shared device's pool keeps no zero reserve: the reserve's thread
-	 * writes zeros into free memory of the pool ahead of need, and a host
-	 * that was stopped past its lease and resumes still has the fenced
-	 * extents online until it offlines them; zeroing then would write into
-	 * memory another host now holds (seen in the cluster rig: one 2 MiB
-	 * unit of the other host's stamps gone to zeros). Memory under a lease
-	 * is written only by the tenants this host gave it to.
-	 */
-	void no_zero_reserve(const std::string &pool)
-	{
-		if (const int err = poolmem::write_pool_attr(c_.sysfs, pool, "zero_reserve", "0"))
-			std::fprintf(stderr, "poolmem-agent: pool %s: cannot turn the zero reserve off: %s\n", pool.c_str(),
-				     std::strerror(err));
-	}
-
-	/*
-	 * Offline extent I. Tenants' chunks there refuse it: move them off
-	 * (other pools, or their local tier), then offline again. The kernel
-	 * drains a whole pool, so chunks on this device's other extents move
-	 * too; the pool takes chunks again after. Revoked: the kernel drops
-	 * the chunks as the blocks go (POOLMEM_DRAIN_REVOKE), nothing moves.
-	 */
-	void offline(const std::string &dev, unsigned i) override
-	{
-		Dev &d = devs_.at(dev);
-		/*
-		 * A signal would cancel an offline in progress, and a cancelled
-		 * offline of revoked memory puts its freed units back in the
-		 * page allocator: hold SIGTERM, SIGINT and SIGHUP meanwhile.
-		 */
-		struct Masked {
-			sigset_t old;
-			Masked()
-			{
-				sigset_t s;
-				sigemptyset(&s);
-				for (int sig : {SIGTERM, SIGINT, SIGHUP})
-					sigaddset(&s, sig);
-				sigprocmask(SIG_BLOCK, &s, &old);
-			}
-			~Masked() { sigprocmask(SIG_SETMASK, &old, nullptr); }
-		} masked;
-		auto refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
-		if (!refused.empty() && !d.revoked) {
-			/*
-			 * The drain every poolmem tool runs, told not to wait:
-			 * a pin or a reference that outlasts a second keeps the
-			 * extent online, and the next step tries again.
-			 */
-			poolmem::MovePolicy policy;
-			policy.timeout = 1;
-			policy.pinned_tries = 1;
-			const auto run = poolmem::drain(ctl_, d.conf.pool, true, policy);
-			const auto &r = run.result;
-			std::string why;
-			if (r.err && r.err != EINTR)
-				why = r.err == ENOSPC ? "no room elsewhere for domain " + r.blocker
-				      : r.err == EBUSY ? "domain " + r.blocker + " has a long-term pinned chunk there"
-						       : "domain " + r.blocker + " has a memory error there";
-			refused = poolmem::offline_blocks(c_.sysfs, range(d, i));
-			undrain(d);
-			if (!refused.empty() && !why.empty())
-				throw poolmem::Error::plain(dev + " extent " + std::to_string(i),
-							    "memory block " + std::to_string(refused[0]) +
-								    " refused to go offline: its chunks could not move: " + why,
-							    EBUSY);
-		}
-		if (!refused.empty())
-			throw poolmem::Error::plain(dev + " extent " + std::to_string(i),
-						    "memory block " + std::to_string(refused[0]) + " refused to go offline" +
-							    (d.revoked ? " (revoked: a chunk there is pinned or referenced)" : ""),
-						    EBUSY);
-	}
-	bool is_online(const std::string &dev, unsigned i) override
-	{
-		for (unsigned b : range(devs_.at(dev), i))
-			if (poolmem::block_state(c_.sysfs, b) != "offline")
-				return true;
-		return false;
-	}
-
-	void revoke(const std::string &dev) override
-	{
-		Dev &d = devs_.at(dev);
-		try {
-			ctl_.pool_revoke(d.conf.pool);
-		} catch (const poolmem::Error &e) {
-			if (e.code() != ENOENT)
-				throw; /* no pool: no chunk to drop */
-		}
-		d.revoked = true;
-	}
-
-private:
-	struct Dev {
-		DeviceConf conf;
-		unsigned per_extent = 1;
-		std::vector<unsigned> blocks;
-		int node = -1;
-		bool pool_added = false;
-		bool revoked = false;
-	};
-	void undrain(Dev &d)
-	{
-		try {
-			ctl_.pool_undrain(d.conf.pool);
-		} catch (const poolmem::Error &e) {
-			if (e.code() != ENOENT)
-				throw;
-		}
-	}
-	const Conf &c_;
-	poolmem::Dax dax_;
-	poolmem::Control ctl_;
-	std::map<std::string, Dev> devs_;
-
-	static std::vector<unsigned> range(const Dev &d, unsigned i)
-	{
-		return {d.blocks.begin() + static_cast<long>(i) * d.per_extent,
-			d.blocks.begin() + static_cast<long>(i + 1) * d.per_extent};
-	}
-};
-
 volatile std::sig_atomic_t stopping = 0, reload = 0;
 
 /*
@@ -475,12 +303,11 @@ template <class F> void guarded(F f)
  */
 std::string write_remote_load(const Conf &c, const std::string &pool, uint64_t af, uint64_t bytes)
 {
-	const std::string value = std::to_string(af) + " " + std::to_string(bytes);
-	const int err = poolmem::write_pool_attr(c.sysfs, pool, "remote_load", value + "\n");
+	const int err = poolmem::set_pool_remote_load(c.sysfs, pool, af, bytes);
 	if (err == ENOENT || err == EACCES)
 		return "pool " + pool + ": cannot write remote_load: " + std::strerror(err);
 	if (err)
-		return "pool " + pool + ": remote_load refused '" + value + "': " + std::strerror(err);
+		return "pool " + pool + ": remote_load refused '" + std::to_string(af) + " " + std::to_string(bytes) + "': " + std::strerror(err);
 	return "pool " + pool + ": other hosts' load is af " + std::to_string(af) + ", " + std::to_string(bytes) +
 	       " bytes";
 }
@@ -564,7 +391,11 @@ int main(int argc, char **argv)
 		poolmem::cluster::Etcd etcd(c.etcd, 2000);
 		etcd.set_tls(c.tls);
 		poolmem::cluster::Ledger ledger(etcd, c.prefix);
-		SysfsMemory mem(c, ledger);
+		std::vector<poolmem::cluster::ExtentDevice> devices;
+		for (const auto &d : c.devices)
+			devices.push_back({d.name, d.dax, d.pool,
+					   d.zone == "normal" ? poolmem::Zone::normal : poolmem::Zone::movable});
+		poolmem::cluster::DaxExtentMemory mem(c.sysfs, c.control, devices, ledger);
 		poolmem::cluster::AgentConfig ac;
 		ac.host = c.host;
 		ac.ttl_s = c.ttl_s;

@@ -212,11 +212,10 @@ void run_show(const GlobalOptions &g, const NameOptions &o)
  * poolctl pool set NAME --zero-reserve SIZE|PCT: how much of the pool's
  * memory is kept zeroed ahead for new chunks (0 = off).
  */
-/// Write VALUE to pool P's sysfs attribute ATTR; WHAT names it in the error.
-void write_pool_attr(const GlobalOptions &g, const std::string &pool, const char *attr, const std::string &value,
-		     const char *what)
+/// A pool setting's result: WHAT names it in the error.
+void check_set(const std::string &pool, int err, const char *what)
 {
-	if (const int err = poolmem::write_pool_attr(g.sysfs, pool, attr, value))
+	if (err)
 		throw poolmem::Error(pool, what, err);
 }
 
@@ -229,8 +228,9 @@ uint32_t overcommit_pct(const std::string &value)
 	return *pct;
 }
 
-/// "3" -> "3", "3/24h" -> "3/86400": the kernel's error_policy threshold.
-std::string error_threshold(const std::string &t)
+/// --error-threshold: "3" -> {3, 0}, "3/24h" -> {3, 86400}: the kernel's
+/// error_policy threshold and period.
+std::pair<unsigned, uint32_t> error_threshold(const std::string &t)
 {
 	const auto bad = [&] {
 		return UsageError("--error-threshold " + t + ": N or N/PERIOD, N from 1 to 64, PERIOD like 30s, 10m, "
@@ -241,8 +241,9 @@ std::string error_threshold(const std::string &t)
 	if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 2 ||
 	    std::stoul(n) < 1 || std::stoul(n) > 64)
 		throw bad();
+	const unsigned count = static_cast<unsigned>(std::stoul(n));
 	if (slash == std::string::npos)
-		return n;
+		return {count, 0};
 	std::string per = t.substr(slash + 1);
 	uint64_t mult = 1;
 	if (!per.empty()) {
@@ -259,7 +260,7 @@ std::string error_threshold(const std::string &t)
 	const uint64_t secs = std::stoull(per) * mult;
 	if (!secs || secs > 0xffffffffULL)
 		throw bad();
-	return n + "/" + std::to_string(secs);
+	return {count, static_cast<uint32_t>(secs)};
 }
 
 void run_set(const GlobalOptions &g, const SetOptions &o)
@@ -305,7 +306,7 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 	};
 	if (pct) {
 		try {
-			write_pool_attr(g, p.name, "overcommit_pct", std::to_string(pct), "cannot set the overcommit");
+			check_set(p.name, poolmem::set_pool_overcommit(g.sysfs, p.name, pct), "cannot set the overcommit");
 		} catch (const poolmem::Error &e) {
 			if (e.code() != ENOSPC)
 				throw;
@@ -323,15 +324,19 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 			    poolmem::format_size(p.committed_bytes).c_str());
 	}
 	if (!o.on_errors.empty()) {
-		const std::string policy = o.on_errors == "report" ? "report" : "drain " + error_threshold(o.error_threshold);
-		write_pool_attr(g, p.name, "error_policy", policy, "cannot set the memory error policy");
+		const bool drain = o.on_errors != "report";
+		const auto [count, period] = drain ? error_threshold(o.error_threshold) : std::pair<unsigned, uint32_t>{};
+		check_set(p.name, poolmem::set_pool_error_policy(g.sysfs, p.name, drain, count, period),
+			  "cannot set the memory error policy");
 		auto now = pool_or_throw(g, o.name);
 		say("%s: on memory errors: %s\n", p.name.c_str(), describe_error_policy(now.error_policy).c_str());
 	}
 	if (o.zero_reserve.empty())
 		return done();
-	std::string value = o.zero_reserve;
-	if (value.back() == '%') {
+	const std::string &value = o.zero_reserve;
+	const bool percent = value.back() == '%';
+	uint64_t amount = 0;
+	if (percent) {
 		unsigned long pct = 0;
 		size_t pos = 0;
 		try {
@@ -341,14 +346,14 @@ void run_set(const GlobalOptions &g, const SetOptions &o)
 		}
 		if (pos != value.size() - 1 || pct > 50)
 			throw UsageError("--zero-reserve " + o.zero_reserve + ": a percentage from 0% to 50%, or a size");
+		amount = pct;
 	} else {
-		const uint64_t b = size_value("--zero-reserve", value);
-		if (b > p.capacity_bytes)
+		amount = size_value("--zero-reserve", value);
+		if (amount > p.capacity_bytes)
 			throw UsageError("--zero-reserve " + o.zero_reserve + ": above the pool's capacity " +
 					 poolmem::format_size(p.capacity_bytes));
-		value = std::to_string(b);
 	}
-	write_pool_attr(g, p.name, "zero_reserve", value, "cannot set the zero reserve");
+	check_set(p.name, poolmem::set_pool_zero_reserve(g.sysfs, p.name, amount, percent), "cannot set the zero reserve");
 	auto now = pool_or_throw(g, o.name);
 	say("%s: zero reserve %s (%s); it fills in the background on idle CPU\n", p.name.c_str(),
 		    now.zero_reserve.c_str(), poolmem::format_size(now.zero_reserve_target_bytes).c_str());

@@ -78,7 +78,7 @@ struct ReserveEmptied {
 		std::string v;
 		if (f >> v) {
 			saved = v;
-			write("0");
+			(void)poolmem::set_pool_zero_reserve(g.sysfs, pool, 0);
 		}
 		/* the kernel's thread trims at once when told; a second at most */
 		for (int i = 0; i < 40 && node_reserve_bytes(g, node); i++)
@@ -86,13 +86,9 @@ struct ReserveEmptied {
 	}
 	~ReserveEmptied()
 	{
+		/* best effort: a pool gone has nothing to restore, and the offline reports what matters */
 		if (saved)
-			write(*saved);
-	}
-	void write(const std::string &v)
-	{
-		/* best effort: a pool gone has nothing to keep or restore, and the offline reports what matters */
-		(void)poolmem::write_pool_attr(g.sysfs, pool, "zero_reserve", v);
+			(void)poolmem::restore_pool_zero_reserve(g.sysfs, pool, *saved);
 	}
 };
 

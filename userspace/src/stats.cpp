@@ -386,7 +386,10 @@ bool module_loaded(const std::string &name)
 	return ::stat(("/sys/module/" + name).c_str(), &st) == 0;
 }
 
-int write_pool_attr(const fs::path &sysfs, const std::string &pool, const std::string &attr, const std::string &value)
+namespace {
+
+/* VALUE to pool POOL's attribute ATTR, whole, in one write(). */
+int write_pool_attr(const fs::path &sysfs, const std::string &pool, const char *attr, const std::string &value)
 {
 	const fs::path path = sysfs / "kernel/poolmem/pools" / pool / attr;
 	const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -396,6 +399,38 @@ int write_pool_attr(const fs::path &sysfs, const std::string &pool, const std::s
 	const int err = n < 0 ? errno : n != static_cast<ssize_t>(value.size()) ? EIO : 0;
 	::close(fd);
 	return err;
+}
+
+} // namespace
+
+int set_pool_overcommit(const fs::path &sysfs, const std::string &pool, uint32_t pct)
+{
+	return write_pool_attr(sysfs, pool, "overcommit_pct", std::to_string(pct));
+}
+
+int set_pool_error_policy(const fs::path &sysfs, const std::string &pool, bool drain, unsigned threshold,
+			  uint32_t period_s)
+{
+	if (!drain)
+		return write_pool_attr(sysfs, pool, "error_policy", "report");
+	return write_pool_attr(sysfs, pool, "error_policy",
+			       "drain " + std::to_string(threshold) + (period_s ? "/" + std::to_string(period_s) : ""));
+}
+
+int set_pool_zero_reserve(const fs::path &sysfs, const std::string &pool, uint64_t value, bool percent)
+{
+	return write_pool_attr(sysfs, pool, "zero_reserve", std::to_string(value) + (percent ? "%" : ""));
+}
+
+int restore_pool_zero_reserve(const fs::path &sysfs, const std::string &pool, const std::string &as_read)
+{
+	return write_pool_attr(sysfs, pool, "zero_reserve", as_read);
+}
+
+int set_pool_remote_load(const fs::path &sysfs, const std::string &pool, uint64_t access_factor, uint64_t bytes)
+{
+	return write_pool_attr(sysfs, pool, "remote_load",
+			       std::to_string(access_factor) + " " + std::to_string(bytes) + "\n");
 }
 
 fs::path procfs_for(const fs::path &sysfs)

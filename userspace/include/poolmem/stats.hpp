@@ -155,12 +155,27 @@ std::vector<PoolStats> read_pools(const std::filesystem::path &sysfs = "/sys",
 				  std::vector<std::string> *errors = nullptr);
 std::optional<PoolStats> read_pool(const std::filesystem::path &sysfs, const std::string &name);
 
-/// Write VALUE to pool POOL's attribute ATTR (/sys/kernel/poolmem/pools/
-/// POOL/ATTR), whole, in one write(): 0, or the errno of the open or of the
-/// write (the kernel's refusal: EINVAL, ENOSPC ...). The only place poolctl
-/// and the agent change a pool's sysfs file.
-int write_pool_attr(const std::filesystem::path &sysfs, const std::string &pool, const std::string &attr,
-		    const std::string &value);
+/// A pool's settings, each one write() of its sysfs file
+/// (/sys/kernel/poolmem/pools/POOL/...): 0, or the errno of the open or
+/// of the write (the kernel's refusal: EINVAL, ENOSPC ...). The only place
+/// poolctl and the agent change a pool's sysfs file.
+/// overcommit_pct: the admission ratio in percent (100 to 1000).
+int set_pool_overcommit(const std::filesystem::path &sysfs, const std::string &pool, uint32_t pct);
+/// error_policy: report, or drain after THRESHOLD errors (1 to 64) within
+/// PERIOD_S seconds (0: ever).
+int set_pool_error_policy(const std::filesystem::path &sysfs, const std::string &pool, bool drain,
+			  unsigned threshold = 0, uint32_t period_s = 0);
+/// zero_reserve: bytes kept zeroed ahead (0: off), or a percentage of the
+/// pool (0 to 50) when PERCENT.
+int set_pool_zero_reserve(const std::filesystem::path &sysfs, const std::string &pool, uint64_t value,
+			  bool percent = false);
+/// The zero reserve as read from zero_reserve ("0", "64M" or "10%"),
+/// written back as it was.
+int restore_pool_zero_reserve(const std::filesystem::path &sysfs, const std::string &pool, const std::string &as_read);
+/// remote_load: the access factor and bytes other hosts put on the pool's
+/// shared device (the cluster agent's).
+int set_pool_remote_load(const std::filesystem::path &sysfs, const std::string &pool, uint64_t access_factor,
+			 uint64_t bytes);
 
 /// The procfs root that goes with a sysfs root: /proc for /sys, and for a
 /// fixture tree's DIR/sys its DIR/proc (tests/exporter/make-fixture.py).
