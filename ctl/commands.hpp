@@ -56,22 +56,6 @@ void setup_autopilot(CLI::App &app, const GlobalOptions &g);
 /// Where and how a domain's chunks are placed, and who owns it: the options
 /// vm create and profile create share (add_placement_options).
 
-/// The QEMU argument for domain NAME's file PATH (see vm.cpp); EXTRA is
-/// appended to the backend's properties (",prealloc=on,...").
-std::string qemu_argument(const std::string &name, const std::string &path, uint64_t bytes, uint64_t align,
-			  const std::string &extra = "");
-void print_libvirt_nvdimm(const std::string &path, uint64_t bytes, uint64_t align);
-
-/// What a zNUMA guest is told of the distance between its nodes: the
-/// host's, from the home node to the nearest allowed pool's node, and
-/// HMAT's access latency and bandwidth of both where the host has them.
-struct ZnumaLink {
-	int distance = 20;
-	bool hmat = false;
-	uint64_t latency_ns[2] = {}, bandwidth_mbps[2] = {}; ///< [0] home node, [1] the pool's
-};
-ZnumaLink znuma_link(const GlobalOptions &g, int home_node, const std::vector<std::string> &pools);
-
 /// NAME is a valid pool, domain or profile name (KIND), or UsageError (exit 2).
 void check_name(const std::string &name, const std::string &kind);
 

@@ -1,6 +1,7 @@
 // poolctl profile: directories of the poolmem file system whose files
 // become domains (QEMU mem-path=DIR, libvirt memory_backing_dir).
 #include "commands.hpp"
+#include "qemu_args.hpp"
 #include "table.hpp"
 
 #include <poolmem/autopilot.hpp>
