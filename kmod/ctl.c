@@ -159,11 +159,16 @@ static long pm_ctl_domain_create(unsigned int cmd, union pm_ctl_arg *a)
 {
 	struct poolmem_domain_create *c = &a->dcreate;
 	struct pm_refusal r = { .why = POOLMEM_REFUSED_NONE };
+	struct pm_domain_spec spec = {};
 	struct pm_domain *d;
 	kuid_t uid;
 	kgid_t gid;
 	int ret;
 
+	/* the out fields come in zero */
+	if (c->refused || c->reserved32 || c->committed_bytes || c->limit_bytes ||
+	    memchr_inv(c->reserved, 0, sizeof(c->reserved)))
+		return -EINVAL;
 	if (c->mode == 0)
 		c->mode = 0600;
 	if (c->mode & ~0777)
@@ -172,8 +177,18 @@ static long pm_ctl_domain_create(unsigned int cmd, union pm_ctl_arg *a)
 	gid = make_kgid(current_user_ns(), c->gid);
 	if (!uid_valid(uid) || !gid_valid(gid))
 		return -EINVAL;
-	d = pm_domain_new(c, NULL, c->flags & POOLMEM_DOMAIN_CHECK ? "POOLMEM_DOMAIN_CREATE (check)" :
-				    "POOLMEM_DOMAIN_CREATE", &r);
+	BUILD_BUG_ON(sizeof(spec.name) != sizeof(c->name) || ARRAY_SIZE(spec.quota) != ARRAY_SIZE(c->quota));
+	memcpy(spec.name, c->name, sizeof(spec.name));	/* pm_domain_new() checks it */
+	spec.flags = c->flags;
+	spec.bytes = c->bytes;
+	spec.chunk_bytes = c->chunk_bytes;
+	memcpy(spec.quota, c->quota, sizeof(spec.quota));
+	spec.pool_mask = c->pool_mask;
+	spec.home_node = c->home_node;
+	spec.tier_policy = c->tier_policy;
+	spec.pool_select = c->pool_select;
+	d = pm_domain_new(&spec, NULL, c->flags & POOLMEM_DOMAIN_CHECK ? "POOLMEM_DOMAIN_CREATE (check)" :
+				       "POOLMEM_DOMAIN_CREATE", &r);
 	if (IS_ERR_OR_NULL(d)) {	/* NULL: a check that passed */
 		/* the figures go back to the caller (copied out on error too) */
 		c->refused = r.why;
@@ -298,7 +313,13 @@ static long pm_ctl_pool_drain(unsigned int cmd, union pm_ctl_arg *a)
 	    hweight32(u->flags & (POOLMEM_DRAIN_CHECK | POOLMEM_DRAIN_CANCEL)) > 1 ||
 	    ((u->flags & POOLMEM_DRAIN_REVOKE) && u->flags != POOLMEM_DRAIN_REVOKE))
 		return -EINVAL;
-	ret = pm_pool_drain(u->name, &r);
+	/* one handler per operation */
+	if (u->flags & POOLMEM_DRAIN_CANCEL)
+		ret = pm_pool_undrain(u->name, &r.remaining_bytes);
+	else if (u->flags & POOLMEM_DRAIN_REVOKE)
+		ret = pm_pool_revoke(u->name, &r.remaining_bytes);
+	else
+		ret = pm_pool_drain(u->name, &r);
 	u->moved_bytes = r.moved_bytes;
 	u->remaining_bytes = r.remaining_bytes;
 	u->busy_chunks = r.busy_chunks;
@@ -309,9 +330,49 @@ static long pm_ctl_pool_drain(unsigned int cmd, union pm_ctl_arg *a)
 	return ret;
 }
 
+/* POOLMEM_DOMAIN_SET's arguments alone: flags and the fields they allow, ranges. */
+static int pm_set_check_args(const struct poolmem_domain_set *a)
+{
+	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) || a->moved_bytes || a->need_bytes ||
+	    a->room_bytes || a->remaining_bytes)
+		return -EINVAL;
+	/* a step has a size; STEP with CHECK would move nothing anyway */
+	if ((a->flags & POOLMEM_SET_STEP) ? !a->move_bytes || (a->flags & POOLMEM_SET_CHECK) : a->move_bytes)
+		return -EINVAL;
+	if ((!(a->flags & POOLMEM_SET_TIERING) && (a->tiering || a->hot_ms || a->scan_rate)) ||
+	    a->tiering >= POOLMEM_NR_TIERING || a->hot_ms > 3600 * 1000 ||
+	    a->scan_rate > POOLMEM_SCAN_RATE_MAX)
+		return -EINVAL;
+	if ((!(a->flags & POOLMEM_SET_QUOTA) && (a->quota[0] || a->quota[1])) ||
+	    (!(a->flags & POOLMEM_SET_POOL_MASK) && a->pool_mask) ||
+	    (!(a->flags & POOLMEM_SET_TIER_POLICY) && a->tier_policy) ||
+	    (!(a->flags & POOLMEM_SET_POOL_SELECT) && a->pool_select))
+		return -EINVAL;
+	return 0;
+}
+
 static long pm_ctl_domain_set(unsigned int cmd, union pm_ctl_arg *a)
 {
-	return pm_domain_set(&a->dset);
+	struct poolmem_domain_set *u = &a->dset;
+	struct pm_set_req r = {
+		.flags = u->flags, .pool_mask = u->pool_mask, .tier_policy = u->tier_policy,
+		.pool_select = u->pool_select, .tiering = u->tiering, .hot_ms = u->hot_ms,
+		.scan_rate = u->scan_rate, .move_bytes = u->move_bytes,
+	};
+	int ret;
+
+	ret = pm_set_check_args(u);
+	if (ret)
+		return ret;
+	BUILD_BUG_ON(sizeof(r.name) != sizeof(u->name) || ARRAY_SIZE(r.quota) != ARRAY_SIZE(u->quota));
+	memcpy(r.name, u->name, sizeof(r.name));
+	memcpy(r.quota, u->quota, sizeof(r.quota));
+	ret = pm_domain_set(&r);
+	u->moved_bytes = r.moved_bytes;
+	u->need_bytes = r.need_bytes;
+	u->room_bytes = r.room_bytes;
+	u->remaining_bytes = r.remaining_bytes;
+	return ret;
 }
 
 static long pm_ctl_memory_errors(unsigned int cmd, union pm_ctl_arg *a)

@@ -391,7 +391,7 @@ static u64 pm_local_limit(int nid, bool pinnable)
  * @self, when not NULL, is a live domain whose settings @a would replace
  * (POOLMEM_DOMAIN_SET): its current quotas are left out of the sums.
  */
-int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
+int pm_admit(const struct pm_domain_spec *a, u64 mask, const struct pm_domain *self,
 	     const char *why, struct pm_refusal *refusal)
 {
 	bool pin = a->flags & POOLMEM_DOMAIN_PINNABLE;
@@ -481,15 +481,12 @@ refused:
  * or which check failed, for the one log line a refusal gets (-EINVAL).
  * What depends on the registered pools is checked under pm_lock later.
  */
-static const char *pm_domain_check(struct poolmem_domain_create *a)
+static const char *pm_domain_check(struct pm_domain_spec *a)
 {
 	enum pm_geometry geo;
 
 	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX))
 		return "invalid name";
-	if (a->refused || a->reserved32 || a->committed_bytes || a->limit_bytes ||
-	    memchr_inv(a->reserved, 0, sizeof(a->reserved)))
-		return "reserved fields not zero";
 	if (a->chunk_bytes == 0)
 		a->chunk_bytes = PM_CHUNK_MIN;
 	geo = pm_domain_geometry(a->bytes, a->chunk_bytes, a->quota);
@@ -521,7 +518,7 @@ static const char *pm_domain_check(struct poolmem_domain_create *a)
  * must come out exact and a multiple of the chunk size (-EINVAL, with
  * the reason in @why's log line, otherwise).
  */
-int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct poolmem_domain_create *a,
+int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct pm_domain_spec *a,
 			   const char *why)
 {
 	const struct poolmem_profile *c = &pr->conf;
@@ -530,7 +527,6 @@ int pm_profile_fill_create(const struct pm_profile *pr, u64 size, struct poolmem
 	int t;
 
 	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
 	a->flags = c->flags;
 	a->bytes = size;
 	a->chunk_bytes = chunk;
@@ -592,7 +588,7 @@ static u32 pm_domain_rr_start(void)
 }
 
 /* A new domain's struct, filled from @a (checked); NULL without memory. */
-static struct pm_domain *pm_domain_alloc(const struct poolmem_domain_create *a)
+static struct pm_domain *pm_domain_alloc(const struct pm_domain_spec *a)
 {
 	struct pm_domain *d = pm_should_fail(sizeof(*d)) ? NULL : kzalloc(sizeof(*d), GFP_KERNEL);
 
@@ -647,7 +643,7 @@ static u64 pm_pools_registered(void)
  * registered or a home node that is a pool's; -ENOSPC (a refusal) for a
  * pool quota with no pool.
  */
-static int pm_domain_pools(struct pm_domain *d, const struct poolmem_domain_create *a, const char *why,
+static int pm_domain_pools(struct pm_domain *d, const struct pm_domain_spec *a, const char *why,
 			   struct pm_refusal *refusal)
 	__must_hold(&pm_lock)
 {
@@ -707,11 +703,11 @@ static int pm_domain_enlist(struct pm_domain *d, struct pm_commit **spare)
 	return 0;
 }
 
-struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
+struct pm_domain *pm_domain_new(const struct pm_domain_spec *arg,
 				struct pm_profile *profile, const char *why,
 				struct pm_refusal *refusal)
 {
-	struct poolmem_domain_create a = *arg;
+	struct pm_domain_spec a = *arg;
 	bool check = a.flags & POOLMEM_DOMAIN_CHECK;
 	struct pm_commit *spare = NULL;
 	const char *bad;

@@ -457,10 +457,42 @@ static int pm_drain_workers_run(struct pm_drain *dr, struct pm_drain_worker *w, 
 }
 
 /*
+ * Pool @name's draining ends (@revoke false: POOLMEM_DRAIN_CANCEL) or it
+ * is revoked (POOLMEM_DRAIN_REVOKE); *@remaining: what is still allocated
+ * there. The caller has checked the name.
+ */
+static int pm_pool_mark(const char *name, bool revoke, u64 *remaining)
+{
+	struct pm_pool *p;
+	int ret;
+
+	mutex_lock(&pm_lock);
+	p = pm_pool_find(name);
+	if (!p) {
+		mutex_unlock(&pm_lock);
+		return -ENOENT;
+	}
+	ret = revoke ? pm_drain_revoke(p) : pm_drain_cancel(p);
+	*remaining = atomic64_read(&p->allocated);
+	mutex_unlock(&pm_lock);
+	return ret;
+}
+
+int pm_pool_undrain(const char *name, u64 *remaining)
+{
+	return pm_pool_mark(name, false, remaining);
+}
+
+int pm_pool_revoke(const char *name, u64 *remaining)
+{
+	return pm_pool_mark(name, true, remaining);
+}
+
+/*
  * Drain pool @name (POOLMEM_POOL_DRAIN, and a degraded pool's drain in
- * mf.c): @a->flags (POOLMEM_DRAIN_*: at most one of CHECK and CANCEL;
- * REVOKE alone) and @a->max_bytes in, the rest out. The caller has
- * checked the name and the flags.
+ * mf.c): @a->flags (POOLMEM_DRAIN_CHECK, POOLMEM_DRAIN_ALLOW_LOCAL) and
+ * @a->max_bytes in, the rest out. The caller has checked the name and the
+ * flags; undrain and revoke are pm_pool_undrain() and pm_pool_revoke().
  */
 int pm_pool_drain(const char *name, struct pm_drain_req *a)
 {
@@ -480,14 +512,6 @@ int pm_pool_drain(const char *name, struct pm_drain_req *a)
 	if (!p) {
 		mutex_unlock(&pm_lock);
 		return -ENOENT;
-	}
-	if (a->flags & POOLMEM_DRAIN_CANCEL) {
-		ret = pm_drain_cancel(p);
-		goto out_unlock;
-	}
-	if (a->flags & POOLMEM_DRAIN_REVOKE) {
-		ret = pm_drain_revoke(p);
-		goto out_unlock;
 	}
 	ret = pm_drain_check(p, a);
 	if (ret || (a->flags & POOLMEM_DRAIN_CHECK))

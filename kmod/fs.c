@@ -410,7 +410,7 @@ static bool pm_domain_name_free(const char *name)
  * when it is a valid name, else "<vm>.<inode>". A name taken meanwhile is
  * -EEXIST from pm_domain_new().
  */
-static void pm_file_domain_name(struct poolmem_domain_create *a, const struct pm_file *pf,
+static void pm_file_domain_name(struct pm_domain_spec *a, const struct pm_file *pf,
 				const struct pm_profile *pr, const struct dentry *dentry,
 				const struct inode *inode)
 {
@@ -442,7 +442,7 @@ static void pm_file_domain_name(struct poolmem_domain_create *a, const struct pm
 static int pm_file_make_domain(struct dentry *dentry, struct inode *inode, struct pm_file *pf,
 			       loff_t size)
 {
-	struct poolmem_domain_create a;
+	struct pm_domain_spec a;
 	struct pm_profile *pr = pf->profile;
 	char *buf, *path, *why;
 	struct pm_domain *d;

@@ -525,6 +525,24 @@ int pm_first_cpu_node(void);
 struct pm_profile *pm_profile_find(const char *name);
 void pm_profile_put(struct pm_profile *pr);
 struct pm_domain *pm_domain_find(const char *name);
+/*
+ * A domain as asked for: by POOLMEM_DOMAIN_CREATE (ctl.c checks the uapi
+ * struct's size, reserved and out fields and copies the rest here), by a
+ * profile's file (pm_profile_fill_create()), or as a POOLMEM_DOMAIN_SET
+ * proposal. No internal caller builds a uapi struct.
+ */
+struct pm_domain_spec {
+	char name[POOLMEM_NAME_MAX];
+	u32 flags;			/* POOLMEM_DOMAIN_* */
+	u64 bytes;			/* size of the domain file, chunk multiple */
+	u64 chunk_bytes;		/* 0 = 2 MiB (pm_domain_new() fills it in) */
+	u64 quota[PM_NR_TIERS];		/* hard limits */
+	u64 pool_mask;			/* allowed pool ids; 0 = every pool */
+	int home_node;			/* NUMA_NO_NODE = first node with CPUs */
+	u32 tier_policy;		/* enum poolmem_tier_policy */
+	u32 pool_select;		/* enum poolmem_pool_select */
+};
+
 /* Which admission limit refused a domain, and its figures (for the caller). */
 struct pm_refusal {
 	u32 why;		/* enum poolmem_refusal */
@@ -533,7 +551,7 @@ struct pm_refusal {
 	int node;		/* the home node the request resolved to */
 };
 
-struct pm_domain *pm_domain_new(const struct poolmem_domain_create *arg,
+struct pm_domain *pm_domain_new(const struct pm_domain_spec *arg,
 				struct pm_profile *profile, const char *why,
 				struct pm_refusal *refusal);
 int pm_domain_register(struct pm_domain *d, struct inode *inode, const char *path);
@@ -551,7 +569,7 @@ struct pm_held {
 struct inode *pm_domain_hold(struct pm_domain *d);
 void pm_domain_exit_sb(void);
 void pm_domain_release_held(struct pm_held *h);
-int pm_admit(const struct poolmem_domain_create *a, u64 mask, const struct pm_domain *self,
+int pm_admit(const struct pm_domain_spec *a, u64 mask, const struct pm_domain *self,
 	     const char *why, struct pm_refusal *refusal);
 /* what domains commit, per (home node, pool set): pm_admit()'s figures */
 struct pm_commit;
@@ -563,7 +581,7 @@ void pm_commit_verify(void);
 const struct pm_commit *pm_commit_overcommitted(unsigned int id, struct pm_refusal *r);
 bool pm_commit_holds(const struct pm_commit *c, const struct pm_domain *d, const struct pm_refusal *r);
 int pm_profile_fill_create(const struct pm_profile *pr, u64 size,
-			   struct poolmem_domain_create *a, const char *why);
+			   struct pm_domain_spec *a, const char *why);
 
 /* chunk.c: placement, allocation, free, retired chunks */
 void pm_poison_forget(struct pm_domain *d, u64 idx);
@@ -631,7 +649,7 @@ int pm_pool_remove(const char *name);
  * callers pass no uapi struct.
  */
 struct pm_drain_req {
-	u32 flags;			/* POOLMEM_DRAIN_* */
+	u32 flags;			/* POOLMEM_DRAIN_CHECK, _ALLOW_LOCAL */
 	u64 max_bytes;			/* move at most this much; 0 = all */
 	/* out */
 	u64 moved_bytes, remaining_bytes, busy_chunks;
@@ -639,6 +657,8 @@ struct pm_drain_req {
 	u64 blocker_offset, need_bytes, room_bytes;
 };
 int pm_pool_drain(const char *name, struct pm_drain_req *a);
+int pm_pool_undrain(const char *name, u64 *remaining);
+int pm_pool_revoke(const char *name, u64 *remaining);
 int pm_drain_init(void);
 void pm_drain_exit(void);
 int pm_pool_detach(struct pm_pool *p);
@@ -667,7 +687,22 @@ void pm_rebalance_stop(void);
 u64 pm_rebalance_contended(void);	/* pool ids contended now */
 
 /* set.c: POOLMEM_DOMAIN_SET */
-int pm_domain_set(struct poolmem_domain_set *a);
+/*
+ * A POOLMEM_DOMAIN_SET request, checked by ctl.c: the uapi's fields
+ * without its size. In: flags (POOLMEM_SET_*) and the settings they name,
+ * move_bytes with POOLMEM_SET_STEP; out: the rest.
+ */
+struct pm_set_req {
+	u32 flags;
+	char name[POOLMEM_NAME_MAX];
+	u64 quota[PM_NR_TIERS];
+	u64 pool_mask;
+	u32 tier_policy, pool_select;
+	u32 tiering, hot_ms;
+	u64 scan_rate, move_bytes;
+	u64 moved_bytes, need_bytes, room_bytes, remaining_bytes;	/* out */
+};
+int pm_domain_set(struct pm_set_req *a);
 
 /* tiering.c: access sampling by refault, hot/cold moves */
 int pm_tier_set(struct pm_domain *d, u32 mode, u64 scan_rate, u32 hot_ms);

@@ -67,7 +67,7 @@ static unsigned int pm_set_fit(struct pm_domain *d, u64 idx, u32 tier)
  * (pm_set_fit()) to any. With POOLMEM_SET_STEP it returns 0 once
  * move_bytes more have moved. Returns 0 or the error that stopped it.
  */
-static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
+static int pm_set_move(struct pm_held *h, struct pm_set_req *a)
 {
 	const u64 stop = (a->flags & POOLMEM_SET_STEP) ? a->moved_bytes + a->move_bytes : U64_MAX;
 	struct pm_domain *d = h->d;
@@ -130,35 +130,14 @@ static int pm_set_move(struct pm_held *h, struct poolmem_domain_set *a)
 	return -EAGAIN;
 }
 
-/* The arguments alone: flags and the fields they allow, ranges. */
-static int pm_set_check_args(const struct poolmem_domain_set *a)
-{
-	if (!pm_name_valid(a->name, POOLMEM_NAME_MAX) || a->moved_bytes || a->need_bytes ||
-	    a->room_bytes || a->remaining_bytes)
-		return -EINVAL;
-	/* a step has a size; STEP with CHECK would move nothing anyway */
-	if ((a->flags & POOLMEM_SET_STEP) ? !a->move_bytes || (a->flags & POOLMEM_SET_CHECK) : a->move_bytes)
-		return -EINVAL;
-	if ((!(a->flags & POOLMEM_SET_TIERING) && (a->tiering || a->hot_ms || a->scan_rate)) ||
-	    a->tiering >= POOLMEM_NR_TIERING || a->hot_ms > 3600 * 1000 ||
-	    a->scan_rate > POOLMEM_SCAN_RATE_MAX)
-		return -EINVAL;
-	if ((!(a->flags & POOLMEM_SET_QUOTA) && (a->quota[0] || a->quota[1])) ||
-	    (!(a->flags & POOLMEM_SET_POOL_MASK) && a->pool_mask) ||
-	    (!(a->flags & POOLMEM_SET_TIER_POLICY) && a->tier_policy) ||
-	    (!(a->flags & POOLMEM_SET_POOL_SELECT) && a->pool_select))
-		return -EINVAL;
-	return 0;
-}
-
 /*
  * The domain @d as @a would make it, in @c (as POOLMEM_DOMAIN_CREATE
  * takes it), and the pools its pool quota may use in @mask; checked as at
  * creation. Caller holds pm_lock. 0, -EINVAL or -ENOSPC (a pool quota and
  * no pool).
  */
-static int pm_set_proposal(struct pm_domain *d, const struct poolmem_domain_set *a,
-			   struct poolmem_domain_create *c, u64 *mask)
+static int pm_set_proposal(struct pm_domain *d, const struct pm_set_req *a,
+			   struct pm_domain_spec *c, u64 *mask)
 {
 	u64 registered = 0;
 	int i;
@@ -220,8 +199,8 @@ static int pm_set_proposal(struct pm_domain *d, const struct poolmem_domain_set 
  * to fit where it may go: -ENOSPC with the figures in @a otherwise.
  * Caller holds pm_lock.
  */
-static int pm_set_room(struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask,
-		       struct poolmem_domain_set *a)
+static int pm_set_room(struct pm_domain *d, const struct pm_domain_spec *c, u64 mask,
+		       struct pm_set_req *a)
 {
 	u64 to_pools, to_local, room;
 	bool pools;
@@ -256,12 +235,12 @@ static int pm_set_room(struct pm_domain *d, const struct poolmem_domain_create *
  * Caller holds pm_lock.
  */
 /* Whether @c changes what @d commits (its admission bucket). Caller holds pm_lock. */
-static bool pm_set_recommits(const struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask)
+static bool pm_set_recommits(const struct pm_domain *d, const struct pm_domain_spec *c, u64 mask)
 {
 	return memcmp(d->committed, c->quota, sizeof(d->committed)) || d->pool_mask != mask;
 }
 
-static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create *c, u64 mask,
+static bool pm_set_apply(struct pm_domain *d, const struct pm_domain_spec *c, u64 mask,
 			 struct pm_commit **spare)
 {
 	bool pending, recommit = pm_set_recommits(d, c, mask);
@@ -309,7 +288,7 @@ static bool pm_set_apply(struct pm_domain *d, const struct poolmem_domain_create
  * POOLMEM_SET_STEP), then say in @a how much is left. Returns 0 or the
  * error that stopped the moves.
  */
-static int pm_set_finish(struct pm_held *h, struct poolmem_domain_set *a, bool pending)
+static int pm_set_finish(struct pm_held *h, struct pm_set_req *a, bool pending)
 {
 	struct pm_domain *d = h->d;
 	int ret;
@@ -328,7 +307,7 @@ static int pm_set_finish(struct pm_held *h, struct poolmem_domain_set *a, bool p
  * POOLMEM_SET_STEP alone: go on with the moves an earlier change left.
  * Nothing is checked again: the settings are those already applied.
  */
-static int pm_set_resume(struct poolmem_domain_set *a)
+static int pm_set_resume(struct pm_set_req *a)
 {
 	struct pm_held h = {};
 	bool pending;
@@ -360,9 +339,9 @@ static int pm_set_resume(struct poolmem_domain_set *a)
  * the error that stopped the moves (the tiers then stay at their usage
  * until done).
  */
-int pm_domain_set(struct poolmem_domain_set *a)
+int pm_domain_set(struct pm_set_req *a)
 {
-	struct poolmem_domain_create c;
+	struct pm_domain_spec c;
 	struct pm_commit *spare = NULL;
 	struct pm_held h = {};
 	struct pm_domain *d;
@@ -370,9 +349,6 @@ int pm_domain_set(struct poolmem_domain_set *a)
 	u64 mask;
 	int ret;
 
-	ret = pm_set_check_args(a);
-	if (ret)
-		return ret;
 	if (a->flags == POOLMEM_SET_STEP)
 		return pm_set_resume(a);
 	mutex_lock(&pm_lock);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """poolctl, the agent and the exporter write no sysfs or tracefs file
-themselves: libpoolmem does (write_pool_attr(), poison.hpp, dax.hpp), so
+themselves: libpoolmem does (the typed pool setters in stats.hpp, poison.hpp,
+media.hpp, online.hpp, dax.hpp), so
 that each rule about those files is in one place (issue 47).
 
 A write is an open for writing (O_WRONLY, O_RDWR, std::ofstream, fopen
