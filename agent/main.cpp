@@ -395,7 +395,9 @@ int main(int argc, char **argv)
 		for (const auto &d : c.devices)
 			devices.push_back({d.name, d.dax, d.pool,
 					   d.zone == "normal" ? poolmem::Zone::normal : poolmem::Zone::movable});
-		poolmem::cluster::DaxExtentMemory mem(c.sysfs, c.control, devices, ledger);
+		poolmem::cluster::DaxExtentMemory mem(c.sysfs, c.control, devices, ledger, [](const std::string &line) {
+			std::fprintf(stderr, "poolmem-agent: %s\n", line.c_str());
+		});
 		poolmem::cluster::AgentConfig ac;
 		ac.host = c.host;
 		ac.ttl_s = c.ttl_s;

@@ -6,7 +6,6 @@
 #include <poolmem/stats.hpp>
 
 #include <csignal>
-#include <cstdio>
 #include <cstring>
 
 namespace fs = std::filesystem;
@@ -24,11 +23,11 @@ namespace {
  * other host's stamps gone to zeros). Memory under a lease is written only
  * by the tenants this host gave it to.
  */
-void no_zero_reserve(const fs::path &sysfs, const std::string &pool)
+void no_zero_reserve(const fs::path &sysfs, const std::string &pool,
+		     const std::function<void(const std::string &)> &warn)
 {
-	if (const int err = set_pool_zero_reserve(sysfs, pool, 0))
-		std::fprintf(stderr, "poolmem-agent: pool %s: cannot turn the zero reserve off: %s\n", pool.c_str(),
-			     std::strerror(err));
+	if (const int err = set_pool_zero_reserve(sysfs, pool, 0); err && warn)
+		warn("pool " + pool + ": cannot turn the zero reserve off: " + std::strerror(err));
 }
 
 /*
@@ -52,8 +51,9 @@ struct SignalsHeld {
 } // namespace
 
 DaxExtentMemory::DaxExtentMemory(const fs::path &sysfs, const std::string &control,
-				 const std::vector<ExtentDevice> &devices, Ledger &ledger)
-	: sysfs_(sysfs), dax_(sysfs), ctl_(control)
+				 const std::vector<ExtentDevice> &devices, Ledger &ledger,
+				 std::function<void(const std::string &)> warn)
+	: sysfs_(sysfs), warn_(std::move(warn)), dax_(sysfs), ctl_(control)
 {
 	const uint64_t block = memory_block_size(sysfs);
 	for (const auto &d : devices) {
@@ -88,7 +88,7 @@ void DaxExtentMemory::online(const std::string &dev, unsigned i)
 			if (e.code() != EEXIST)
 				throw;
 		}
-		no_zero_reserve(sysfs_, d.conf.pool);
+		no_zero_reserve(sysfs_, d.conf.pool, warn_);
 		d.pool_added = true;
 	}
 }

@@ -10,6 +10,7 @@
 #include <poolmem/dax.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,9 +36,11 @@ class DaxExtentMemory : public ExtentMemory {
 public:
 	/// Binds each device to kmem (blocks offline). Throws Error naming a
 	/// device whose extent size is not whole blocks or that is smaller
-	/// than the ledger says.
+	/// than the ledger says. WARN gets a line for what goes wrong without
+	/// stopping anything (a pool's zero reserve that stays on).
 	DaxExtentMemory(const std::filesystem::path &sysfs, const std::string &control,
-			const std::vector<ExtentDevice> &devices, Ledger &ledger);
+			const std::vector<ExtentDevice> &devices, Ledger &ledger,
+			std::function<void(const std::string &)> warn = {});
 	void online(const std::string &dev, unsigned i) override;
 	void offline(const std::string &dev, unsigned i) override;
 	bool is_online(const std::string &dev, unsigned i) override;
@@ -56,6 +59,7 @@ private:
 	static std::vector<unsigned> range(const Dev &d, unsigned i);
 
 	std::filesystem::path sysfs_;
+	std::function<void(const std::string &)> warn_;
 	Dax dax_;
 	Control ctl_;
 	std::map<std::string, Dev> devs_;
