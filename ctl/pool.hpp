@@ -86,7 +86,6 @@ using poolmem::read_pieces;
 inline std::optional<OnlineState> read_state(const std::string &pool) { return poolmem::read_online_state(pool); }
 inline int background_lock(const std::string &pool) { return poolmem::lock_onlining(pool); }
 std::map<std::string, uint64_t> holders(const GlobalOptions &g, const std::string &pool);
-std::optional<OnlineState> read_state(const std::string &pool);
 void run_online(const GlobalOptions &g, const OnlineOptions &o);
 void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control &ctl, const std::string &name,
 		const std::string &devname, uint64_t first_bytes);

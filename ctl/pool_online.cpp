@@ -238,10 +238,22 @@ void online_dax(const GlobalOptions &g, const OnlineOptions &o, poolmem::Control
 	req.progressive = o.async;
 	req.first_bytes = first_bytes;
 	req.sysfs = g.sysfs;
-	req.progress = block_bar();
+	bool open = false; /* a bar on stderr not ended by a newline (progress_bar ends a full one) */
+	if (auto bar = block_bar())
+		req.progress = [&open, bar](unsigned done, unsigned total) {
+			open = done < total;
+			bar(done, total);
+		};
 	req.note = [&](const std::string &line) { std::fprintf(stderr, "poolctl: %s: %s\n", devname.c_str(), line.c_str()); };
-	const poolmem::OnlineResult r = poolmem::online_dax(ctl, req);
-	if (req.progress && r.blocks < r.blocks_total)
+	poolmem::OnlineResult r;
+	try {
+		r = poolmem::online_dax(ctl, req);
+	} catch (...) {
+		if (open)
+			std::fprintf(stderr, "\n"); /* the error on a line of its own, not after the bar */
+		throw;
+	}
+	if (open)
 		std::fprintf(stderr, "\n"); /* the bar stops where the background goes on */
 	const std::string memmap_text = "memmap " + poolmem::format_size(r.memmap_bytes) +
 					(r.memmap_device ? " on the device" : " in local DRAM");

@@ -28,6 +28,7 @@ std::string hex(uint64_t v)
 }
 
 void warn(const std::string &line) { std::fprintf(stderr, "poolctl: %s\n", line.c_str()); }
+void file_warn(const std::string &line) { std::fprintf(stderr, "poolctl: warning: %s\n", line.c_str()); }
 
 } // namespace
 
@@ -48,13 +49,13 @@ void run_poison_scan(const GlobalOptions &g, const PoisonScanOptions &o)
 		if (o.name.empty()) {
 			poolmem::MediaScan none;
 			none.time = static_cast<uint64_t>(std::time(nullptr));
-			poolmem::write_media_state(none, poolmem::media_state_file, warn);
+			poolmem::write_media_state(none, poolmem::media_state_file, file_warn);
 		}
 		throw poolmem::Error::plain(o.name.empty() ? "poolmem" : o.name, "no pool on CXL memory devices", ENOENT);
 	}
 	poolmem::Control ctl = open_control(g);
 	const auto scan = poolmem::scan_media(ctl, g.sysfs, memdevs, o.offline, poolmem::read_media_state(), warn);
-	poolmem::write_media_state(scan, poolmem::media_state_file, warn);
+	poolmem::write_media_state(scan, poolmem::media_state_file, file_warn);
 	if (o.json) {
 		print_json(g, poolmem::to_json(scan)["records"]);
 		return;

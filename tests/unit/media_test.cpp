@@ -63,5 +63,7 @@ TEST(MediaState, NoneOrGarbageReadsAsNone)
 	EXPECT_FALSE(poolmem::read_media_state(file));
 	std::ofstream(file) << "{\"time\": 1, \"records\": [";
 	EXPECT_FALSE(poolmem::read_media_state(file));
+	std::ofstream(file) << "{\"time\": 1, \"records\": [{\"memdev\": \"mem0\", \"dpa\": \"0x10\"}]}";
+	EXPECT_FALSE(poolmem::read_media_state(file)); /* a field of the wrong type: no exception */
 	fs::remove(file);
 }

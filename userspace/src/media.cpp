@@ -162,14 +162,10 @@ nlohmann::json to_json(const MediaScan &s)
 	return {{"time", s.time}, {"memdevs", s.memdevs}, {"records", records}, {"health", s.health}, {"events", s.events}};
 }
 
-std::optional<MediaScan> read_media_state(const fs::path &file)
+namespace {
+
+MediaScan media_scan_from(const nlohmann::json &j)
 {
-	std::ifstream in(file);
-	if (!in)
-		return std::nullopt;
-	const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-	if (j.is_discarded() || !j.is_object())
-		return std::nullopt;
 	MediaScan s;
 	s.time = j.value("time", uint64_t{0});
 	if (j.contains("memdevs") && j["memdevs"].is_object())
@@ -199,6 +195,23 @@ std::optional<MediaScan> read_media_state(const fs::path &file)
 	if (j.contains("events") && j["events"].is_object())
 		s.events = j["events"];
 	return s;
+}
+
+} // namespace
+
+std::optional<MediaScan> read_media_state(const fs::path &file)
+{
+	std::ifstream in(file);
+	if (!in)
+		return std::nullopt;
+	const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+	if (j.is_discarded() || !j.is_object())
+		return std::nullopt;
+	try {
+		return media_scan_from(j);
+	} catch (const nlohmann::json::exception &) {
+		return std::nullopt; /* a field of the wrong type: as a file that does not parse */
+	}
 }
 
 void write_media_state(const MediaScan &s, const fs::path &file, const std::function<void(const std::string &)> &warn)

@@ -35,9 +35,9 @@ MoveRun run_moves(const MovePolicy &policy, uint64_t total, const std::function<
 	auto last_progress = t0;
 	MoveRun run;
 
-	for (;;) {
-		if (stopped() && run.moved_bytes) {
-			/* stopped during the rate's sleep: no step after it */
+	for (unsigned steps = 0;; steps++) {
+		if (stopped() && steps) {
+			/* stopped during a sleep between steps: no step after it */
 			run.interrupted = true;
 			break;
 		}

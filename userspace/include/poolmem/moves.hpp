@@ -49,7 +49,8 @@ struct MoveRun {
 using MoveProgress = std::function<void(uint64_t done, uint64_t total, double seconds)>;
 
 /// Call STEP(bytes) until nothing remains, the budget is spent, a step
-/// fails and RETRY(step) says not to try again, *STOP is set, or the
+/// fails and RETRY(step) says not to try again, *STOP is set (the first
+/// step is always made: it may be the one that applies a change), or the
 /// policy's timeout passes with nothing moved. Steps are a tenth of a
 /// second's worth at a rate (at least a 2 MiB chunk), else policy.step.
 /// A signal handler that sets *STOP should be installed without
