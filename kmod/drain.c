@@ -623,6 +623,8 @@ int pm_pool_remove(const char *name)
 	} else {
 		WRITE_ONCE(pm_pools_draining, pm_pools_draining & ~BIT_ULL(p->id));
 		pm_pools[p->id] = NULL;
+		/* a pool that takes the id starts uncontended */
+		WRITE_ONCE(pm_pools_contended, pm_pools_contended & ~BIT_ULL(p->id));
 		pm_zerod_kick();	/* the node keeps no zero reserve now */
 	}
 	mutex_unlock(&pm_lock);

@@ -31,6 +31,13 @@ DEFINE_XARRAY_ALLOC(pm_domain_ids);
 DEFINE_HASHTABLE(pm_domain_names, PM_DOMAIN_NAME_BITS);
 /* bit i: pool i is draining (pm_pool.draining); written under pm_lock */
 u64 pm_pools_draining;
+/*
+ * bit i: rebalancing found pool i contended at its last check
+ * (tiering.c); written under pm_lock, by the check and by the pool's
+ * removal, so that a pool taking the id is not contended before its
+ * first check. Read with READ_ONCE.
+ */
+u64 pm_pools_contended;
 
 unsigned int pm_window_ms = 1000;
 PM_PARAM_UINT_RANGE(window_ms, pm_window_ms, 10, 60000, 0644);

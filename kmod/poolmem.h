@@ -496,6 +496,7 @@ void pm_poolsys_exit(void);
 /* pool.c: pools, node figures, access-factor windows, the sysfs tree */
 extern unsigned int pm_window_ms;
 extern u64 pm_pools_draining;
+extern u64 pm_pools_contended;
 u64 pm_epoch(void);
 u64 pm_node_present_bytes(int nid);
 u64 pm_node_pinnable_bytes(int nid);

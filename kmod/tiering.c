@@ -91,11 +91,10 @@ PM_PARAM_UINT_RANGE(rebalance_af_floor, pm_rb_floor, 0, 1U << 30, 0644);
 MODULE_PARM_DESC(rebalance_af_floor, "Rebalancing: an access factor below this is never contended (default 256)");
 
 /*
- * The check's result: pools contended now (a mask of pool ids), and the
- * bytes the domains' workers may still move this period. Written by the
- * check work alone; read with READ_ONCE, the budget taken atomically.
+ * The check's result: pools contended now (pm_pools_contended, pool.c),
+ * and the bytes the domains' workers may still move this period, taken
+ * atomically.
  */
-static u64 pm_rb_contended;
 static atomic64_t pm_rb_budget;
 static unsigned long pm_rb_last;	/* jiffies of the last check; the check work's alone */
 static void pm_rb_workfn(struct work_struct *work);
@@ -188,9 +187,9 @@ static void pm_rb_workfn(struct work_struct *work)
 				contended |= BIT_ULL(ids[i]);
 		}
 	}
+	WRITE_ONCE(pm_pools_contended, contended);
 	mutex_unlock(&pm_lock);
 	kfree(rb);
-	WRITE_ONCE(pm_rb_contended, contended);
 	if (rate)
 		pm_rb_refill(rate, contended);
 	else
@@ -211,7 +210,7 @@ void pm_rebalance_stop(void)
 
 u64 pm_rebalance_contended(void)
 {
-	return READ_ONCE(pm_rb_contended);
+	return READ_ONCE(pm_pools_contended);
 }
 
 /* Take @bytes of the budget if it holds them: true, else false (none taken). */

@@ -18,8 +18,11 @@
 #   3. Throughout, sampled every 0.5 s: no tier above its quota, each
 #      domain's pool-tier use unchanged (moves stay within the pool
 #      tier), and no stamp lost.
+#   4. A pool that takes a removed pool's id is not contended before its
+#      first check: p0, still contended, is removed and registered again
+#      (the same id) while the next check is a minute away.
 # With the decision broken (pm_rb_dest() never naming a pool), step 2
-# fails.
+# fails; without the removal clearing the pool's pm_pools_contended bit, step 4 does.
 . /rig/tests/lib/common.sh
 pm_pools_up
 
@@ -135,3 +138,14 @@ touch /tmp/rb.stop
 for p in $pids; do wait $p || { cat /tmp/stamp.*; fail "a stamp was lost"; }; done
 grep -h "wrong_bytes" /tmp/stamp.* | sed "s/^/$TEST: /"
 for v in $vms; do pmtest domain-destroy $v >/dev/null; done
+
+# 4. the id of a removed pool, taken again, starts uncontended
+check_eq "p0 contended after its domains went" 1 "$(pool_attr p0 contended)"
+id0=$(pool_attr p0 id)
+echo 60000 > $P/rebalance_period_ms
+sleep 1 # the check queued with the old period runs; the next is a minute away
+check_eq "p0 contended with the next check a minute away" 1 "$(pool_attr p0 contended)"
+pmtest pool-remove p0 >/dev/null || fail "p0 could not be removed (no domain is left)"
+pmtest pool-add p0 $node0 >/dev/null || fail "p0 could not be registered again on node $node0"
+check_eq "the new p0's id" $id0 "$(pool_attr p0 id)"
+check_eq "the new p0 contended before its first check" 0 "$(pool_attr p0 contended)"
